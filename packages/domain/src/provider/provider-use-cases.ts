@@ -1,0 +1,161 @@
+import { Effect } from "effect";
+import { FailedPrecondition, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
+import { newId } from "../ids/id.js";
+import { SecretCipher } from "../secrets/secret-cipher.js";
+import type { ProviderRow } from "../storage/rows.js";
+import type { Actor } from "../tenancy/actor.js";
+import { Quotas } from "../tenancy/quotas.js";
+import {
+  alreadyExists,
+  blockedByReference,
+  checkIfMatch,
+  now,
+  ownedProvider,
+  read,
+  canSee,
+  StaleRead,
+  transact,
+} from "../use-case/use-case-kit.js";
+import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
+import { listProvidersPage, type ProviderListQuery } from "./provider-listing.js";
+import { toProviderRecord } from "./provider-record.js";
+import {
+  type OAuth2ConfigWrite,
+  PROVIDER_OUTPUT_FIELDS,
+  ProviderCreate,
+  ProviderPatch,
+} from "./provider-schema.js";
+import { secretPrefixOf } from "./secret-prefix.js";
+
+type StoredOAuth2 = ProviderRow["oauth2Config"];
+
+/** Merges a written oauth2Config into the stored one; an omitted clientSecret keeps the stored secret. */
+const mergeOAuth2 = (stored: StoredOAuth2, written: OAuth2ConfigWrite | null | undefined) =>
+  Effect.gen(function* () {
+    if (written === undefined) return stored;
+    if (written === null) return null;
+    const cipher = yield* SecretCipher;
+    const clientSecretCipher =
+      written.clientSecret === undefined
+        ? (stored?.clientSecretCipher ?? null)
+        : written.clientSecret === ""
+          ? null
+          : yield* cipher.encrypt(written.clientSecret);
+    return {
+      clientID: written.clientID ?? stored?.clientID ?? "",
+      clientSecretCipher,
+      authURL: written.authURL ?? stored?.authURL ?? "",
+      tokenURL: written.tokenURL ?? stored?.tokenURL ?? "",
+    };
+  });
+
+/** Creates a provider owned by the actor's tenant. */
+export const createProvider = (actor: Actor, body: unknown) =>
+  Effect.gen(function* () {
+    const input = yield* decodeEnvelope("provider", ProviderCreate, PROVIDER_OUTPUT_FIELDS, body);
+    const quotas = yield* Quotas;
+    const oauth2Config = yield* mergeOAuth2(null, input.oauth2Config);
+    return yield* transact((tx) =>
+      Effect.gen(function* () {
+        if ((yield* tx.countProviders(actor.tenant)) >= quotas.providersPerTenant)
+          return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.providersPerTenant} providers` });
+        const at = yield* now;
+        const row: ProviderRow = {
+          id: newId(),
+          tenant: actor.tenant,
+          createdAt: at,
+          updatedAt: at,
+          version: 1,
+          apiType: input.apiType ?? "REST",
+          visibilityType: input.visibilityType ?? "INTERNAL",
+          baseURL: input.baseURL,
+          documentURL: input.documentURL ?? "",
+          iconURL: input.iconURL ?? "",
+          secretPrefix: secretPrefixOf(input.baseURL),
+          name: input.name,
+          description: input.description ?? "",
+          oauth2Config,
+        };
+        yield* tx.insertProvider(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
+        return toProviderRecord(row, []);
+      }),
+    );
+  });
+
+/** A provider the actor can see, with its tools. */
+export const getProvider = (actor: Actor, id: string) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    return yield* read((tx) =>
+      Effect.gen(function* () {
+        const found = yield* tx.findProviderWithTools(id);
+        if (found === undefined || !canSee(actor, found.provider)) return yield* new NotFound({ kind: "provider", id });
+        return toProviderRecord(found.provider, found.tools);
+      }),
+    );
+  });
+
+/** One page of the providers the actor can see, filtered as the query says. */
+export const listProviders = (actor: Actor, query: ProviderListQuery) => listProvidersPage(actor, query);
+
+/** Changes a provider of the actor's tenant; `ifMatch` is the version an If-Match header named. */
+export const updateProvider = (actor: Actor, id: string, body: unknown, ifMatch?: number) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    const patch = yield* decodeEnvelope("provider", ProviderPatch, PROVIDER_OUTPUT_FIELDS, body);
+    return yield* transact((tx) =>
+      Effect.gen(function* () {
+        const stored = yield* ownedProvider(tx, actor, id);
+        yield* checkIfMatch("provider", stored.version, ifMatch);
+        if (stored.visibilityType === "PUBLIC" && patch.visibilityType === "INTERNAL") {
+          const users = (yield* tx.serversReferencing({ kind: "provider", id })).filter((s) => s.tenant !== actor.tenant);
+          if (users.length > 0)
+            return yield* new FailedPrecondition({
+              detail: `provider '${id}' is used by ${users.length} server(s) of other tenants and must stay PUBLIC`,
+              references: [],
+            });
+        }
+        const next: ProviderRow = {
+          ...stored,
+          apiType: patch.apiType ?? stored.apiType,
+          visibilityType: patch.visibilityType ?? stored.visibilityType,
+          baseURL: patch.baseURL ?? stored.baseURL,
+          documentURL: patch.documentURL ?? stored.documentURL,
+          iconURL: patch.iconURL ?? stored.iconURL,
+          name: patch.name ?? stored.name,
+          description: patch.description ?? stored.description,
+          oauth2Config: yield* mergeOAuth2(stored.oauth2Config, patch.oauth2Config),
+        };
+        const tools = yield* tx.listTools(id);
+        if (sameProvider(stored, next)) return toProviderRecord(stored, tools);
+        const row: ProviderRow = { ...next, version: stored.version + 1, updatedAt: yield* now };
+        const applied = yield* tx
+          .updateProvider(row, stored.version)
+          .pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
+        if (!applied) return yield* new StaleRead({ conditional: ifMatch !== undefined });
+        return toProviderRecord(row, tools);
+      }),
+    );
+  });
+
+const sameProvider = (a: ProviderRow, b: ProviderRow) =>
+  JSON.stringify({ ...a, createdAt: 0, updatedAt: 0 }) === JSON.stringify({ ...b, createdAt: 0, updatedAt: 0 });
+
+/** Deletes a provider of the actor's tenant with its tools, prompts and resources, unless a server uses it. */
+export const deleteProvider = (actor: Actor, id: string, ifMatch?: number) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    yield* transact((tx) =>
+      Effect.gen(function* () {
+        const stored = yield* ownedProvider(tx, actor, id);
+        yield* checkIfMatch("provider", stored.version, ifMatch);
+        const users = yield* tx.serversReferencing({ kind: "provider", id });
+        if (users.length > 0)
+          return yield* new FailedPrecondition({
+            detail: `provider '${id}' is used by ${users.length} server(s)`,
+            references: users.filter((s) => s.tenant === actor.tenant).map((s) => s.id),
+          });
+        yield* tx.deleteProvider(id).pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
+      }),
+    );
+  });

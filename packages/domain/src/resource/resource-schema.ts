@@ -1,0 +1,60 @@
+import { Schema } from "effect";
+import { Id } from "../ids/id.js";
+import { HttpUrl } from "../validation/http-url.js";
+import { DateTimeString, LongText, Name } from "../validation/text.js";
+
+/** MCP resource annotations. */
+export const ResourceAnnotations = Schema.Struct({
+  audience: Schema.optional(Schema.Array(Schema.Literal("user", "assistant")).pipe(Schema.maxItems(2))),
+  priority: Schema.optional(Schema.Number.pipe(Schema.between(0, 1, { message: () => "must be between 0 and 1" }))),
+  lastModified: Schema.optional(DateTimeString),
+});
+export type ResourceAnnotations = typeof ResourceAnnotations.Type;
+
+/** A media type such as `text/plain` or `application/json; charset=utf-8`, or "". */
+const MediaType = Schema.String.pipe(
+  Schema.filter((s) =>
+    s === "" || /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(\s*;\s*[A-Za-z0-9!#$&^_.+-]+=("[^"\r\n]*"|[A-Za-z0-9!#$&^_.+-]+))*$/.test(s)
+      ? true
+      : "must be a media type such as text/plain",
+  ),
+);
+
+const resourceFields = {
+  name: Schema.optional(Name),
+  description: Schema.optional(LongText),
+  uri: Schema.optional(HttpUrl),
+  mimeType: Schema.optional(MediaType),
+  size: Schema.optional(
+    Schema.Int.pipe(Schema.between(0, Number.MAX_SAFE_INTEGER, { message: () => "must be a whole number ≥ 0" })),
+  ),
+  annotations: Schema.optional(ResourceAnnotations),
+};
+
+/** Write shape of a resource on update. */
+export const ResourcePatch = Schema.Struct(resourceFields).annotations({ identifier: "ResourcePatch" });
+export type ResourcePatch = typeof ResourcePatch.Type;
+
+/** Write shape of a resource on create: `name` and `uri` required. */
+export const ResourceCreate = Schema.Struct({ ...resourceFields, name: Name, uri: HttpUrl }).annotations({
+  identifier: "ResourceCreate",
+});
+export type ResourceCreate = typeof ResourceCreate.Type;
+
+/** Output-only resource fields ignored in writes. */
+export const RESOURCE_OUTPUT_FIELDS = ["id", "providerID", "createdAt", "updatedAt"] as const;
+
+/** A resource as returned by the API. */
+export const ResourceRecord = Schema.Struct({
+  id: Id,
+  providerID: Id,
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  uri: Schema.String,
+  mimeType: Schema.String,
+  size: Schema.Number,
+  annotations: ResourceAnnotations,
+}).annotations({ identifier: "ProviderResource" });
+export type ResourceRecord = typeof ResourceRecord.Type;

@@ -1,0 +1,60 @@
+import type { Scope } from "./scope.js";
+
+/**
+ * The operation → scope policy of API-CONTRACT.md section 3, as data. The HTTP app checks it before any
+ * validation; the tests iterate over it to prove each operation refuses a token without its scope.
+ */
+export const SCOPE_POLICY = {
+  listServers: "server:list",
+  createServer: "server:create",
+  getServer: "server:read",
+  updateServer: "server:update",
+  deleteServer: "server:delete",
+  listServerTools: "server:read",
+  addServerTool: "server:update",
+  removeServerTool: "server:update",
+  listServerResources: "server:read",
+  addServerResource: "server:update",
+  removeServerResource: "server:update",
+  listServerPrompts: "server:read",
+  addServerPrompt: "server:update",
+  removeServerPrompt: "server:update",
+  createServerToken: "server:create_token",
+  listServerTokens: "server:read",
+  getServerToken: "server:read",
+  revokeServerToken: "server:create_token",
+  listProviders: "provider:list",
+  createProvider: "provider:create",
+  getProvider: "provider:read",
+  updateProvider: "provider:update",
+  deleteProvider: "provider:delete",
+  listProviderTools: "provider:list",
+  createProviderTool: "provider:create",
+  getProviderTool: "provider:read",
+  updateProviderTool: "provider:update",
+  deleteProviderTool: "provider:delete",
+  listProviderPrompts: "provider:read",
+  createProviderPrompt: "provider:update",
+  getProviderPrompt: "provider:read",
+  updateProviderPrompt: "provider:update",
+  deleteProviderPrompt: "provider:update",
+  listProviderResources: "provider:list",
+  createProviderResource: "provider:create",
+  getProviderResource: "provider:read",
+  updateProviderResource: "provider:update",
+  deleteProviderResource: "provider:delete",
+  listVariables: "variable:list",
+  getVariable: "variable:list",
+  createVariable: "variable:create",
+  updateVariable: "variable:update",
+  deleteVariable: "variable:delete",
+} as const satisfies Record<string, Scope>;
+
+/** The name of a management operation. */
+export type Operation = keyof typeof SCOPE_POLICY;
+
+/** Every operation name. */
+export const OPERATIONS = Object.keys(SCOPE_POLICY) as ReadonlyArray<Operation>;
+
+/** The scope an operation requires. */
+export const requiredScope = (operation: Operation): Scope => SCOPE_POLICY[operation];

@@ -1,0 +1,116 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { Effect } from "effect";
+import { NotFound, ResourceExhausted, Unauthenticated } from "../errors/domain-errors.js";
+import { newId, randomAlphanumeric } from "../ids/id.js";
+import { ownedServer } from "../server/server-use-cases.js";
+import type { ServerTokenRow } from "../storage/rows.js";
+import type { StorageTx } from "../storage/storage-port.js";
+import type { Actor } from "../tenancy/actor.js";
+import { Quotas } from "../tenancy/quotas.js";
+import { blockedByReference, now, read, transact } from "../use-case/use-case-kit.js";
+import { decodeEnvelope, decodePathId, invalid } from "../validation/decode-write.js";
+import { toServerTokenRecord } from "./server-token-record.js";
+import { SERVER_TOKEN_OUTPUT_FIELDS, SERVER_TOKEN_PREFIX, ServerTokenCreate } from "./server-token-schema.js";
+
+/** 32 base-62 characters carry 190 bits of randomness (the contract asks for at least 160). */
+const TOKEN_RANDOM_CHARS = 32;
+
+/** The SHA-256 (hex) under which a token value is stored; the value itself is never kept. */
+export const hashServerToken = (value: string): string => createHash("sha256").update(value, "utf8").digest("hex");
+
+const tokenOf = (tx: StorageTx, serverId: string, tokenId: string) =>
+  Effect.flatMap(tx.findServerToken(tokenId), (row) =>
+    row !== undefined && row.serverId === serverId
+      ? Effect.succeed(row)
+      : Effect.fail(new NotFound({ kind: "token", id: tokenId })),
+  );
+
+/** Mints a token for a server of the actor's tenant; the value is returned this once. */
+export const createServerToken = (actor: Actor, serverId: string, body: unknown) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", serverId);
+    const input = yield* decodeEnvelope("token", ServerTokenCreate, SERVER_TOKEN_OUTPUT_FIELDS, body);
+    const quotas = yield* Quotas;
+    return yield* transact((tx) =>
+      Effect.gen(function* () {
+        yield* ownedServer(tx, actor, serverId);
+        const at = yield* now;
+        const expiresAt = input.expiresAt == null ? null : new Date(input.expiresAt);
+        if (expiresAt !== null && expiresAt.getTime() <= at.getTime())
+          return yield* invalid([{ path: "token.expiresAt", message: "must be in the future" }]);
+        if ((yield* tx.countServerTokens(serverId)) >= quotas.tokensPerServer)
+          return yield* new ResourceExhausted({ detail: `the server already has ${quotas.tokensPerServer} tokens` });
+        const value = `${SERVER_TOKEN_PREFIX}${randomAlphanumeric(TOKEN_RANDOM_CHARS)}`;
+        const row: ServerTokenRow = {
+          id: newId(),
+          serverId,
+          tenant: actor.tenant,
+          createdAt: at,
+          expiresAt,
+          name: input.name,
+          valueHash: hashServerToken(value),
+        };
+        yield* tx
+          .insertServerToken(row)
+          .pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
+        return toServerTokenRecord(row, value);
+      }),
+    );
+  });
+
+/** The tokens of a server of the actor's tenant, without values. */
+export const listServerTokens = (actor: Actor, serverId: string) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", serverId);
+    return yield* read((tx) =>
+      Effect.gen(function* () {
+        yield* ownedServer(tx, actor, serverId);
+        return (yield* tx.listServerTokens(serverId)).map((row) => toServerTokenRecord(row));
+      }),
+    );
+  });
+
+/** One token of a server of the actor's tenant, without its value. */
+export const getServerToken = (actor: Actor, serverId: string, tokenId: string) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", serverId);
+    yield* decodePathId("tokenID", tokenId);
+    return yield* read((tx) =>
+      Effect.gen(function* () {
+        yield* ownedServer(tx, actor, serverId);
+        return toServerTokenRecord(yield* tokenOf(tx, serverId, tokenId));
+      }),
+    );
+  });
+
+/** Revokes (deletes) a token at once. */
+export const revokeServerToken = (actor: Actor, serverId: string, tokenId: string) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", serverId);
+    yield* decodePathId("tokenID", tokenId);
+    yield* transact((tx) =>
+      Effect.gen(function* () {
+        yield* ownedServer(tx, actor, serverId);
+        yield* tokenOf(tx, serverId, tokenId);
+        yield* tx.deleteServerToken(tokenId);
+      }),
+    );
+  });
+
+/** The stored token a presented value belongs to, if it is for `serverId` and neither revoked nor expired. */
+export const authenticateServerToken = (serverId: string, value: string) =>
+  Effect.gen(function* () {
+    const rejected = new Unauthenticated({ detail: "the server token is invalid, revoked or expired" });
+    if (!value.startsWith(SERVER_TOKEN_PREFIX)) return yield* rejected;
+    const hash = hashServerToken(value);
+    const row = yield* read((tx) => tx.findServerTokenByHash(hash));
+    const at = yield* now;
+    if (
+      row === undefined ||
+      !timingSafeEqual(Buffer.from(row.valueHash), Buffer.from(hash)) ||
+      row.serverId !== serverId ||
+      (row.expiresAt !== null && row.expiresAt.getTime() <= at.getTime())
+    )
+      return yield* rejected;
+    return row;
+  });

@@ -1,0 +1,161 @@
+import { Effect } from "effect";
+import { AlreadyExists, NotFound } from "../errors/domain-errors.js";
+import { toPromptRecord } from "../prompt/prompt-record.js";
+import { toResourceRecord } from "../resource/resource-record.js";
+import type { ServerRow } from "../storage/rows.js";
+import type { StorageTx } from "../storage/storage-port.js";
+import type { Actor } from "../tenancy/actor.js";
+import { toToolRecord } from "../tool/tool-record.js";
+import { canSee, now, read, transact } from "../use-case/use-case-kit.js";
+import { decodeEnvelope, decodePathId, invalid } from "../validation/decode-write.js";
+import { checkDistinctToolNames } from "./server-composition.js";
+import { ServerPromptLink, ServerResourceLink, ServerToolLink } from "./server-schema.js";
+import { ownedServer, saveServer } from "./server-use-cases.js";
+
+const graphOf = (tx: StorageTx, actor: Actor, id: string) =>
+  Effect.flatMap(tx.findServerGraph(id), (graph) =>
+    graph === undefined || graph.server.tenant !== actor.tenant
+      ? Effect.fail(new NotFound({ kind: "server", id }))
+      : Effect.succeed(graph),
+  );
+
+/** Applies `change` to a server of the actor's tenant as a new revision. */
+const changeServer = (
+  actor: Actor,
+  id: string,
+  change: (tx: StorageTx, stored: ServerRow) => Effect.Effect<ServerRow, unknown>,
+) => transact((tx) => Effect.gen(function* () {
+  const stored = yield* ownedServer(tx, actor, id);
+  const next = yield* change(tx, stored);
+  yield* saveServer(tx, stored, { ...next, version: stored.version + 1, updatedAt: yield* now }, false);
+}));
+
+/** The chosen tools of a server, in server order. */
+export const listServerTools = (actor: Actor, id: string) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    return yield* read((tx) =>
+      Effect.map(graphOf(tx, actor, id), (graph) => {
+        const tools = new Map(graph.tools.map((t) => [t.id, t]));
+        return graph.server.providers.flatMap((link) => link.toolIds.flatMap((toolId) => {
+          const tool = tools.get(toolId);
+          return tool === undefined ? [] : [toToolRecord(tool)];
+        }));
+      }),
+    );
+  });
+
+/** Adds one tool to a server; its provider joins the server if it was not in it. */
+export const addServerTool = (actor: Actor, id: string, body: unknown) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    const link = yield* decodeEnvelope("tool", ServerToolLink, [], body);
+    return yield* transact((tx) =>
+      Effect.gen(function* () {
+        const stored = yield* ownedServer(tx, actor, id);
+        const provider = yield* tx.findProvider(link.providerID);
+        if (provider === undefined || !canSee(actor, provider))
+          return yield* invalid([{ path: "tool.providerID", message: `unknown provider '${link.providerID}'` }]);
+        const tool = yield* tx.findTool(link.toolID);
+        if (tool === undefined || tool.providerId !== link.providerID)
+          return yield* invalid([{ path: "tool.toolID", message: `unknown tool '${link.toolID}' of provider '${link.providerID}'` }]);
+        if (stored.providers.some((p) => p.toolIds.includes(tool.id)))
+          return yield* new AlreadyExists({ detail: `tool '${tool.id}' is already part of server '${id}'` });
+        const present = stored.providers.some((p) => p.providerId === provider.id);
+        const providers = present
+          ? stored.providers.map((p) => (p.providerId === provider.id ? { ...p, toolIds: [...p.toolIds, tool.id] } : p))
+          : [...stored.providers, { providerId: provider.id, toolIds: [tool.id] }];
+        yield* checkDistinctToolNames(tx, providers);
+        yield* saveServer(tx, stored, { ...stored, providers, version: stored.version + 1, updatedAt: yield* now }, false);
+        return toToolRecord(tool);
+      }),
+    );
+  });
+
+/** Removes one tool from a server (its provider stays). */
+export const removeServerTool = (actor: Actor, id: string, toolId: string) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    yield* decodePathId("toolID", toolId);
+    yield* changeServer(actor, id, (_tx, stored) =>
+      stored.providers.some((p) => p.toolIds.includes(toolId))
+        ? Effect.succeed({
+            ...stored,
+            providers: stored.providers.map((p) => ({ ...p, toolIds: p.toolIds.filter((t) => t !== toolId) })),
+          })
+        : Effect.fail(new NotFound({ kind: "tool", id: toolId })),
+    );
+  });
+
+/** The shared shape of the resource and prompt associations, which differ only in names. */
+const childAssociation = <Rec>(spec: {
+  readonly kind: "resource" | "prompt";
+  readonly key: "resourceIds" | "promptIds";
+  readonly decode: (body: unknown) => Effect.Effect<string, import("../errors/domain-errors.js").InvalidArgument>;
+  readonly find: (tx: StorageTx, id: string) => Effect.Effect<{ readonly providerId: string; readonly id: string } | undefined>;
+  readonly listed: (graph: import("../storage/rows.js").ServerGraph) => ReadonlyArray<Rec>;
+  readonly toRecord: (row: never) => Rec;
+}) => ({
+  list: (actor: Actor, id: string) =>
+    Effect.gen(function* () {
+      yield* decodePathId("id", id);
+      return yield* read((tx) => Effect.map(graphOf(tx, actor, id), spec.listed));
+    }),
+  add: (actor: Actor, id: string, body: unknown) =>
+    Effect.gen(function* () {
+      yield* decodePathId("id", id);
+      const childId = yield* spec.decode(body);
+      return yield* transact((tx) =>
+        Effect.gen(function* () {
+          const stored = yield* ownedServer(tx, actor, id);
+          const row = yield* spec.find(tx, childId);
+          const provider = row === undefined ? undefined : yield* tx.findProvider(row.providerId);
+          if (row === undefined || provider === undefined || !canSee(actor, provider))
+            return yield* invalid([{ path: `${spec.kind}.${spec.kind}ID`, message: `unknown ${spec.kind} '${childId}'` }]);
+          if (stored[spec.key].includes(childId))
+            return yield* new AlreadyExists({ detail: `${spec.kind} '${childId}' is already part of server '${id}'` });
+          const next = { ...stored, [spec.key]: [...stored[spec.key], childId] };
+          yield* saveServer(tx, stored, { ...next, version: stored.version + 1, updatedAt: yield* now }, false);
+          return spec.toRecord(row as never);
+        }),
+      );
+    }),
+  remove: (actor: Actor, id: string, childId: string) =>
+    Effect.gen(function* () {
+      yield* decodePathId("id", id);
+      yield* decodePathId(`${spec.kind}ID`, childId);
+      yield* changeServer(actor, id, (_tx, stored) =>
+        stored[spec.key].includes(childId)
+          ? Effect.succeed({ ...stored, [spec.key]: stored[spec.key].filter((c) => c !== childId) })
+          : Effect.fail(new NotFound({ kind: spec.kind, id: childId })),
+      );
+    }),
+});
+
+const inOrder = <T extends { readonly id: string }>(ids: ReadonlyArray<string>, rows: ReadonlyArray<T>) => {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row === undefined ? [] : [row];
+  });
+};
+
+/** A server's resources: list, add one, remove one. */
+export const serverResources = childAssociation({
+  kind: "resource",
+  key: "resourceIds",
+  decode: (body) => Effect.map(decodeEnvelope("resource", ServerResourceLink, [], body), (l) => l.resourceID),
+  find: (tx, id) => tx.findResource(id),
+  listed: (graph) => inOrder(graph.server.resourceIds, graph.resources).map(toResourceRecord),
+  toRecord: toResourceRecord,
+});
+
+/** A server's prompts: list, add one, remove one. */
+export const serverPrompts = childAssociation({
+  kind: "prompt",
+  key: "promptIds",
+  decode: (body) => Effect.map(decodeEnvelope("prompt", ServerPromptLink, [], body), (l) => l.promptID),
+  find: (tx, id) => tx.findPrompt(id),
+  listed: (graph) => inOrder(graph.server.promptIds, graph.prompts).map(toPromptRecord),
+  toRecord: toPromptRecord,
+});

@@ -1,0 +1,117 @@
+import { Effect } from "effect";
+import { AlreadyExists, type FieldProblem } from "../errors/domain-errors.js";
+import type { ServerProviderLink, ToolRow } from "../storage/rows.js";
+import type { StorageTx } from "../storage/storage-port.js";
+import type { Actor } from "../tenancy/actor.js";
+import { canSee } from "../use-case/use-case-kit.js";
+import { invalid } from "../validation/decode-write.js";
+import type { ServerPatch } from "./server-schema.js";
+
+/** The associations a server write resolves to, with the chosen tool rows for the name check. */
+export interface Composition {
+  readonly providers: ReadonlyArray<ServerProviderLink>;
+  readonly resourceIds: ReadonlyArray<string>;
+  readonly promptIds: ReadonlyArray<string>;
+}
+
+/**
+ * Resolves the providers, tools, resources and prompts a server write names. Every id must exist and be
+ * visible to the actor, tools must belong to their provider, nothing may repeat; all problems are
+ * reported together. `providers[].tools` absent means every tool the provider has now.
+ */
+export const resolveComposition = (
+  tx: StorageTx,
+  actor: Actor,
+  input: Pick<ServerPatch, "providers" | "resources" | "prompts">,
+  stored: Composition,
+) =>
+  Effect.gen(function* () {
+    const problems: Array<FieldProblem> = [];
+    let providers = stored.providers;
+    if (input.providers !== undefined) {
+      const links: Array<ServerProviderLink> = [];
+      const seenProviders = new Set<string>();
+      for (const [i, ref] of input.providers.entries()) {
+        const path = `server.providers[${i}]`;
+        if (seenProviders.has(ref.id)) {
+          problems.push({ path: `${path}.id`, message: `provider '${ref.id}' is listed twice` });
+          continue;
+        }
+        seenProviders.add(ref.id);
+        const provider = yield* tx.findProvider(ref.id);
+        if (provider === undefined || !canSee(actor, provider)) {
+          problems.push({ path: `${path}.id`, message: `unknown provider '${ref.id}'` });
+          continue;
+        }
+        if (ref.tools === undefined) {
+          links.push({ providerId: ref.id, toolIds: (yield* tx.listTools(ref.id)).map((t) => t.id) });
+          continue;
+        }
+        const toolIds: Array<string> = [];
+        for (const [j, toolRef] of ref.tools.entries()) {
+          const toolPath = `${path}.tools[${j}].id`;
+          if (toolIds.includes(toolRef.id)) {
+            problems.push({ path: toolPath, message: `tool '${toolRef.id}' is listed twice` });
+            continue;
+          }
+          const tool = yield* tx.findTool(toolRef.id);
+          if (tool === undefined || tool.providerId !== ref.id)
+            problems.push({ path: toolPath, message: `unknown tool '${toolRef.id}' of provider '${ref.id}'` });
+          else toolIds.push(tool.id);
+        }
+        links.push({ providerId: ref.id, toolIds });
+      }
+      providers = links;
+    }
+    const resourceIds =
+      input.resources === undefined
+        ? stored.resourceIds
+        : yield* resolveChildren(tx, actor, "resource", input.resources, problems, (id) => tx.findResource(id));
+    const promptIds =
+      input.prompts === undefined
+        ? stored.promptIds
+        : yield* resolveChildren(tx, actor, "prompt", input.prompts, problems, (id) => tx.findPrompt(id));
+    if (problems.length > 0) return yield* invalid(problems);
+    return { providers, resourceIds, promptIds } satisfies Composition;
+  });
+
+const resolveChildren = (
+  tx: StorageTx,
+  actor: Actor,
+  kind: "resource" | "prompt",
+  refs: ReadonlyArray<{ readonly id: string }>,
+  problems: Array<FieldProblem>,
+  find: (id: string) => Effect.Effect<{ readonly providerId: string } | undefined>,
+) =>
+  Effect.gen(function* () {
+    const ids: Array<string> = [];
+    for (const [i, ref] of refs.entries()) {
+      const path = `server.${kind}s[${i}].id`;
+      if (ids.includes(ref.id)) {
+        problems.push({ path, message: `${kind} '${ref.id}' is listed twice` });
+        continue;
+      }
+      const row = yield* find(ref.id);
+      const provider = row === undefined ? undefined : yield* tx.findProvider(row.providerId);
+      if (provider === undefined || !canSee(actor, provider)) problems.push({ path, message: `unknown ${kind} '${ref.id}'` });
+      else ids.push(ref.id);
+    }
+    return ids;
+  });
+
+/** The chosen tools of one server become one MCP tool list, so their names must differ. */
+export const checkDistinctToolNames = (tx: StorageTx, providers: ReadonlyArray<ServerProviderLink>) =>
+  Effect.gen(function* () {
+    const names = new Map<string, string>();
+    for (const link of providers)
+      for (const id of link.toolIds) {
+        const tool: ToolRow | undefined = yield* tx.findTool(id);
+        if (tool === undefined) continue;
+        const other = names.get(tool.name);
+        if (other !== undefined)
+          return yield* new AlreadyExists({
+            detail: `tools '${other}' and '${id}' are both named '${tool.name}'; a server's tool names must differ`,
+          });
+        names.set(tool.name, id);
+      }
+  });

@@ -1,0 +1,68 @@
+import { Schema } from "effect";
+import { Id } from "../ids/id.js";
+import { PromptRecord } from "../prompt/prompt-schema.js";
+import { ProviderRecord } from "../provider/provider-schema.js";
+import { ResourceRecord } from "../resource/resource-schema.js";
+import { Int32, LongText, Name } from "../validation/text.js";
+
+/**
+ * A reference by id. Only the id is used: other fields (a client echoing full records back) are ignored,
+ * as the spec says of the server write shape.
+ */
+const RefById = Schema.Struct({ id: Id }, Schema.Record({ key: Schema.String, value: Schema.Unknown }));
+
+/** A provider chosen for a server; `tools` absent means every tool the provider has now. */
+export const ServerProviderRef = Schema.Struct(
+  { id: Id, tools: Schema.optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))) },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+);
+
+const serverFields = {
+  name: Schema.optional(Name),
+  instructions: Schema.optional(LongText),
+  description: Schema.optional(LongText),
+  version: Schema.optional(Int32),
+  requestHeadersProxyEnabled: Schema.optional(Schema.Boolean),
+  dynamicToolDiscoveryEnabled: Schema.optional(Schema.Boolean),
+  providers: Schema.optional(Schema.Array(ServerProviderRef).pipe(Schema.maxItems(1000))),
+  resources: Schema.optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))),
+  prompts: Schema.optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))),
+};
+
+/** Write shape of a server on update; `version`, when present, makes the write conditional. */
+export const ServerPatch = Schema.Struct(serverFields).annotations({ identifier: "ServerPatch" });
+export type ServerPatch = typeof ServerPatch.Type;
+
+/** Write shape of a server on create: `name` required; `version` ignored. */
+export const ServerCreate = Schema.Struct({ ...serverFields, name: Name }).annotations({
+  identifier: "ServerCreate",
+});
+export type ServerCreate = typeof ServerCreate.Type;
+
+/** Output-only server fields ignored in writes. */
+export const SERVER_OUTPUT_FIELDS = ["id", "createdAt", "updatedAt", "gitProvider", "gitRepoFullName"] as const;
+
+/** A server as returned by the API: full provider records (with the chosen tools only), resources, prompts. */
+export const ServerRecord = Schema.Struct({
+  id: Id,
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  requestHeadersProxyEnabled: Schema.Boolean,
+  dynamicToolDiscoveryEnabled: Schema.Boolean,
+  version: Schema.Number,
+  gitProvider: Schema.String,
+  gitRepoFullName: Schema.String,
+  providers: Schema.Array(ProviderRecord),
+  resources: Schema.Array(ResourceRecord),
+  prompts: Schema.Array(PromptRecord),
+}).annotations({ identifier: "Server" });
+export type ServerRecord = typeof ServerRecord.Type;
+
+/** Body of `POST /servers/{id}/tools`. */
+export const ServerToolLink = Schema.Struct({ providerID: Id, toolID: Id });
+/** Body of `POST /servers/{id}/resources`. */
+export const ServerResourceLink = Schema.Struct({ resourceID: Id });
+/** Body of `POST /servers/{id}/prompts`. */
+export const ServerPromptLink = Schema.Struct({ promptID: Id });

@@ -1,0 +1,157 @@
+import { Effect } from "effect";
+import { Aborted, InvalidArgument, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
+import { newId } from "../ids/id.js";
+import type { ServerRow, StorageTx } from "../storage/index.js";
+import type { Actor } from "../tenancy/actor.js";
+import { Quotas } from "../tenancy/quotas.js";
+import {
+  alreadyExists,
+  blockedByReference,
+  checkIfMatch,
+  now,
+  owned,
+  read,
+  StaleRead,
+  transact,
+} from "../use-case/use-case-kit.js";
+import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
+import { checkDistinctToolNames, type Composition, resolveComposition } from "./server-composition.js";
+import { toServerRecord } from "./server-record.js";
+import { SERVER_OUTPUT_FIELDS, ServerCreate, ServerPatch } from "./server-schema.js";
+
+const EMPTY: Composition = { providers: [], resourceIds: [], promptIds: [] };
+
+/** `description` is accepted as an alias of `instructions`; giving both with different texts is an error. */
+const instructionsOf = (input: ServerPatch) =>
+  input.instructions !== undefined && input.description !== undefined && input.instructions !== input.description
+    ? Effect.fail(
+        new InvalidArgument({
+          detail: "server.description: is an alias of instructions and must not differ from it",
+          errors: [{ path: "server.description", message: "is an alias of instructions and must not differ from it" }],
+        }),
+      )
+    : Effect.succeed(input.instructions ?? input.description);
+
+/** The server as the API returns it, read in one storage round trip. */
+const serverRecord = (tx: StorageTx, id: string) =>
+  Effect.flatMap(tx.findServerGraph(id), (graph) =>
+    graph === undefined ? Effect.fail(new NotFound({ kind: "server", id })) : Effect.succeed(toServerRecord(graph)),
+  );
+
+/** A server of the actor's tenant, or 404. */
+export const ownedServer = (tx: StorageTx, actor: Actor, id: string) =>
+  Effect.flatMap(tx.findServer(id), (row) => owned(row, actor, "server", id));
+
+/** Stores a changed server with compare-and-set on its version. */
+export const saveServer = (tx: StorageTx, stored: ServerRow, next: ServerRow, conditional: boolean) =>
+  Effect.gen(function* () {
+    const applied = yield* tx.updateServer(next, stored.version).pipe(
+      Effect.catchTags({
+        UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
+        ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
+      }),
+    );
+    if (!applied) return yield* new StaleRead({ conditional });
+  });
+
+/** Creates a server of the actor's tenant from the providers, tools, resources and prompts it names. */
+export const createServer = (actor: Actor, body: unknown) =>
+  Effect.gen(function* () {
+    const input = yield* decodeEnvelope("server", ServerCreate, SERVER_OUTPUT_FIELDS, body);
+    const description = yield* instructionsOf(input);
+    const quotas = yield* Quotas;
+    return yield* transact((tx) =>
+      Effect.gen(function* () {
+        if ((yield* tx.countServers(actor.tenant)) >= quotas.serversPerTenant)
+          return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.serversPerTenant} servers` });
+        const composition = yield* resolveComposition(tx, actor, input, EMPTY);
+        yield* checkDistinctToolNames(tx, composition.providers);
+        const at = yield* now;
+        const row: ServerRow = {
+          id: newId(),
+          tenant: actor.tenant,
+          createdAt: at,
+          updatedAt: at,
+          version: 1,
+          name: input.name,
+          description: description ?? "",
+          requestHeadersProxyEnabled: input.requestHeadersProxyEnabled ?? false,
+          dynamicToolDiscoveryEnabled: input.dynamicToolDiscoveryEnabled ?? false,
+          ...composition,
+        };
+        yield* tx.insertServer(row).pipe(
+          Effect.catchTags({
+            UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
+            ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
+          }),
+        );
+        return yield* serverRecord(tx, row.id);
+      }),
+    );
+  });
+
+/** A server of the actor's tenant with its full nested records. */
+export const getServer = (actor: Actor, id: string) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    return yield* read((tx) =>
+      Effect.flatMap(tx.findServerGraph(id), (graph) =>
+        graph === undefined || graph.server.tenant !== actor.tenant
+          ? Effect.fail(new NotFound({ kind: "server", id }))
+          : Effect.succeed(toServerRecord(graph)),
+      ),
+    );
+  });
+
+/** Every server of the actor's tenant, in creation order. */
+export const listServers = (actor: Actor) =>
+  read((tx) => Effect.map(tx.listServerGraphs(actor.tenant), (graphs) => graphs.map(toServerRecord)));
+
+/**
+ * Changes a server of the actor's tenant. A `version` in the body, or an If-Match version, makes the write
+ * conditional on the stored revision (409 ABORTED, resp. 412, when it moved).
+ */
+export const updateServer = (actor: Actor, id: string, body: unknown, ifMatch?: number) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    const patch = yield* decodeEnvelope("server", ServerPatch, SERVER_OUTPUT_FIELDS, body);
+    const description = yield* instructionsOf(patch);
+    return yield* transact((tx) =>
+      Effect.gen(function* () {
+        const stored = yield* ownedServer(tx, actor, id);
+        yield* checkIfMatch("server", stored.version, ifMatch);
+        if (patch.version !== undefined && patch.version !== stored.version)
+          return yield* new Aborted({
+            detail: `version ${patch.version} does not match the stored version ${stored.version}`,
+          });
+        const composition = yield* resolveComposition(tx, actor, patch, stored);
+        if (patch.providers !== undefined) yield* checkDistinctToolNames(tx, composition.providers);
+        const next: ServerRow = {
+          ...stored,
+          name: patch.name ?? stored.name,
+          description: description ?? stored.description,
+          requestHeadersProxyEnabled: patch.requestHeadersProxyEnabled ?? stored.requestHeadersProxyEnabled,
+          dynamicToolDiscoveryEnabled: patch.dynamicToolDiscoveryEnabled ?? stored.dynamicToolDiscoveryEnabled,
+          ...composition,
+        };
+        if (JSON.stringify(next) !== JSON.stringify(stored)) {
+          const conditional = patch.version !== undefined || ifMatch !== undefined;
+          yield* saveServer(tx, stored, { ...next, version: stored.version + 1, updatedAt: yield* now }, conditional);
+        }
+        return yield* serverRecord(tx, id);
+      }),
+    );
+  });
+
+/** Deletes a server of the actor's tenant and revokes its tokens. */
+export const deleteServer = (actor: Actor, id: string, ifMatch?: number) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    yield* transact((tx) =>
+      Effect.gen(function* () {
+        const stored = yield* ownedServer(tx, actor, id);
+        yield* checkIfMatch("server", stored.version, ifMatch);
+        yield* tx.deleteServer(id);
+      }),
+    );
+  });

@@ -1,0 +1,148 @@
+import { Schema } from "effect";
+import { PromptArgument, PromptMessage } from "../prompt/prompt-schema.js";
+import { ApiType, VisibilityType } from "../provider/provider-schema.js";
+import { ResourceAnnotations } from "../resource/resource-schema.js";
+import { HTTP_METHODS, ToolHeader } from "../tool/tool-schema.js";
+import { JsonObject } from "../validation/text.js";
+import { VariableType } from "../variable/variable-schema.js";
+
+// The stored form of every record. Adapters persist exactly these fields; the domain maps them to the
+// wire records. Secrets are stored only as ciphertext produced by the SecretCipher.
+
+/** A stored provider. */
+export const ProviderRow = Schema.Struct({
+  id: Schema.String,
+  tenant: Schema.String,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf,
+  version: Schema.Number,
+  apiType: ApiType,
+  visibilityType: VisibilityType,
+  baseURL: Schema.String,
+  documentURL: Schema.String,
+  iconURL: Schema.String,
+  secretPrefix: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  oauth2Config: Schema.NullOr(
+    Schema.Struct({
+      clientID: Schema.String,
+      /** Ciphertext of the client secret, or null when none was given. */
+      clientSecretCipher: Schema.NullOr(Schema.String),
+      authURL: Schema.String,
+      tokenURL: Schema.String,
+    }),
+  ),
+});
+export type ProviderRow = typeof ProviderRow.Type;
+
+/** A stored tool. A JSON Schema of null means "none". */
+export const ToolRow = Schema.Struct({
+  id: Schema.String,
+  providerId: Schema.String,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf,
+  method: Schema.Literal(...HTTP_METHODS),
+  path: Schema.String,
+  name: Schema.String,
+  title: Schema.String,
+  description: Schema.String,
+  pathArgsJSONSchema: Schema.NullOr(JsonObject),
+  queryArgsJSONSchema: Schema.NullOr(JsonObject),
+  reqBodyJSONSchema: Schema.NullOr(JsonObject),
+  headers: Schema.Array(ToolHeader),
+  oauth2Scopes: Schema.Array(Schema.String),
+});
+export type ToolRow = typeof ToolRow.Type;
+
+/** A stored prompt. */
+export const PromptRow = Schema.Struct({
+  id: Schema.String,
+  providerId: Schema.String,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf,
+  name: Schema.String,
+  description: Schema.String,
+  arguments: Schema.Array(PromptArgument),
+  messages: Schema.Array(PromptMessage),
+});
+export type PromptRow = typeof PromptRow.Type;
+
+/** A stored resource. */
+export const ResourceRow = Schema.Struct({
+  id: Schema.String,
+  providerId: Schema.String,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf,
+  name: Schema.String,
+  description: Schema.String,
+  uri: Schema.String,
+  mimeType: Schema.String,
+  size: Schema.Number,
+  annotations: ResourceAnnotations,
+});
+export type ResourceRow = typeof ResourceRow.Type;
+
+/** A stored variable; `value` is ciphertext when `type` is SECRET. */
+export const VariableRow = Schema.Struct({
+  id: Schema.String,
+  tenant: Schema.String,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf,
+  type: VariableType,
+  name: Schema.String,
+  value: Schema.String,
+});
+export type VariableRow = typeof VariableRow.Type;
+
+/** A provider chosen by a server, with the ids of its chosen tools in order. */
+export const ServerProviderLink = Schema.Struct({
+  providerId: Schema.String,
+  toolIds: Schema.Array(Schema.String),
+});
+export type ServerProviderLink = typeof ServerProviderLink.Type;
+
+/** A stored server with its associations, each list in the order the client gave. */
+export const ServerRow = Schema.Struct({
+  id: Schema.String,
+  tenant: Schema.String,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf,
+  version: Schema.Number,
+  name: Schema.String,
+  description: Schema.String,
+  requestHeadersProxyEnabled: Schema.Boolean,
+  dynamicToolDiscoveryEnabled: Schema.Boolean,
+  providers: Schema.Array(ServerProviderLink),
+  resourceIds: Schema.Array(Schema.String),
+  promptIds: Schema.Array(Schema.String),
+});
+export type ServerRow = typeof ServerRow.Type;
+
+/** A stored server token: only the SHA-256 of its value is kept. */
+export const ServerTokenRow = Schema.Struct({
+  id: Schema.String,
+  serverId: Schema.String,
+  tenant: Schema.String,
+  createdAt: Schema.DateFromSelf,
+  expiresAt: Schema.NullOr(Schema.DateFromSelf),
+  name: Schema.String,
+  valueHash: Schema.String,
+});
+export type ServerTokenRow = typeof ServerTokenRow.Type;
+
+/** A server with everything its response needs, fetched together (one query on SQL adapters). */
+export interface ServerGraph {
+  readonly server: ServerRow;
+  readonly providers: ReadonlyArray<ProviderRow>;
+  /** The chosen tools of every provider of the server. */
+  readonly tools: ReadonlyArray<ToolRow>;
+  readonly resources: ReadonlyArray<ResourceRow>;
+  readonly prompts: ReadonlyArray<PromptRow>;
+}
+
+/** A provider with all its tools. */
+export interface ProviderWithTools {
+  readonly provider: ProviderRow;
+  readonly tools: ReadonlyArray<ToolRow>;
+}

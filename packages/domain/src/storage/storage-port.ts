@@ -1,0 +1,127 @@
+import { Context, type Effect } from "effect";
+import type { Unavailable } from "../errors/domain-errors.js";
+import type { ApiType, VisibilityType } from "../provider/provider-schema.js";
+import type {
+  PromptRow,
+  ProviderRow,
+  ProviderWithTools,
+  ResourceRow,
+  ServerGraph,
+  ServerRow,
+  ServerTokenRow,
+  ToolRow,
+  VariableRow,
+} from "./rows.js";
+import type { ReferenceViolation, UniqueViolation } from "./storage-errors.js";
+
+/** A position in the provider order (creation time, then id): a page starts after it. */
+export interface ProviderCursor {
+  readonly createdAt: Date;
+  readonly id: string;
+}
+
+/** A filtered, paged search of the providers a tenant can see (its own and every PUBLIC one). */
+export interface ProviderSearch {
+  readonly viewerTenant: string;
+  /** Case-insensitive substring of the name. */
+  readonly nameContains?: string | undefined;
+  /** Case-insensitive substring of the base URL. */
+  readonly baseURLContains?: string | undefined;
+  readonly apiType?: ApiType | undefined;
+  readonly visibility?: VisibilityType | undefined;
+  readonly after?: ProviderCursor | undefined;
+  readonly limit: number;
+}
+
+/** One page of a provider search, and how many records match over all pages. */
+export interface ProviderPage {
+  readonly items: ReadonlyArray<ProviderWithTools>;
+  readonly matchCount: number;
+}
+
+/** Which record a server may reference. */
+export type ServerReference =
+  | { readonly kind: "provider"; readonly id: string }
+  | { readonly kind: "tool"; readonly id: string }
+  | { readonly kind: "prompt"; readonly id: string }
+  | { readonly kind: "resource"; readonly id: string };
+
+type Op<A, E = never> = Effect.Effect<A, E>;
+
+/**
+ * What the use cases need of a store, inside one transaction. Lists come in creation order (then id).
+ * Adapters enforce uniqueness and references themselves (so concurrent writers cannot break them) and
+ * report breaches as UniqueViolation / ReferenceViolation. `update*` with an expected version is a single
+ * compare-and-set and answers false when the stored version moved.
+ */
+export interface StorageTx {
+  readonly insertProvider: (row: ProviderRow) => Op<void, UniqueViolation>;
+  readonly updateProvider: (row: ProviderRow, expectedVersion: number) => Op<boolean, UniqueViolation>;
+  /** Deletes a provider with its tools, prompts and resources. */
+  readonly deleteProvider: (id: string) => Op<void, ReferenceViolation>;
+  readonly findProvider: (id: string) => Op<ProviderRow | undefined>;
+  readonly findProviderWithTools: (id: string) => Op<ProviderWithTools | undefined>;
+  readonly searchProviders: (search: ProviderSearch) => Op<ProviderPage>;
+  readonly countProviders: (tenant: string) => Op<number>;
+
+  readonly insertTool: (row: ToolRow) => Op<void, UniqueViolation | ReferenceViolation>;
+  readonly updateTool: (row: ToolRow) => Op<void, UniqueViolation>;
+  readonly deleteTool: (id: string) => Op<void, ReferenceViolation>;
+  readonly findTool: (id: string) => Op<ToolRow | undefined>;
+  readonly listTools: (providerId: string) => Op<ReadonlyArray<ToolRow>>;
+
+  readonly insertPrompt: (row: PromptRow) => Op<void, UniqueViolation | ReferenceViolation>;
+  readonly updatePrompt: (row: PromptRow) => Op<void, UniqueViolation>;
+  readonly deletePrompt: (id: string) => Op<void, ReferenceViolation>;
+  readonly findPrompt: (id: string) => Op<PromptRow | undefined>;
+  readonly listPrompts: (providerId: string) => Op<ReadonlyArray<PromptRow>>;
+
+  readonly insertResource: (row: ResourceRow) => Op<void, UniqueViolation | ReferenceViolation>;
+  readonly updateResource: (row: ResourceRow) => Op<void, UniqueViolation>;
+  readonly deleteResource: (id: string) => Op<void, ReferenceViolation>;
+  readonly findResource: (id: string) => Op<ResourceRow | undefined>;
+  readonly listResources: (providerId: string) => Op<ReadonlyArray<ResourceRow>>;
+
+  readonly insertVariable: (row: VariableRow) => Op<void, UniqueViolation>;
+  readonly updateVariable: (row: VariableRow) => Op<void>;
+  readonly deleteVariable: (id: string) => Op<void>;
+  readonly findVariable: (id: string) => Op<VariableRow | undefined>;
+  readonly listVariables: (tenant: string) => Op<ReadonlyArray<VariableRow>>;
+  readonly countVariables: (tenant: string) => Op<number>;
+
+  /** Inserts a server with its provider, tool, resource and prompt links. */
+  readonly insertServer: (row: ServerRow) => Op<void, UniqueViolation | ReferenceViolation>;
+  /** Replaces a server and its links if its stored version is `expectedVersion`. */
+  readonly updateServer: (row: ServerRow, expectedVersion: number) => Op<boolean, UniqueViolation | ReferenceViolation>;
+  /** Deletes a server and its tokens. */
+  readonly deleteServer: (id: string) => Op<void>;
+  readonly findServer: (id: string) => Op<ServerRow | undefined>;
+  /** A server with the records its response shows, in one round trip on SQL adapters. */
+  readonly findServerGraph: (id: string) => Op<ServerGraph | undefined>;
+  /** Every server of a tenant as graphs, in a fixed number of round trips on SQL adapters. */
+  readonly listServerGraphs: (tenant: string) => Op<ReadonlyArray<ServerGraph>>;
+  readonly countServers: (tenant: string) => Op<number>;
+  /** The servers (of any tenant) that reference a record. */
+  readonly serversReferencing: (
+    reference: ServerReference,
+  ) => Op<ReadonlyArray<{ readonly id: string; readonly tenant: string }>>;
+
+  readonly insertServerToken: (row: ServerTokenRow) => Op<void, ReferenceViolation>;
+  readonly deleteServerToken: (id: string) => Op<void>;
+  readonly findServerToken: (id: string) => Op<ServerTokenRow | undefined>;
+  readonly findServerTokenByHash: (valueHash: string) => Op<ServerTokenRow | undefined>;
+  readonly listServerTokens: (serverId: string) => Op<ReadonlyArray<ServerTokenRow>>;
+  readonly countServerTokens: (serverId: string) => Op<number>;
+}
+
+/**
+ * The storage port. `transaction` runs `work` atomically: all its writes commit together, or none do
+ * when it fails. `read` runs read-only work and may skip the transaction overhead.
+ */
+export class Storage extends Context.Tag("@mcpsm/domain/Storage")<
+  Storage,
+  {
+    readonly transaction: <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | Unavailable, R>;
+    readonly read: <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | Unavailable, R>;
+  }
+>() {}

@@ -1,0 +1,90 @@
+import { Schema } from "effect";
+import { Id } from "../ids/id.js";
+import { HeaderName, HeaderValue } from "../validation/http-header.js";
+import { JsonSchemaObject, ObjectJsonSchema } from "../validation/json-schema.js";
+import { JsonObject, LongText } from "../validation/text.js";
+
+/** The HTTP methods a tool may call, normalised to upper case on input. */
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
+export const HttpMethod = Schema.compose(Schema.Uppercase, Schema.Literal(...HTTP_METHODS), { strict: false });
+
+/** An MCP tool name: camelCase, 1–20 characters. */
+export const ToolName = Schema.String.pipe(
+  Schema.pattern(/^[a-z][a-zA-Z0-9]{0,19}$/, {
+    message: () => "must be camelCase: a lower-case letter, then letters or digits, 20 characters at most",
+  }),
+);
+
+/** Placeholder names inside a path template such as `/repos/{owner}/{repo}`. */
+export const pathPlaceholders = (path: string): ReadonlyArray<string> =>
+  Array.from(path.matchAll(/\{([^{}]*)\}/g), (m) => m[1] ?? "");
+
+/** An upstream path template: starts with `/`, no query or fragment, `{name}` placeholders. */
+export const ToolPath = Schema.String.pipe(
+  Schema.filter((path) => {
+    if (!path.startsWith("/")) return "must start with /";
+    if (path.length > 2048) return "must be at most 2048 characters";
+    if (/[\s?#\u0000-\u001f\u007f]/.test(path)) return "must not contain white space, control characters, ? or #";
+    if (/[{}]/.test(path.replace(/\{[^{}]*\}/g, ""))) return "has unbalanced braces";
+    for (const name of pathPlaceholders(path))
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `placeholder {${name}} must be a name of letters, digits and _`;
+    return true;
+  }),
+);
+
+/** One extra header a tool sends upstream; the value may reference variables as `${NAME}`. */
+export const ToolHeader = Schema.Struct({ key: HeaderName, value: HeaderValue });
+export type ToolHeader = typeof ToolHeader.Type;
+
+/** An OAuth 2.0 scope token. */
+const OAuthScopeName = Schema.String.pipe(
+  Schema.pattern(/^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/, { message: () => "must be an OAuth 2.0 scope token" }),
+);
+
+const toolFields = {
+  method: Schema.optional(HttpMethod),
+  path: Schema.optional(ToolPath),
+  name: Schema.optional(ToolName),
+  title: Schema.optional(
+    Schema.String.pipe(Schema.maxLength(64, { message: () => "must be at most 64 characters" })),
+  ),
+  description: Schema.optional(LongText),
+  pathArgsJSONSchema: Schema.optional(ObjectJsonSchema),
+  queryArgsJSONSchema: Schema.optional(ObjectJsonSchema),
+  reqBodyJSONSchema: Schema.optional(JsonSchemaObject),
+  headers: Schema.optional(Schema.Array(ToolHeader).pipe(Schema.maxItems(100))),
+  oauth2Scopes: Schema.optional(Schema.Array(OAuthScopeName).pipe(Schema.maxItems(100))),
+};
+
+/** Write shape of a tool on update: every field optional. */
+export const ToolPatch = Schema.Struct(toolFields).annotations({ identifier: "ToolPatch" });
+export type ToolPatch = typeof ToolPatch.Type;
+
+/** Write shape of a tool on create: `name`, `method` and `path` required. */
+export const ToolCreate = Schema.Struct({
+  ...toolFields,
+  method: HttpMethod,
+  path: ToolPath,
+  name: ToolName,
+}).annotations({ identifier: "ToolCreate" });
+export type ToolCreate = typeof ToolCreate.Type;
+
+/** Output-only tool fields that writes may carry and that are ignored. */
+export const TOOL_OUTPUT_FIELDS = ["id", "providerID", "createdAt", "updatedAt"] as const;
+
+/** A tool as returned by the API. */
+export const ToolRecord = Schema.Struct({
+  id: Id,
+  providerID: Id,
+  method: Schema.Literal(...HTTP_METHODS),
+  path: Schema.String,
+  name: Schema.String,
+  title: Schema.String,
+  description: Schema.String,
+  pathArgsJSONSchema: JsonObject,
+  queryArgsJSONSchema: JsonObject,
+  reqBodyJSONSchema: JsonObject,
+  headers: Schema.Array(ToolHeader),
+  oauth2Scopes: Schema.Array(Schema.String),
+}).annotations({ identifier: "ProviderTool" });
+export type ToolRecord = typeof ToolRecord.Type;

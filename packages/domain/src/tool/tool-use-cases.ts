@@ -1,0 +1,93 @@
+import { Effect } from "effect";
+import { AlreadyExists, type FieldProblem, ResourceExhausted } from "../errors/domain-errors.js";
+import type { ToolRow } from "../storage/rows.js";
+import type { StorageTx } from "../storage/storage-port.js";
+import { Quotas } from "../tenancy/quotas.js";
+import { providerChildUseCases } from "../use-case/provider-child-use-cases.js";
+import { invalid } from "../validation/decode-write.js";
+import type { JsonObject } from "../validation/text.js";
+import { toToolRecord } from "./tool-record.js";
+import { pathPlaceholders, TOOL_OUTPUT_FIELDS, ToolCreate, ToolPatch } from "./tool-schema.js";
+
+const schemaOrNull = (schema: JsonObject | undefined, stored: JsonObject | null): JsonObject | null =>
+  schema === undefined ? stored : Object.keys(schema).length === 0 ? null : schema;
+
+/** Every `{placeholder}` of the path must be a required property of the path arguments schema. */
+const placeholderProblems = (row: ToolRow): ReadonlyArray<FieldProblem> => {
+  const required = row.pathArgsJSONSchema?.required;
+  const requiredNames = new Set(Array.isArray(required) ? required.filter((n) => typeof n === "string") : []);
+  const properties = row.pathArgsJSONSchema?.properties;
+  const declared = typeof properties === "object" && properties !== null ? Object.keys(properties) : [];
+  return pathPlaceholders(row.path)
+    .filter((name) => !requiredNames.has(name) || !declared.includes(name))
+    .map((name) => ({
+      path: "tool.pathArgsJSONSchema",
+      message: `placeholder {${name}} of the path must be a required property of pathArgsJSONSchema`,
+    }));
+};
+
+/** A renamed tool must not collide with another chosen tool of a server that includes it. */
+const serverNameClash = (tx: StorageTx, row: ToolRow) =>
+  Effect.gen(function* () {
+    for (const user of yield* tx.serversReferencing({ kind: "tool", id: row.id })) {
+      const graph = yield* tx.findServerGraph(user.id);
+      if (graph?.tools.some((tool) => tool.id !== row.id && tool.name === row.name))
+        return yield* new AlreadyExists({
+          detail: `server '${user.id}' already has a tool named '${row.name}'`,
+        });
+    }
+  });
+
+const checkTool = (tx: StorageTx, row: ToolRow, previous: ToolRow | undefined) =>
+  Effect.gen(function* () {
+    const problems = placeholderProblems(row);
+    if (problems.length > 0) return yield* invalid(problems);
+    if (previous === undefined) {
+      const quotas = yield* Quotas;
+      if ((yield* tx.listTools(row.providerId)).length >= quotas.toolsPerProvider)
+        return yield* new ResourceExhausted({ detail: `the provider already has ${quotas.toolsPerProvider} tools` });
+    } else if (previous.name !== row.name) yield* serverNameClash(tx, row);
+  });
+
+/** Tools of a provider: create, get, list, update, delete. */
+export const toolUseCases = providerChildUseCases({
+  kind: "tool",
+  create: ToolCreate,
+  patch: ToolPatch,
+  outputFields: TOOL_OUTPUT_FIELDS,
+  store: (tx) => ({
+    insert: tx.insertTool,
+    update: tx.updateTool,
+    remove: tx.deleteTool,
+    find: tx.findTool,
+    list: tx.listTools,
+  }),
+  build: (input, base): ToolRow => ({
+    ...base,
+    method: input.method,
+    path: input.path,
+    name: input.name,
+    title: input.title ?? "",
+    description: input.description ?? "",
+    pathArgsJSONSchema: schemaOrNull(input.pathArgsJSONSchema, null),
+    queryArgsJSONSchema: schemaOrNull(input.queryArgsJSONSchema, null),
+    reqBodyJSONSchema: schemaOrNull(input.reqBodyJSONSchema, null),
+    headers: input.headers ?? [],
+    oauth2Scopes: input.oauth2Scopes ?? [],
+  }),
+  merge: (stored, patch): ToolRow => ({
+    ...stored,
+    method: patch.method ?? stored.method,
+    path: patch.path ?? stored.path,
+    name: patch.name ?? stored.name,
+    title: patch.title ?? stored.title,
+    description: patch.description ?? stored.description,
+    pathArgsJSONSchema: schemaOrNull(patch.pathArgsJSONSchema, stored.pathArgsJSONSchema),
+    queryArgsJSONSchema: schemaOrNull(patch.queryArgsJSONSchema, stored.queryArgsJSONSchema),
+    reqBodyJSONSchema: schemaOrNull(patch.reqBodyJSONSchema, stored.reqBodyJSONSchema),
+    headers: patch.headers ?? stored.headers,
+    oauth2Scopes: patch.oauth2Scopes ?? stored.oauth2Scopes,
+  }),
+  toRecord: toToolRecord,
+  check: checkTool,
+});

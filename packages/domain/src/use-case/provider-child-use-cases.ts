@@ -1,0 +1,176 @@
+import { Effect, type Schema } from "effect";
+import {
+  type AlreadyExists,
+  FailedPrecondition,
+  type InvalidArgument,
+  NotFound,
+  type ResourceExhausted,
+} from "../errors/domain-errors.js";
+import { newId } from "../ids/id.js";
+import type { ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
+import type { StorageTx } from "../storage/storage-port.js";
+import type { Actor } from "../tenancy/actor.js";
+import type { Quotas } from "../tenancy/quotas.js";
+import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
+import {
+  alreadyExists,
+  blockedByReference,
+  bumpProvider,
+  now,
+  ownedProvider,
+  read,
+  transact,
+  visibleProvider,
+} from "./use-case-kit.js";
+
+/** The columns every record owned by a provider has. */
+interface ChildBase {
+  readonly id: string;
+  readonly providerId: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** The storage operations of one kind of provider child. */
+interface ChildStore<Row> {
+  readonly insert: (row: Row) => Effect.Effect<void, UniqueViolation | ReferenceViolation>;
+  readonly update: (row: Row) => Effect.Effect<void, UniqueViolation>;
+  readonly remove: (id: string) => Effect.Effect<void, ReferenceViolation>;
+  readonly find: (id: string) => Effect.Effect<Row | undefined>;
+  readonly list: (providerId: string) => Effect.Effect<ReadonlyArray<Row>>;
+}
+
+/** What differs between tools, prompts and resources; the rules they share live in `providerChildUseCases`. */
+export interface ProviderChildSpec<Row extends ChildBase, Create, Patch, Rec> {
+  readonly kind: "tool" | "prompt" | "resource";
+  // biome-ignore lint/suspicious/noExplicitAny: the encoded side is whatever JSON the schema accepts
+  readonly create: Schema.Schema<Create, any>;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  readonly patch: Schema.Schema<Patch, any>;
+  readonly outputFields: ReadonlyArray<string>;
+  readonly store: (tx: StorageTx) => ChildStore<Row>;
+  readonly build: (input: Create, base: ChildBase) => Row;
+  readonly merge: (stored: Row, patch: Patch) => Row;
+  readonly toRecord: (row: Row) => Rec;
+  /** Extra checks of a row about to be written (`previous` on update). */
+  readonly check?: (
+    tx: StorageTx,
+    row: Row,
+    previous: Row | undefined,
+  ) => Effect.Effect<void, InvalidArgument | AlreadyExists | ResourceExhausted, Quotas>;
+}
+
+/**
+ * The create/get/list/update/delete use cases of a record owned by a provider. Reading needs the provider
+ * to be visible; writing needs the actor to own it; every write is a change (a new version) of the provider.
+ */
+export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>(
+  spec: ProviderChildSpec<Row, Create, Patch, Rec>,
+) => {
+  const { kind } = spec;
+  const idName = `${kind}ID`;
+  const childOf = (tx: StorageTx, providerId: string, id: string) =>
+    Effect.flatMap(spec.store(tx).find(id), (row) =>
+      row !== undefined && row.providerId === providerId ? Effect.succeed(row) : Effect.fail(new NotFound({ kind, id })),
+    );
+  const check = (tx: StorageTx, row: Row, previous: Row | undefined) =>
+    spec.check === undefined ? Effect.void : spec.check(tx, row, previous);
+
+  return {
+    create: (actor: Actor, providerId: string, body: unknown) =>
+      Effect.gen(function* () {
+        yield* decodePathId("id", providerId);
+        const input = yield* decodeEnvelope(kind, spec.create, spec.outputFields, body);
+        return yield* transact((tx) =>
+          Effect.gen(function* () {
+            const provider = yield* ownedProvider(tx, actor, providerId);
+            const at = yield* now;
+            const row = spec.build(input, { id: newId(), providerId, createdAt: at, updatedAt: at });
+            yield* check(tx, row, undefined);
+            yield* spec
+              .store(tx)
+              .insert(row)
+              .pipe(
+                Effect.catchTags({
+                  UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
+                  ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
+                }),
+              );
+            yield* bumpProvider(tx, provider, at);
+            return spec.toRecord(row);
+          }),
+        );
+      }),
+
+    get: (actor: Actor, providerId: string, id: string) =>
+      Effect.gen(function* () {
+        yield* decodePathId("id", providerId);
+        yield* decodePathId(idName, id);
+        return yield* read((tx) =>
+          Effect.gen(function* () {
+            yield* visibleProvider(tx, actor, providerId);
+            return spec.toRecord(yield* childOf(tx, providerId, id));
+          }),
+        );
+      }),
+
+    list: (actor: Actor, providerId: string) =>
+      Effect.gen(function* () {
+        yield* decodePathId("id", providerId);
+        return yield* read((tx) =>
+          Effect.gen(function* () {
+            yield* visibleProvider(tx, actor, providerId);
+            return (yield* spec.store(tx).list(providerId)).map(spec.toRecord);
+          }),
+        );
+      }),
+
+    update: (actor: Actor, providerId: string, id: string, body: unknown) =>
+      Effect.gen(function* () {
+        yield* decodePathId("id", providerId);
+        yield* decodePathId(idName, id);
+        const patch = yield* decodeEnvelope(kind, spec.patch, spec.outputFields, body);
+        return yield* transact((tx) =>
+          Effect.gen(function* () {
+            const provider = yield* ownedProvider(tx, actor, providerId);
+            const stored = yield* childOf(tx, providerId, id);
+            const merged = spec.merge(stored, patch);
+            if (JSON.stringify({ ...merged, updatedAt: 0 }) === JSON.stringify({ ...stored, updatedAt: 0 }))
+              return spec.toRecord(stored);
+            const at = yield* now;
+            const row = { ...merged, updatedAt: at };
+            yield* check(tx, row, stored);
+            yield* spec
+              .store(tx)
+              .update(row)
+              .pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
+            yield* bumpProvider(tx, provider, at);
+            return spec.toRecord(row);
+          }),
+        );
+      }),
+
+    remove: (actor: Actor, providerId: string, id: string) =>
+      Effect.gen(function* () {
+        yield* decodePathId("id", providerId);
+        yield* decodePathId(idName, id);
+        yield* transact((tx) =>
+          Effect.gen(function* () {
+            const provider = yield* ownedProvider(tx, actor, providerId);
+            yield* childOf(tx, providerId, id);
+            const users = yield* tx.serversReferencing({ kind, id });
+            if (users.length > 0)
+              return yield* new FailedPrecondition({
+                detail: `${kind} '${id}' is used by ${users.length} server(s)`,
+                references: users.filter((s) => s.tenant === actor.tenant).map((s) => s.id),
+              });
+            yield* spec
+              .store(tx)
+              .remove(id)
+              .pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
+            yield* bumpProvider(tx, provider, yield* now);
+          }),
+        );
+      }),
+  };
+};

@@ -1,0 +1,102 @@
+import { Clock, Data, Effect } from "effect";
+import {
+  Aborted,
+  AlreadyExists,
+  FailedPrecondition,
+  NotFound,
+  PermissionDenied,
+  PreconditionFailed,
+  type Unavailable,
+} from "../errors/domain-errors.js";
+import type { ProviderRow } from "../storage/rows.js";
+import type { ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
+import { Storage, type StorageTx } from "../storage/storage-port.js";
+import type { Actor } from "../tenancy/actor.js";
+
+// Building blocks shared by the use cases: time, access rules, conflict mapping and optimistic retries.
+
+/** The current time from effect's Clock (so tests can control it), at millisecond precision. */
+export const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms));
+
+/** Maps a storage uniqueness breach to the contract's 409 ALREADY_EXISTS. */
+export const alreadyExists = (e: UniqueViolation) =>
+  new AlreadyExists({ detail: `a ${e.kind} named '${e.name}' already exists` });
+
+/** Maps a storage reference breach to the contract's 409 FAILED_PRECONDITION. */
+export const blockedByReference = (e: ReferenceViolation) =>
+  new FailedPrecondition({ detail: e.detail, references: [] });
+
+/** A compare-and-set lost a race with another writer; the transaction is retried from the start. */
+export class StaleRead extends Data.TaggedError("StaleRead")<{ readonly conditional: boolean }> {}
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Runs `work` in a transaction, retrying when an unconditional compare-and-set lost a race. A conditional
+ * write (the client named a version) that loses answers 409 ABORTED at once.
+ */
+export const transact = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E | StaleRead, R>) =>
+  Effect.flatMap(Storage, (storage) => {
+    const attempt = (left: number): Effect.Effect<A, Exclude<E, StaleRead> | Aborted | Unavailable, R> =>
+      storage.transaction(work).pipe(
+        Effect.catchIf(
+          (e): e is StaleRead => e instanceof StaleRead,
+          (stale) =>
+            stale.conditional || left <= 1
+              ? Effect.fail(new Aborted({ detail: "the record was changed by another request; read it again and retry" }))
+              : attempt(left - 1),
+        ),
+      ) as Effect.Effect<A, Exclude<E, StaleRead> | Aborted | Unavailable, R>;
+    return attempt(MAX_ATTEMPTS);
+  });
+
+/** Runs read-only work. */
+export const read = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Storage, (storage) => storage.read(work));
+
+/** True when the actor may see the provider: its own, or a PUBLIC one. */
+export const canSee = (actor: Actor, row: ProviderRow): boolean =>
+  row.tenant === actor.tenant || row.visibilityType === "PUBLIC";
+
+/** A provider the actor can see (its own, or any PUBLIC one); otherwise 404. */
+export const visibleProvider = (tx: StorageTx, actor: Actor, id: string) =>
+  Effect.flatMap(tx.findProvider(id), (row) =>
+    row !== undefined && canSee(actor, row)
+      ? Effect.succeed(row)
+      : Effect.fail(new NotFound({ kind: "provider", id })),
+  );
+
+/** A provider the actor may change: 404 when invisible, 403 when it is another tenant's PUBLIC provider. */
+export const ownedProvider = (tx: StorageTx, actor: Actor, id: string) =>
+  Effect.flatMap(visibleProvider(tx, actor, id), (row) =>
+    row.tenant === actor.tenant
+      ? Effect.succeed(row)
+      : Effect.fail(new PermissionDenied({ detail: `provider '${id}' belongs to another tenant and is read-only` })),
+  );
+
+/** A record owned by the actor's tenant; anything else is 404. */
+export const owned = <T extends { readonly tenant: string }>(
+  row: T | undefined,
+  actor: Actor,
+  kind: string,
+  id: string,
+): Effect.Effect<T, NotFound> =>
+  row !== undefined && row.tenant === actor.tenant ? Effect.succeed(row) : Effect.fail(new NotFound({ kind, id }));
+
+/** Fails with 412 when an `If-Match` version was given and differs from the stored one. */
+export const checkIfMatch = (kind: string, stored: number, ifMatch: number | undefined) =>
+  ifMatch === undefined || ifMatch === stored
+    ? Effect.void
+    : Effect.fail(
+        new PreconditionFailed({ detail: `If-Match does not match the current ETag of the ${kind} (W/"${stored}")` }),
+      );
+
+/**
+ * Records that a provider changed (its own fields, or its tools, prompts or resources): the next version,
+ * stored with compare-and-set so concurrent child writes cannot both claim the same version.
+ */
+export const bumpProvider = (tx: StorageTx, provider: ProviderRow, at: Date) =>
+  Effect.flatMap(
+    tx.updateProvider({ ...provider, version: provider.version + 1, updatedAt: at }, provider.version),
+    (applied) => (applied ? Effect.void : Effect.fail(new StaleRead({ conditional: false }))),
+  ).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));

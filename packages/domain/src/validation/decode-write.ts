@@ -1,0 +1,70 @@
+import { Effect, Either, ParseResult, Schema } from "effect";
+import { type FieldProblem, InvalidArgument } from "../errors/domain-errors.js";
+
+/** Renders a path like ["providers", 0, "id"] under `root` as `root.providers[0].id`. */
+export const jsonPath = (root: string, path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>(
+    (acc, key) => (typeof key === "number" ? `${acc}[${key}]` : `${acc}${acc === "" ? "" : "."}${String(key)}`),
+    root,
+  );
+
+const problemMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
+  switch (issue._tag) {
+    case "Unexpected":
+      return "unknown field";
+    case "Missing":
+      return "is required";
+    default:
+      return issue.message;
+  }
+};
+
+/** All problems of a parse error, located under `root`. */
+export const parseProblems = (root: string, error: ParseResult.ParseError): ReadonlyArray<FieldProblem> =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+    path: jsonPath(root, issue.path),
+    message: problemMessage(issue),
+  }));
+
+/** An InvalidArgument listing `errors`, with a detail summarising the first. */
+export const invalid = (errors: ReadonlyArray<FieldProblem>): InvalidArgument => {
+  const [first] = errors;
+  const summary = first === undefined ? "invalid request" : `${first.path}: ${first.message}`;
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
+  return new InvalidArgument({ detail: `${summary}${more}`, errors });
+};
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Decodes a write body `{ <envelope>: {...} }` with `schema`: output-only `ignored` fields are dropped,
+ * any other unknown field is refused, and every problem is reported with its JSON path.
+ */
+export const decodeEnvelope = <A, I>(
+  envelope: string,
+  schema: Schema.Schema<A, I>,
+  ignored: ReadonlyArray<string>,
+  body: unknown,
+): Effect.Effect<A, InvalidArgument> => {
+  if (!isPlainObject(body)) return Effect.fail(invalid([{ path: "", message: `must be an object with a '${envelope}' field` }]));
+  const extra = Object.keys(body).filter((key) => key !== envelope);
+  const inner = body[envelope];
+  const problems: Array<FieldProblem> = extra.map((key) => ({ path: key, message: "unknown field" }));
+  if (!isPlainObject(inner)) {
+    problems.unshift({ path: envelope, message: inner === undefined ? "is required" : "must be an object" });
+    return Effect.fail(invalid(problems));
+  }
+  const input: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(inner)) if (!ignored.includes(key)) input[key] = value;
+  const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input);
+  if (Either.isLeft(decoded)) problems.push(...parseProblems(envelope, decoded.left));
+  if (problems.length > 0 || Either.isLeft(decoded)) return Effect.fail(invalid(problems));
+  return Effect.succeed(decoded.right);
+};
+
+/** Decodes a path parameter that must be a record id. */
+export const decodePathId = (name: string, value: string): Effect.Effect<string, InvalidArgument> =>
+  /^[A-Za-z0-9]{11}$/.test(value)
+    ? Effect.succeed(value)
+    : Effect.fail(invalid([{ path: name, message: "must be 11 letters or digits" }]));

@@ -1,0 +1,88 @@
+import { Effect } from "effect";
+import { ResourceExhausted } from "../errors/domain-errors.js";
+import { newId } from "../ids/id.js";
+import { SecretCipher } from "../secrets/secret-cipher.js";
+import type { VariableRow } from "../storage/rows.js";
+import type { StorageTx } from "../storage/storage-port.js";
+import type { Actor } from "../tenancy/actor.js";
+import { Quotas } from "../tenancy/quotas.js";
+import { alreadyExists, now, owned, read, transact } from "../use-case/use-case-kit.js";
+import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
+import { toVariableRecord } from "./variable-record.js";
+import { VARIABLE_OUTPUT_FIELDS, VariableCreate, VariablePatch, type VariableType } from "./variable-schema.js";
+
+/** The value as stored: SECRET values are encrypted. */
+const storedValue = (type: VariableType, value: string) =>
+  type === "SECRET" ? Effect.flatMap(SecretCipher, (cipher) => cipher.encrypt(value)) : Effect.succeed(value);
+
+const ownedVariable = (tx: StorageTx, actor: Actor, id: string) =>
+  Effect.flatMap(tx.findVariable(id), (row) => owned(row, actor, "variable", id));
+
+/** Creates a variable of the actor's tenant. */
+export const createVariable = (actor: Actor, body: unknown) =>
+  Effect.gen(function* () {
+    const input = yield* decodeEnvelope("variable", VariableCreate, VARIABLE_OUTPUT_FIELDS, body);
+    const quotas = yield* Quotas;
+    const value = yield* storedValue(input.type, input.value);
+    return yield* transact((tx) =>
+      Effect.gen(function* () {
+        if ((yield* tx.countVariables(actor.tenant)) >= quotas.variablesPerTenant)
+          return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.variablesPerTenant} variables` });
+        const at = yield* now;
+        const row: VariableRow = { id: newId(), tenant: actor.tenant, createdAt: at, updatedAt: at, ...input, value };
+        yield* tx.insertVariable(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
+        return toVariableRecord(row);
+      }),
+    );
+  });
+
+/** Every variable of the actor's tenant (SECRET values masked). */
+export const listVariables = (actor: Actor) =>
+  read((tx) => Effect.map(tx.listVariables(actor.tenant), (rows) => rows.map(toVariableRecord)));
+
+/** One variable of the actor's tenant. */
+export const getVariable = (actor: Actor, id: string) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    return toVariableRecord(yield* read((tx) => ownedVariable(tx, actor, id)));
+  });
+
+/** Replaces the value of a variable of the actor's tenant. */
+export const updateVariable = (actor: Actor, id: string, body: unknown) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    const patch = yield* decodeEnvelope("variable", VariablePatch, VARIABLE_OUTPUT_FIELDS, body);
+    return yield* transact((tx) =>
+      Effect.gen(function* () {
+        const stored = yield* ownedVariable(tx, actor, id);
+        const row: VariableRow = { ...stored, value: yield* storedValue(stored.type, patch.value), updatedAt: yield* now };
+        yield* tx.updateVariable(row);
+        return toVariableRecord(row);
+      }),
+    );
+  });
+
+/** Deletes a variable of the actor's tenant. */
+export const deleteVariable = (actor: Actor, id: string) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    yield* transact((tx) =>
+      Effect.gen(function* () {
+        yield* ownedVariable(tx, actor, id);
+        yield* tx.deleteVariable(id);
+      }),
+    );
+  });
+
+/** Plain values of the named variables of a tenant (SECRETs decrypted), for resolving `${NAME}`. */
+export const resolveVariables = (tenant: string, names: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const cipher = yield* SecretCipher;
+    const rows = yield* read((tx) => tx.listVariables(tenant));
+    const wanted = new Set(names);
+    const values = new Map<string, string>();
+    for (const row of rows)
+      if (wanted.has(row.name)) values.set(row.name, row.type === "SECRET" ? yield* cipher.decrypt(row.value) : row.value);
+    return values;
+  });
+
