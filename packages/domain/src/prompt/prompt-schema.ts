@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { LongText, Name } from "../validation/text.js";
 
@@ -7,8 +8,8 @@ export const PromptArgument = Schema.Struct({
   name: Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, {
     message: () => "must be 1–64 letters, digits, _ or -, starting with a letter or _",
   })),
-  description: Schema.optional(LongText),
-  required: Schema.optional(Schema.Boolean),
+  description: optional(LongText),
+  required: optional(Schema.Boolean),
 });
 
 /** One MCP prompt message; its text may hold `{{argName}}` placeholders. */
@@ -33,10 +34,10 @@ const PromptArguments = Schema.Array(PromptArgument).pipe(
 );
 
 const promptFields = {
-  name: Schema.optional(Name),
-  description: Schema.optional(LongText),
-  arguments: Schema.optional(PromptArguments),
-  messages: Schema.optional(Schema.Array(PromptMessage).pipe(Schema.maxItems(100))),
+  name: optional(Name),
+  description: optional(LongText),
+  arguments: optional(PromptArguments),
+  messages: optional(Schema.Array(PromptMessage).pipe(Schema.maxItems(100))),
 };
 
 /** Write shape of a prompt on update. */

@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { ToolRecord } from "../tool/tool-schema.js";
 import { HttpUrl, OptionalHttpUrl } from "../validation/http-url.js";
@@ -16,24 +17,24 @@ const ShortText = Schema.String.pipe(Schema.maxLength(1000, { message: () => "mu
 
 /** OAuth 2.0 client settings as written; `clientSecret` is write-only. */
 export const OAuth2ConfigWrite = Schema.Struct({
-  clientID: Schema.optional(ShortText),
-  clientSecret: Schema.optional(
+  clientID: optional(ShortText),
+  clientSecret: optional(
     Schema.String.pipe(Schema.maxLength(4096, { message: () => "must be at most 4096 characters" })),
   ),
-  authURL: Schema.optional(OptionalHttpUrl),
-  tokenURL: Schema.optional(OptionalHttpUrl),
+  authURL: optional(OptionalHttpUrl),
+  tokenURL: optional(OptionalHttpUrl),
 });
 export type OAuth2ConfigWrite = typeof OAuth2ConfigWrite.Type;
 
 const providerFields = {
-  apiType: Schema.optional(ApiType),
-  visibilityType: Schema.optional(VisibilityType),
-  baseURL: Schema.optional(HttpUrl),
-  documentURL: Schema.optional(OptionalHttpUrl),
-  iconURL: Schema.optional(OptionalHttpUrl),
-  name: Schema.optional(Name),
-  description: Schema.optional(LongText),
-  oauth2Config: Schema.optional(Schema.NullOr(OAuth2ConfigWrite)),
+  apiType: optional(ApiType),
+  visibilityType: optional(VisibilityType),
+  baseURL: optional(HttpUrl),
+  documentURL: optional(OptionalHttpUrl),
+  iconURL: optional(OptionalHttpUrl),
+  name: optional(Name),
+  description: optional(LongText),
+  oauth2Config: optional(Schema.NullOr(OAuth2ConfigWrite)),
 };
 
 /** Write shape of a provider on update: every field optional; `oauth2Config: null` removes the config. */
@@ -71,6 +72,6 @@ export const ProviderRecord = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
   tools: Schema.Array(ToolRecord),
-  oauth2Config: Schema.optional(OAuth2ConfigRecord),
+  oauth2Config: optional(OAuth2ConfigRecord),
 }).annotations({ identifier: "Provider" });
 export type ProviderRecord = typeof ProviderRecord.Type;

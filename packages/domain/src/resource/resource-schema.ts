@@ -1,13 +1,14 @@
 import { Schema } from "effect";
+import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { HttpUrl } from "../validation/http-url.js";
 import { DateTimeString, LongText, Name } from "../validation/text.js";
 
 /** MCP resource annotations. */
 export const ResourceAnnotations = Schema.Struct({
-  audience: Schema.optional(Schema.Array(Schema.Literal("user", "assistant")).pipe(Schema.maxItems(2))),
-  priority: Schema.optional(Schema.Number.pipe(Schema.between(0, 1, { message: () => "must be between 0 and 1" }))),
-  lastModified: Schema.optional(DateTimeString),
+  audience: optional(Schema.Array(Schema.Literal("user", "assistant")).pipe(Schema.maxItems(2))),
+  priority: optional(Schema.Number.pipe(Schema.between(0, 1, { message: () => "must be between 0 and 1" }))),
+  lastModified: optional(DateTimeString),
 });
 export type ResourceAnnotations = typeof ResourceAnnotations.Type;
 
@@ -21,14 +22,14 @@ const MediaType = Schema.String.pipe(
 );
 
 const resourceFields = {
-  name: Schema.optional(Name),
-  description: Schema.optional(LongText),
-  uri: Schema.optional(HttpUrl),
-  mimeType: Schema.optional(MediaType),
-  size: Schema.optional(
+  name: optional(Name),
+  description: optional(LongText),
+  uri: optional(HttpUrl),
+  mimeType: optional(MediaType),
+  size: optional(
     Schema.Int.pipe(Schema.between(0, Number.MAX_SAFE_INTEGER, { message: () => "must be a whole number ≥ 0" })),
   ),
-  annotations: Schema.optional(ResourceAnnotations),
+  annotations: optional(ResourceAnnotations),
 };
 
 /** Write shape of a resource on update. */

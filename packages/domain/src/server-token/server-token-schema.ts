@@ -1,11 +1,12 @@
 import { Schema } from "effect";
+import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { DateTimeString, Name } from "../validation/text.js";
 
 /** Write shape of a server token: `name` required, `expiresAt` optional (absent or null = never). */
 export const ServerTokenCreate = Schema.Struct({
   name: Name,
-  expiresAt: Schema.optional(Schema.NullOr(DateTimeString)),
+  expiresAt: optional(Schema.NullOr(DateTimeString)),
 }).annotations({ identifier: "ServerTokenCreate" });
 export type ServerTokenCreate = typeof ServerTokenCreate.Type;
 
@@ -17,9 +18,9 @@ export const ServerTokenRecord = Schema.Struct({
   id: Id,
   serverID: Id,
   createdAt: Schema.String,
-  expiresAt: Schema.optional(Schema.String),
+  expiresAt: optional(Schema.String),
   name: Schema.String,
-  value: Schema.optional(Schema.String),
+  value: optional(Schema.String),
 }).annotations({ identifier: "ServerToken" });
 export type ServerTokenRecord = typeof ServerTokenRecord.Type;
 

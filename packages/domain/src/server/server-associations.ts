@@ -1,8 +1,8 @@
 import { Effect } from "effect";
-import { AlreadyExists, NotFound } from "../errors/domain-errors.js";
+import { AlreadyExists, type InvalidArgument, NotFound } from "../errors/domain-errors.js";
 import { toPromptRecord } from "../prompt/prompt-record.js";
 import { toResourceRecord } from "../resource/resource-record.js";
-import type { ServerRow } from "../storage/rows.js";
+import type { ServerGraph, ServerRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { toToolRecord } from "../tool/tool-record.js";
@@ -20,10 +20,10 @@ const graphOf = (tx: StorageTx, actor: Actor, id: string) =>
   );
 
 /** Applies `change` to a server of the actor's tenant as a new revision. */
-const changeServer = (
+const changeServer = <E>(
   actor: Actor,
   id: string,
-  change: (tx: StorageTx, stored: ServerRow) => Effect.Effect<ServerRow, unknown>,
+  change: (tx: StorageTx, stored: ServerRow) => Effect.Effect<ServerRow, E>,
 ) => transact((tx) => Effect.gen(function* () {
   const stored = yield* ownedServer(tx, actor, id);
   const next = yield* change(tx, stored);
@@ -91,9 +91,9 @@ export const removeServerTool = (actor: Actor, id: string, toolId: string) =>
 const childAssociation = <Rec>(spec: {
   readonly kind: "resource" | "prompt";
   readonly key: "resourceIds" | "promptIds";
-  readonly decode: (body: unknown) => Effect.Effect<string, import("../errors/domain-errors.js").InvalidArgument>;
+  readonly decode: (body: unknown) => Effect.Effect<string, InvalidArgument>;
   readonly find: (tx: StorageTx, id: string) => Effect.Effect<{ readonly providerId: string; readonly id: string } | undefined>;
-  readonly listed: (graph: import("../storage/rows.js").ServerGraph) => ReadonlyArray<Rec>;
+  readonly listed: (graph: ServerGraph) => ReadonlyArray<Rec>;
   readonly toRecord: (row: never) => Rec;
 }) => ({
   list: (actor: Actor, id: string) =>

@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { PromptRecord } from "../prompt/prompt-schema.js";
 import { ProviderRecord } from "../provider/provider-schema.js";
@@ -13,20 +14,20 @@ const RefById = Schema.Struct({ id: Id }, Schema.Record({ key: Schema.String, va
 
 /** A provider chosen for a server; `tools` absent means every tool the provider has now. */
 export const ServerProviderRef = Schema.Struct(
-  { id: Id, tools: Schema.optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))) },
+  { id: Id, tools: optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))) },
   Schema.Record({ key: Schema.String, value: Schema.Unknown }),
 );
 
 const serverFields = {
-  name: Schema.optional(Name),
-  instructions: Schema.optional(LongText),
-  description: Schema.optional(LongText),
-  version: Schema.optional(Int32),
-  requestHeadersProxyEnabled: Schema.optional(Schema.Boolean),
-  dynamicToolDiscoveryEnabled: Schema.optional(Schema.Boolean),
-  providers: Schema.optional(Schema.Array(ServerProviderRef).pipe(Schema.maxItems(1000))),
-  resources: Schema.optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))),
-  prompts: Schema.optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))),
+  name: optional(Name),
+  instructions: optional(LongText),
+  description: optional(LongText),
+  version: optional(Int32),
+  requestHeadersProxyEnabled: optional(Schema.Boolean),
+  dynamicToolDiscoveryEnabled: optional(Schema.Boolean),
+  providers: optional(Schema.Array(ServerProviderRef).pipe(Schema.maxItems(1000))),
+  resources: optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))),
+  prompts: optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))),
 };
 
 /** Write shape of a server on update; `version`, when present, makes the write conditional. */

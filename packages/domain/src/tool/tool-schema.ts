@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { HeaderName, HeaderValue } from "../validation/http-header.js";
 import { JsonSchemaObject, ObjectJsonSchema } from "../validation/json-schema.js";
@@ -42,18 +43,18 @@ const OAuthScopeName = Schema.String.pipe(
 );
 
 const toolFields = {
-  method: Schema.optional(HttpMethod),
-  path: Schema.optional(ToolPath),
-  name: Schema.optional(ToolName),
-  title: Schema.optional(
+  method: optional(HttpMethod),
+  path: optional(ToolPath),
+  name: optional(ToolName),
+  title: optional(
     Schema.String.pipe(Schema.maxLength(64, { message: () => "must be at most 64 characters" })),
   ),
-  description: Schema.optional(LongText),
-  pathArgsJSONSchema: Schema.optional(ObjectJsonSchema),
-  queryArgsJSONSchema: Schema.optional(ObjectJsonSchema),
-  reqBodyJSONSchema: Schema.optional(JsonSchemaObject),
-  headers: Schema.optional(Schema.Array(ToolHeader).pipe(Schema.maxItems(100))),
-  oauth2Scopes: Schema.optional(Schema.Array(OAuthScopeName).pipe(Schema.maxItems(100))),
+  description: optional(LongText),
+  pathArgsJSONSchema: optional(ObjectJsonSchema),
+  queryArgsJSONSchema: optional(ObjectJsonSchema),
+  reqBodyJSONSchema: optional(JsonSchemaObject),
+  headers: optional(Schema.Array(ToolHeader).pipe(Schema.maxItems(100))),
+  oauth2Scopes: optional(Schema.Array(OAuthScopeName).pipe(Schema.maxItems(100))),
 };
 
 /** Write shape of a tool on update: every field optional. */

@@ -1,4 +1,4 @@
-import { Effect, Either, ParseResult, Schema } from "effect";
+import { Effect, Either, ParseResult, Schema, SchemaAST } from "effect";
 import { type FieldProblem, InvalidArgument } from "../errors/domain-errors.js";
 
 /** Renders a path like ["providers", 0, "id"] under `root` as `root.providers[0].id`. */
@@ -19,9 +19,39 @@ const problemMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
   }
 };
 
+/**
+ * A bad value fails every member of a union: `Schema.optional(X)` is `X | undefined` and a literal list is a
+ * union of literals, so the raw issues say "Expected undefined" and repeat "Expected \"GET\"" once per
+ * member. Keep the members that got further than a type mismatch; when none did, one mismatch against the
+ * union (without its `undefined`) remains.
+ */
+const simplifyUnions = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
+  switch (issue._tag) {
+    case "Pointer":
+      return new ParseResult.Pointer(issue.path, issue.actual, simplifyUnions(issue.issue));
+    case "Refinement":
+      return new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, simplifyUnions(issue.issue));
+    case "Transformation":
+      return new ParseResult.Transformation(issue.ast, issue.actual, issue.kind, simplifyUnions(issue.issue));
+    case "Composite": {
+      const issues = (Array.isArray(issue.issues) ? issue.issues : [issue.issues]).map(simplifyUnions);
+      if (!SchemaAST.isUnion(issue.ast)) return new ParseResult.Composite(issue.ast, issue.actual, issues, issue.output);
+      const deeper = issues.filter((member) => member._tag !== "Type");
+      const [first, ...rest] = deeper;
+      if (first === undefined) {
+        const defined = issue.ast.types.filter((member) => !SchemaAST.isUndefinedKeyword(member));
+        return new ParseResult.Type(SchemaAST.Union.make(defined), issue.actual);
+      }
+      return rest.length === 0 ? first : new ParseResult.Composite(issue.ast, issue.actual, [first, ...rest], issue.output);
+    }
+    default:
+      return issue;
+  }
+};
+
 /** All problems of a parse error, located under `root`. */
 export const parseProblems = (root: string, error: ParseResult.ParseError): ReadonlyArray<FieldProblem> =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+  ParseResult.ArrayFormatter.formatIssueSync(simplifyUnions(error.issue)).map((issue) => ({
     path: jsonPath(root, issue.path),
     message: problemMessage(issue),
   }));

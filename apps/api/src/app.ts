@@ -1,0 +1,83 @@
+import { Router } from "@koa/router";
+import Koa, { type Middleware } from "koa";
+import type { JWK } from "jose";
+import type { Logger } from "pino";
+import { type OperationDeps, operationMiddleware } from "./http/operation-middleware.js";
+import { httpProblems } from "./http/problem-response.js";
+import { requestId } from "./http/request-id.js";
+import { requestLog } from "./http/request-log.js";
+import { ROUTES } from "./http/route-table.js";
+import { sendProblem } from "./http/send-problem.js";
+
+export interface AppDeps extends OperationDeps {
+  /** True when the store answers; drives /readyz. */
+  readonly ready: () => Promise<boolean>;
+  /** The dev-auth key set to publish at /.well-known/jwks.json, in dev-auth mode only. */
+  readonly devJwks?: { readonly keys: ReadonlyArray<JWK> };
+}
+
+/** Headers every response carries: no sniffing, no caching of API data, no framing. */
+const securityHeaders = (): Middleware => async (ctx, next) => {
+  ctx.set("X-Content-Type-Options", "nosniff");
+  ctx.set("Cache-Control", "no-store");
+  ctx.set("X-Frame-Options", "DENY");
+  ctx.set("Referrer-Policy", "no-referrer");
+  await next();
+};
+
+/** Turns anything thrown below into a 500 problem (and a log line) rather than Koa's default text. */
+const errorBoundary = (logger: Logger): Middleware => async (ctx, next) => {
+  try {
+    await next();
+  } catch (error) {
+    logger.error({ requestId: ctx.state.requestId, err: error }, "unhandled error");
+    sendProblem(ctx, httpProblems.internal());
+  }
+};
+
+/** Unknown paths and wrong methods answer in the problem shape too. */
+const unmatched = (): Middleware => async (ctx, next) => {
+  await next();
+  if (ctx.body !== undefined && ctx.body !== null) return;
+  if (ctx.status === 404) sendProblem(ctx, httpProblems.notFound(ctx.path));
+  else if (ctx.status === 405 || ctx.status === 501)
+    sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, ctx.response.get("Allow") || ""));
+};
+
+/** The Koa application: reserved paths, every management route, and the error shape around them. */
+export const createApp = (deps: AppDeps): Koa => {
+  const app = new Koa();
+  app.silent = true;
+  const router = new Router();
+  router.get("/healthz", (ctx) => {
+    ctx.body = { status: "ok" };
+  });
+  router.get("/readyz", async (ctx) => {
+    const ready = await deps.ready().catch(() => false);
+    if (ready) ctx.body = { status: "ready" };
+    else
+      sendProblem(ctx, { status: 503, code: "UNAVAILABLE", title: "Service Unavailable", detail: "the database is not reachable" });
+  });
+  if (deps.devJwks !== undefined) {
+    const jwks = deps.devJwks;
+    router.get("/.well-known/jwks.json", (ctx) => {
+      ctx.set("Cache-Control", "public, max-age=300");
+      ctx.body = jwks;
+    });
+  }
+  for (const route of ROUTES) {
+    const handler = operationMiddleware(route, deps);
+    if (route.method === "GET") router.get(route.path, handler);
+    else if (route.method === "POST") router.post(route.path, handler);
+    else if (route.method === "PATCH") router.patch(route.path, handler);
+    else router.delete(route.path, handler);
+  }
+  app.use(requestId());
+  app.use(requestLog(deps.logger));
+  app.use(securityHeaders());
+  app.use(errorBoundary(deps.logger));
+  app.use(unmatched());
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+};

@@ -1,0 +1,57 @@
+import { type Actor, Unauthenticated, Unavailable } from "@mcpsm/domain";
+import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
+
+/** Turns a bearer access token into the calling Actor, or the reason it cannot. */
+export interface AccessTokenVerifier {
+  readonly verify: (token: string) => Promise<Actor | Unauthenticated | Unavailable>;
+}
+
+/** The only signature algorithms accepted (API-CONTRACT.md §3): no HMAC, no `none`. */
+export const ALLOWED_ALGORITHMS = ["RS256", "ES256", "EdDSA"];
+
+/** Scopes from `scope` (space-separated) or `scp` (array or string). */
+export const scopesOf = (payload: JWTPayload): ReadonlySet<string> => {
+  const found = new Set<string>();
+  const add = (value: unknown) => {
+    if (typeof value === "string") for (const s of value.split(" ")) if (s !== "") found.add(s);
+    if (Array.isArray(value)) for (const s of value) if (typeof s === "string" && s !== "") found.add(s);
+  };
+  add(payload.scope);
+  add(payload.scp);
+  return found;
+};
+
+export interface JwtVerifierOptions {
+  readonly keys: JWTVerifyGetKey;
+  readonly issuer: string;
+  readonly audience: string;
+  /** The claim naming the tenant (default `sub`). */
+  readonly tenantClaim: string;
+}
+
+const reject = (detail: string) => new Unauthenticated({ detail });
+
+/** Verifies JWT access tokens: signature by the key set, `iss`, `aud`, `exp` (required) and `nbf`. */
+export const jwtAccessTokenVerifier = (options: JwtVerifierOptions): AccessTokenVerifier => ({
+  verify: async (token) => {
+    try {
+      const { payload } = await jwtVerify(token, options.keys, {
+        issuer: options.issuer,
+        audience: options.audience,
+        algorithms: ALLOWED_ALGORITHMS,
+        requiredClaims: ["exp"],
+      });
+      const tenant = payload[options.tenantClaim];
+      if (typeof tenant !== "string" || tenant === "")
+        return reject(`the access token has no '${options.tenantClaim}' claim naming the tenant`);
+      return { tenant, scopes: scopesOf(payload) };
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) return reject("the access token has expired");
+      if (error instanceof errors.JWKSTimeout)
+        return new Unavailable({ detail: "the authorization server's key set could not be fetched" });
+      if (error instanceof errors.JOSEError) return reject("the access token is invalid");
+      // Anything else is the key set fetch failing (network), not the caller's fault.
+      return new Unavailable({ detail: "the authorization server's key set could not be fetched" });
+    }
+  },
+});

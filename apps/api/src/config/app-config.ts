@@ -1,0 +1,95 @@
+import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect";
+
+/** How access tokens are checked: an external authorization server, or the built-in dev-auth key. */
+export type AuthConfig =
+  | { readonly mode: "jwks"; readonly jwksUrl: URL; readonly issuer: string; readonly audience: string; readonly tenantClaim: string }
+  | { readonly mode: "dev"; readonly tenantClaim: string };
+
+/** Everything the service reads from its environment. */
+export interface AppConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly logLevel: string;
+  readonly auth: AuthConfig;
+  /** 32 bytes; when absent, one is generated once into the data directory. */
+  readonly encryptionKey: Option.Option<Uint8Array>;
+  readonly quotas: {
+    readonly serversPerTenant: number;
+    readonly variablesPerTenant: number;
+    readonly providersPerTenant: number;
+    readonly toolsPerProvider: number;
+    readonly tokensPerServer: number;
+  };
+}
+
+const positive = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: "must be a whole number of at least 1", validation: (n) => n >= 1 }),
+    Config.withDefault(fallback),
+  );
+
+const httpsOrHttpUrl = (name: string) =>
+  Config.string(name).pipe(
+    Config.mapOrFail((value) => {
+      try {
+        const url = new URL(value);
+        if (url.protocol === "https:" || url.protocol === "http:") return Either.right(url);
+      } catch {}
+      return Either.left(ConfigError.InvalidData([name], "must be an absolute http(s) URL"));
+    }),
+  );
+
+const key32 = Config.redacted("ENCRYPTION_KEY").pipe(
+  Config.mapOrFail((secret) => {
+    const bytes = Buffer.from(Redacted.value(secret), "base64");
+    return bytes.length === 32
+      ? Either.right(new Uint8Array(bytes))
+      : Either.left(ConfigError.InvalidData(["ENCRYPTION_KEY"], "must be 32 bytes, base64-encoded"));
+  }),
+);
+
+const authConfig = Config.all({
+  jwksUrl: Config.option(httpsOrHttpUrl("AUTH_JWKS_URL")),
+  issuer: Config.option(Config.nonEmptyString("AUTH_ISSUER")),
+  audience: Config.option(Config.nonEmptyString("AUTH_AUDIENCE")),
+  tenantClaim: Config.nonEmptyString("AUTH_TENANT_CLAIM").pipe(Config.withDefault("sub")),
+}).pipe(
+  Config.mapOrFail(({ jwksUrl, issuer, audience, tenantClaim }): Either.Either<AuthConfig, ConfigError.ConfigError> => {
+    if (Option.isSome(jwksUrl) && Option.isSome(issuer) && Option.isSome(audience))
+      return Either.right({ mode: "jwks", jwksUrl: jwksUrl.value, issuer: issuer.value, audience: audience.value, tenantClaim });
+    if (Option.isNone(jwksUrl) && Option.isNone(issuer) && Option.isNone(audience))
+      return Either.right({ mode: "dev", tenantClaim });
+    return Either.left(
+      ConfigError.InvalidData(["AUTH_JWKS_URL"], "AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE must be set together"),
+    );
+  }),
+);
+
+/** The service configuration, read from environment variables. */
+export const appConfig: Config.Config<AppConfig> = Config.all({
+  port: Config.integer("PORT").pipe(
+    Config.validate({ message: "must be a port number from 0 to 65535", validation: (n) => n >= 0 && n <= 65535 }),
+    Config.withDefault(8080),
+  ),
+  host: Config.nonEmptyString("HOST").pipe(Config.withDefault("127.0.0.1")),
+  dataDir: Config.nonEmptyString("DATA_DIR").pipe(Config.withDefault("./.data")),
+  logLevel: Config.literal("fatal", "error", "warn", "info", "debug", "trace", "silent")("LOG_LEVEL").pipe(
+    Config.withDefault("info" as const),
+  ),
+  auth: authConfig,
+  encryptionKey: Config.option(key32),
+  quotas: Config.all({
+    serversPerTenant: positive("QUOTA_SERVERS_PER_TENANT", 1_000),
+    variablesPerTenant: positive("QUOTA_VARIABLES_PER_TENANT", 10_000),
+    providersPerTenant: positive("QUOTA_PROVIDERS_PER_TENANT", 1_000),
+    toolsPerProvider: positive("QUOTA_TOOLS_PER_PROVIDER", 1_000),
+    tokensPerServer: positive("QUOTA_TOKENS_PER_SERVER", 100),
+  }),
+});
+
+/** Loads the configuration, or a readable message listing every bad value. */
+export const loadAppConfig = (): Promise<Either.Either<AppConfig, string>> =>
+  Effect.runPromise(
+    Effect.either(appConfig).pipe(Effect.map(Either.mapLeft((error) => `invalid configuration: ${String(error)}`))),
+  );

@@ -1,0 +1,73 @@
+import { type Actor, type DomainError, PermissionDenied, requiredScope, Unauthenticated } from "@mcpsm/domain";
+import { Cause, Exit, type ManagedRuntime } from "effect";
+import type { Context } from "koa";
+import type { Logger } from "pino";
+import type { AccessTokenVerifier } from "../auth/access-token-verifier.js";
+import { etagOf, ifMatchVersion } from "./entity-tag.js";
+import { readJsonBody } from "./json-body.js";
+import { httpProblems, problemFor } from "./problem-response.js";
+import type { AppServices, Reply, Route } from "./route-table.js";
+import { sendProblem } from "./send-problem.js";
+
+export interface OperationDeps {
+  readonly runtime: ManagedRuntime.ManagedRuntime<AppServices, never>;
+  readonly verifier: AccessTokenVerifier;
+  readonly logger: Logger;
+}
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** The actor behind the request's bearer token, or the error to answer (401, or 503 if keys are unreachable). */
+const authenticate = async (ctx: Context, verifier: AccessTokenVerifier): Promise<Actor | DomainError> => {
+  const header = ctx.get("Authorization");
+  if (header === "") return new Unauthenticated({ detail: "an Authorization: Bearer access token is required" });
+  const token = BEARER.exec(header)?.[1];
+  if (token === undefined) return new Unauthenticated({ detail: "the Authorization header must be 'Bearer <token>'" });
+  return verifier.verify(token);
+};
+
+const isDomainError = (value: Actor | DomainError): value is DomainError => "_tag" in value;
+
+const writeReply = (ctx: Context, reply: Reply) => {
+  if (reply.location !== undefined) ctx.set("Location", reply.location);
+  if (reply.version !== undefined) ctx.set("ETag", etagOf(reply.version));
+  ctx.status = reply.status;
+  if (reply.status !== 204) ctx.body = reply.body;
+};
+
+/**
+ * Runs one management operation in the contract's order of checks: authentication (401) → scope (403) →
+ * body and validation (400/413/415) → the use case (404, 409, ...). Defects become a 500 without details.
+ */
+export const operationMiddleware = (route: Route, deps: OperationDeps) => async (ctx: Context) => {
+  const actor = await authenticate(ctx, deps.verifier);
+  if (isDomainError(actor)) return sendProblem(ctx, problemFor(actor));
+  const scope = requiredScope(route.operation);
+  if (!actor.scopes.has(scope))
+    return sendProblem(
+      ctx,
+      problemFor(new PermissionDenied({ detail: `this operation needs the scope '${scope}'`, requiredScope: scope })),
+    );
+  ctx.state.tenant = actor.tenant;
+  let body: unknown;
+  if (route.method === "POST" || route.method === "PATCH") {
+    const read = await readJsonBody(ctx);
+    if (!read.ok) return sendProblem(ctx, read.problem);
+    body = read.value;
+  }
+  const exit = await deps.runtime.runPromiseExit(
+    route.handle({
+      actor,
+      params: ctx.params as Record<string, string>,
+      body,
+      query: ctx.query,
+      ifMatch: ifMatchVersion(ctx.get("If-Match") || undefined),
+    }),
+  );
+  if (Exit.isSuccess(exit)) return writeReply(ctx, exit.value);
+  const failure = Cause.failureOption(exit.cause);
+  if (failure._tag === "Some") return sendProblem(ctx, problemFor(failure.value));
+  deps.logger.error({ requestId: ctx.state.requestId, cause: Cause.pretty(exit.cause) }, "operation failed unexpectedly");
+  return sendProblem(ctx, httpProblems.internal());
+};
+

@@ -1,0 +1,102 @@
+import { hkdfSync } from "node:crypto";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer, Storage } from "@mcpsm/domain";
+import { MemoryStorageLive } from "@mcpsm/storage-memory";
+import { Effect, Layer, ManagedRuntime, Option } from "effect";
+import { createRemoteJWKSet, type JWK } from "jose";
+import pino, { type Logger } from "pino";
+import { createApp } from "./app.js";
+import type { AccessTokenVerifier } from "./auth/access-token-verifier.js";
+import { jwtAccessTokenVerifier } from "./auth/access-token-verifier.js";
+import { devAuth } from "./auth/dev-auth.js";
+import type { AppConfig } from "./config/app-config.js";
+import { localEncryptionKey } from "./local-state/data-dir.js";
+
+/** A running service. */
+export interface RunningService {
+  /** Base URL, e.g. http://127.0.0.1:8080 */
+  readonly url: string;
+  readonly server: Server;
+  /** Stops accepting connections, lets in-flight requests finish, then releases the store. */
+  readonly close: () => Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** The store; defaults to the in-memory one. */
+  readonly storage?: Layer.Layer<Storage>;
+  readonly logger?: Logger;
+}
+
+/** A second key for pagination tokens, derived from the encryption key so one secret configures both. */
+const derivedKey = (key: Uint8Array, purpose: string) =>
+  new Uint8Array(hkdfSync("sha256", key, new Uint8Array(0), `mcpsm:${purpose}`, 32));
+
+const accessTokenVerifier = async (config: AppConfig, dataDir: string, logger: Logger) => {
+  if (config.auth.mode === "jwks") {
+    const verifier: AccessTokenVerifier = jwtAccessTokenVerifier({
+      keys: createRemoteJWKSet(config.auth.jwksUrl),
+      issuer: config.auth.issuer,
+      audience: config.auth.audience,
+      tenantClaim: config.auth.tenantClaim,
+    });
+    return { verifier, devJwks: undefined as { keys: JWK[] } | undefined };
+  }
+  const dev = await devAuth(dataDir, config.auth.tenantClaim);
+  logger.warn(
+    { dataDir },
+    "dev-auth mode: no AUTH_* settings, so tokens signed by the local key in DATA_DIR are accepted (mint one with `./run token`); do not expose this instance",
+  );
+  return { verifier: dev.verifier, devJwks: dev.jwks };
+};
+
+/** Starts the service with `config`: store, keys, authentication, then the HTTP listener. */
+export const startService = async (config: AppConfig, options: ServiceOptions = {}): Promise<RunningService> => {
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const dataDir = resolve(config.dataDir);
+  const encryptionKey = Option.isSome(config.encryptionKey)
+    ? config.encryptionKey.value
+    : await localEncryptionKey(dataDir);
+  const storage = options.storage ?? MemoryStorageLive;
+  if (options.storage === undefined) logger.info("storage: in memory (records are lost when the process stops)");
+  const runtime = ManagedRuntime.make(
+    Layer.mergeAll(
+      storage,
+      aesGcmCipherLayer(encryptionKey),
+      hmacPageTokenSignerLayer(derivedKey(encryptionKey, "page-token")),
+      quotasLayer(config.quotas),
+    ),
+  );
+  await runtime.runPromise(Effect.void);
+  const { verifier, devJwks } = await accessTokenVerifier(config, dataDir, logger);
+  // Ready means the store answers a real (cheap) query.
+  const ready = () =>
+    runtime.runPromise(
+      Effect.flatMap(Storage, (s) => s.read((tx) => tx.countServers(""))).pipe(
+        Effect.as(true),
+        Effect.catchAll(() => Effect.succeed(false)),
+      ),
+    );
+  const app = createApp({ runtime, verifier, logger, ready, ...(devJwks ? { devJwks } : {}) });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolveListen, reject) => {
+    server.once("listening", resolveListen);
+    server.once("error", reject);
+  });
+  // Slow clients must not hold connections forever.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ url }, "listening");
+  return {
+    url,
+    server,
+    close: async () => {
+      await new Promise<void>((done) => server.close(() => done()));
+      await runtime.dispose();
+    },
+  };
+};
