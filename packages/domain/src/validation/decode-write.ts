@@ -20,10 +20,10 @@ const problemMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
 };
 
 /**
- * A bad value fails every member of a union: `Schema.optional(X)` is `X | undefined` and a literal list is a
- * union of literals, so the raw issues say "Expected undefined" and repeat "Expected \"GET\"" once per
- * member. Keep the members that got further than a type mismatch; when none did, one mismatch against the
- * union (without its `undefined`) remains.
+ * A bad value fails every member of a union: a literal list is a union of literals and `NullOr(X)` is
+ * `X | null`, so the raw issues repeat "Expected \"GET\"", "Expected \"POST\"", ... or add "Expected null"
+ * beside the real problem. Keep the members that got further than a type mismatch; when none did, one
+ * mismatch against the whole union (without any `undefined` member) remains.
  */
 const simplifyUnions = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
   switch (issue._tag) {
@@ -34,15 +34,21 @@ const simplifyUnions = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue =
     case "Transformation":
       return new ParseResult.Transformation(issue.ast, issue.actual, issue.kind, simplifyUnions(issue.issue));
     case "Composite": {
-      const issues = (Array.isArray(issue.issues) ? issue.issues : [issue.issues]).map(simplifyUnions);
-      if (!SchemaAST.isUnion(issue.ast)) return new ParseResult.Composite(issue.ast, issue.actual, issues, issue.output);
-      const deeper = issues.filter((member) => member._tag !== "Type");
-      const [first, ...rest] = deeper;
-      if (first === undefined) {
-        const defined = issue.ast.types.filter((member) => !SchemaAST.isUndefinedKeyword(member));
+      const issues = (
+        Array.isArray(issue.issues) ? issue.issues : [issue.issues]
+      ) as ReadonlyArray<ParseResult.ParseIssue>;
+      const union = SchemaAST.isUnion(issue.ast) ? issue.ast : undefined;
+      const [first, ...rest] = issues
+        .map(simplifyUnions)
+        .filter((member) => union === undefined || member._tag !== "Type");
+      if (union !== undefined && first === undefined) {
+        const defined = union.types.filter((member) => !SchemaAST.isUndefinedKeyword(member));
         return new ParseResult.Type(SchemaAST.Union.make(defined), issue.actual);
       }
-      return rest.length === 0 ? first : new ParseResult.Composite(issue.ast, issue.actual, [first, ...rest], issue.output);
+      if (first === undefined) return issue;
+      return union !== undefined && rest.length === 0
+        ? first
+        : new ParseResult.Composite(issue.ast, issue.actual, [first, ...rest], issue.output);
     }
     default:
       return issue;
@@ -77,7 +83,8 @@ export const decodeEnvelope = <A, I>(
   ignored: ReadonlyArray<string>,
   body: unknown,
 ): Effect.Effect<A, InvalidArgument> => {
-  if (!isPlainObject(body)) return Effect.fail(invalid([{ path: "", message: `must be an object with a '${envelope}' field` }]));
+  if (!isPlainObject(body))
+    return Effect.fail(invalid([{ path: "", message: `must be an object with a '${envelope}' field` }]));
   const extra = Object.keys(body).filter((key) => key !== envelope);
   const inner = body[envelope];
   const problems: Array<FieldProblem> = extra.map((key) => ({ path: key, message: "unknown field" }));

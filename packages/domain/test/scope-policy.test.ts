@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { ALL_SCOPES, SCOPES } from "../src/scopes/scope.js";
+import { OPERATIONS, requiredScope, SCOPE_POLICY } from "../src/scopes/scope-policy.js";
+
+describe("scope policy", () => {
+  it("uses only known scopes", () => {
+    for (const [operation, scope] of Object.entries(SCOPE_POLICY)) {
+      expect(ALL_SCOPES, `${operation} → ${scope}`).toContain(scope);
+    }
+  });
+
+  it("lists the 17 scopes of the spec", () => {
+    expect(ALL_SCOPES).toHaveLength(17);
+    expect(new Set(ALL_SCOPES).size).toBe(ALL_SCOPES.length);
+    expect(ALL_SCOPES).toEqual(Object.keys(SCOPES));
+  });
+
+  it("maps updateServer to server:update", () => {
+    expect(requiredScope("updateServer")).toBe("server:update");
+  });
+
+  it("matches the contract table (section 3)", () => {
+    const table = {
+      listServers: "server:list",
+      createServer: "server:create",
+      getServer: "server:read",
+      listServerTools: "server:read",
+      addServerTool: "server:update",
+      removeServerPrompt: "server:update",
+      deleteServer: "server:delete",
+      createServerToken: "server:create_token",
+      listServerTokens: "server:read",
+      getServerToken: "server:read",
+      revokeServerToken: "server:create_token",
+      listProviders: "provider:list",
+      listProviderTools: "provider:list",
+      listProviderResources: "provider:list",
+      createProvider: "provider:create",
+      createProviderTool: "provider:create",
+      createProviderResource: "provider:create",
+      getProvider: "provider:read",
+      getProviderTool: "provider:read",
+      listProviderPrompts: "provider:read",
+      getProviderPrompt: "provider:read",
+      updateProvider: "provider:update",
+      updateProviderResource: "provider:update",
+      createProviderPrompt: "provider:update",
+      deleteProviderPrompt: "provider:update",
+      deleteProvider: "provider:delete",
+      deleteProviderTool: "provider:delete",
+      listVariables: "variable:list",
+      getVariable: "variable:list",
+      createVariable: "variable:create",
+      updateVariable: "variable:update",
+      deleteVariable: "variable:delete",
+    } as const;
+    for (const [operation, scope] of Object.entries(table))
+      expect(requiredScope(operation as keyof typeof table), operation).toBe(scope);
+  });
+
+  it("covers every operation the OPERATIONS list names, and nothing needs a git scope", () => {
+    expect(OPERATIONS).toEqual(Object.keys(SCOPE_POLICY));
+    expect(OPERATIONS.length).toBeGreaterThanOrEqual(43);
+    for (const operation of OPERATIONS) expect(requiredScope(operation)).not.toMatch(/^gitconnection:/);
+  });
+
+  it("never lets a read or list operation require a write scope", () => {
+    for (const operation of OPERATIONS)
+      if (/^(list|get)/.test(operation)) expect(requiredScope(operation), operation).toMatch(/:(list|read)$/);
+  });
+});
