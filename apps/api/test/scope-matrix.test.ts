@@ -1,0 +1,96 @@
+import { ALL_SCOPES, OPERATIONS, SCOPE_POLICY } from "@mcpsm/domain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUTES } from "../src/http/route-table.js";
+import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { expectProblem } from "./support/problems.js";
+import { fetchRecord } from "./support/records.js";
+import { callFor, hasOperationCall, makeRouteFixture, successStatus } from "./support/route-fixture.js";
+
+// API-CONTRACT.md §3, generated from the route table and SCOPE_POLICY: every route refuses a token that
+// has every scope but its own (403 naming the scope, nothing changed), and a token with only its own scope
+// performs the operation.
+
+let svc: TestService;
+let owner: Tenant;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  owner = await svc.tenant("scopes");
+});
+afterAll(() => svc?.close());
+
+const label = (r: (typeof ROUTES)[number]) => `${r.method} ${r.path} (${r.operation} → ${SCOPE_POLICY[r.operation]})`;
+
+describe("the route table and the scope policy", () => {
+  it("every operation of the policy has exactly one route, and every route one operation", () => {
+    const operations = ROUTES.map((r) => r.operation);
+    expect(new Set(operations).size).toBe(operations.length);
+    expect([...operations].sort()).toEqual([...OPERATIONS].sort());
+    for (const operation of OPERATIONS) expect(hasOperationCall(operation)).toBe(true);
+  });
+
+  it("the policy follows the contract's table for the spec's operations", () => {
+    expect(SCOPE_POLICY).toMatchObject({
+      listServers: "server:list",
+      createServer: "server:create",
+      getServer: "server:read",
+      updateServer: "server:update",
+      deleteServer: "server:delete",
+      createServerToken: "server:create_token",
+      listServerTokens: "server:read",
+      getServerToken: "server:read",
+      revokeServerToken: "server:create_token",
+      listProviders: "provider:list",
+      createProvider: "provider:create",
+      getProvider: "provider:read",
+      updateProvider: "provider:update",
+      deleteProvider: "provider:delete",
+      createProviderPrompt: "provider:update",
+      getProviderPrompt: "provider:read",
+      listVariables: "variable:list",
+      createVariable: "variable:create",
+      updateVariable: "variable:update",
+      deleteVariable: "variable:delete",
+    });
+  });
+});
+
+describe.each(ROUTES.map((r) => [label(r), r] as const))("%s", (_label, route) => {
+  const scope = SCOPE_POLICY[route.operation];
+
+  it("refuses a token with every other scope: 403 naming the scope, and changes nothing", async () => {
+    const fixture = await makeRouteFixture(owner.api);
+    const serverBefore = await fetchRecord(owner.api, `/servers/${fixture.S}`, "server");
+    const providerBefore = await fetchRecord(owner.api, `/providers/${fixture.P}`, "provider");
+    const api = svc.client(await svc.token(owner.id, ALL_SCOPES.filter((s) => s !== scope)));
+    const { path, body } = callFor(route, fixture);
+    const res = await api.request(route.method, path, body === undefined ? {} : { body });
+    const problem = expectProblem(res, 403, "PERMISSION_DENIED");
+    expect(res.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
+    expect(problem.detail).toContain(scope);
+    expect(await fetchRecord(owner.api, `/servers/${fixture.S}`, "server")).toEqual(serverBefore);
+    expect(await fetchRecord(owner.api, `/providers/${fixture.P}`, "provider")).toEqual(providerBefore);
+  });
+
+  it("performs the operation with a token holding only that scope", async () => {
+    const fixture = await makeRouteFixture(owner.api);
+    const api = svc.client(await svc.token(owner.id, [scope]));
+    const { path, body } = callFor(route, fixture);
+    const res = await api.request(route.method, path, body === undefined ? {} : { body });
+    expect(res.status, `${res.status} ${res.text.slice(0, 400)}`).toBe(successStatus(route));
+  });
+});
+
+describe("tokens with no management scope", () => {
+  it("a token with no scope, or only the git connection scopes, is refused everywhere with 403", async () => {
+    const fixture = await makeRouteFixture(owner.api);
+    for (const scopes of [[], ["gitconnection:list", "gitconnection:delete"]]) {
+      const api = svc.client(await svc.token(owner.id, scopes));
+      for (const route of ROUTES) {
+        const { path, body } = callFor(route, fixture);
+        const res = await api.request(route.method, path, body === undefined ? {} : { body });
+        expectProblem(res, 403, "PERMISSION_DENIED");
+      }
+    }
+  });
+});

@@ -1,0 +1,139 @@
+import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ALL_SCOPES, DEFAULT_QUOTAS, Storage, type StorageTx } from "@mcpsm/domain";
+import { type Effect, Layer, ManagedRuntime, Option } from "effect";
+import pino from "pino";
+import { mintDevToken } from "../../src/auth/dev-auth.js";
+import type { AppConfig } from "../../src/config/app-config.js";
+import { startService } from "../../src/service.js";
+import { testStorage } from "./test-storage.js";
+
+/** One HTTP answer, read completely. `body` is the parsed JSON (undefined when the body is empty or not JSON). */
+export interface Res {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response JSON freely
+  readonly body: any;
+}
+
+export interface RequestOptions {
+  /** A JSON value (serialised) or a raw string (sent as is). */
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A client bound to one base URL and (optionally) one bearer token. */
+export interface Client {
+  readonly request: (method: string, path: string, options?: RequestOptions) => Promise<Res>;
+  readonly get: (path: string, headers?: Record<string, string>) => Promise<Res>;
+  readonly post: (path: string, body?: unknown, headers?: Record<string, string>) => Promise<Res>;
+  readonly patch: (path: string, body?: unknown, headers?: Record<string, string>) => Promise<Res>;
+  readonly delete: (path: string, headers?: Record<string, string>) => Promise<Res>;
+}
+
+/** A tenant of the running service with a token carrying every scope. */
+export interface Tenant {
+  readonly id: string;
+  readonly token: string;
+  readonly api: Client;
+}
+
+export interface TestService {
+  readonly url: string;
+  readonly dataDir: string;
+  /** Every log line the service wrote, parsed. */
+  readonly logs: Array<Record<string, unknown>>;
+  /** A client for `token` (none: no Authorization header). */
+  readonly client: (token?: string) => Client;
+  /** A dev-auth access token for `tenant` with `scopes` (default: every scope). */
+  readonly token: (tenant: string, scopes?: ReadonlyArray<string>) => Promise<string>;
+  /** A new tenant (unique id) with an all-scopes token and its client. */
+  readonly tenant: (label?: string) => Promise<Tenant>;
+  /** Reads the store the service runs on, directly (to check what is kept at rest). */
+  readonly inspect: <A>(work: (tx: StorageTx) => Effect.Effect<A, unknown>) => Promise<A>;
+  readonly close: () => Promise<void>;
+}
+
+export interface StartOptions {
+  readonly quotas?: Partial<AppConfig["quotas"]>;
+}
+
+const send = async (base: string, token: string | undefined, method: string, path: string, options: RequestOptions = {}) => {
+  const headers: Record<string, string> = {};
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+    headers["content-type"] = "application/json";
+  }
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...headers, ...options.headers },
+    ...(body === undefined ? {} : { body }),
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed } satisfies Res;
+};
+
+export const clientFor = (base: string, token?: string): Client => {
+  const request = (method: string, path: string, options?: RequestOptions) => send(base, token, method, path, options);
+  return {
+    request,
+    get: (path, headers) => request("GET", path, headers ? { headers } : {}),
+    post: (path, body, headers) => request("POST", path, { body, ...(headers ? { headers } : {}) }),
+    patch: (path, body, headers) => request("PATCH", path, { body, ...(headers ? { headers } : {}) }),
+    delete: (path, headers) => request("DELETE", path, headers ? { headers } : {}),
+  };
+};
+
+/**
+ * Starts the real service on 127.0.0.1, port 0, in dev-auth mode with a fresh data directory and the
+ * suite's storage (see test-storage.ts), logging into an array.
+ */
+export const startTestService = async (options: StartOptions = {}): Promise<TestService> => {
+  const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-api-test-"));
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+  // The store is built here (not inside the service) so the tests can also look at it directly.
+  const storeRuntime = ManagedRuntime.make(testStorage() as Layer.Layer<Storage, unknown>);
+  const storage = await storeRuntime.runPromise(Storage);
+  const config: AppConfig = {
+    port: 0,
+    host: "127.0.0.1",
+    dataDir,
+    logLevel: "silent",
+    auth: { mode: "dev", tenantClaim: "sub" },
+    encryptionKey: Option.none(),
+    quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
+  };
+  const service = await startService(config, { storage: Layer.succeed(Storage, storage), logger });
+  const token = (tenant: string, scopes: ReadonlyArray<string> = ALL_SCOPES) =>
+    mintDevToken(dataDir, { subject: tenant, scopes });
+  return {
+    url: service.url,
+    dataDir,
+    logs,
+    client: (t?: string) => clientFor(service.url, t),
+    token,
+    tenant: async (label = "tenant") => {
+      const id = `${label}-${randomUUID()}`;
+      const t = await token(id);
+      return { id, token: t, api: clientFor(service.url, t) };
+    },
+    inspect: (work) => storeRuntime.runPromise(storage.read(work)),
+    close: async () => {
+      await service.close();
+      await storeRuntime.dispose();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+};
