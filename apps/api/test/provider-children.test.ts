@@ -1,0 +1,416 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import {
+  expectCreated,
+  expectInvalid,
+  expectNoContent,
+  expectProblem,
+  expectStatus,
+  ID,
+  TIMESTAMP,
+} from "./support/problems.js";
+import {
+  createPrompt,
+  createProvider,
+  createResource,
+  createServer,
+  createTool,
+  fetchRecord,
+  promptWrite,
+  resourceWrite,
+  toolWrite,
+  unknownId,
+} from "./support/records.js";
+
+// A provider's tools, prompts and resources: spec §4 (POST /providers/{id}/prompts, GET of one prompt) and
+// the extra routes of API-CONTRACT.md §9, with the rules of §6.
+
+let svc: TestService;
+let alice: Tenant;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  alice = await svc.tenant("children");
+});
+afterAll(() => svc?.close());
+
+const versionOf = async (providerId: string) => (await fetchRecord(alice.api, `/providers/${providerId}`, "provider")).version;
+
+describe("tools", () => {
+  it("POST /providers/{id}/tools answers 201 with Location and the full tool (method upper-cased)", async () => {
+    const provider = await createProvider(alice.api);
+    const write = {
+      name: "getRepo",
+      title: "Get a repository",
+      description: "Reads one repository.",
+      method: "get",
+      path: "/repos/{owner}/{repo}",
+      pathArgsJSONSchema: {
+        type: "object",
+        properties: { owner: { type: "string" }, repo: { type: "string" } },
+        required: ["owner", "repo"],
+      },
+      queryArgsJSONSchema: { type: "object", properties: { page: { type: "integer" } } },
+      reqBodyJSONSchema: { type: "array", items: { type: "string" } },
+      headers: [{ key: "Authorization", value: "Bearer ${API_EXAMPLE_COM_TOKEN}" }],
+      oauth2Scopes: ["repo", "read:org"],
+    };
+    const res = await alice.api.post(`/providers/${provider.id}/tools`, { tool: write });
+    const tool = res.body.tool;
+    expectCreated(res, `/providers/${provider.id}/tools/${tool.id}`);
+    expect(Object.keys(res.body)).toEqual(["tool"]);
+    expect(tool.id).toMatch(ID);
+    expect(tool).toEqual({ ...write, id: tool.id, providerID: provider.id, method: "GET" });
+    expect(await versionOf(provider.id)).toBe(2);
+  });
+
+  it("defaults: empty title and description, {} schemas, no headers or scopes", async () => {
+    const provider = await createProvider(alice.api);
+    const res = await alice.api.post(`/providers/${provider.id}/tools`, {
+      tool: { name: "listItems", method: "DELETE", path: "/items" },
+    });
+    expectStatus(res, 201);
+    expect(res.body.tool).toEqual({
+      id: res.body.tool.id,
+      providerID: provider.id,
+      method: "DELETE",
+      path: "/items",
+      name: "listItems",
+      title: "",
+      description: "",
+      pathArgsJSONSchema: {},
+      queryArgsJSONSchema: {},
+      reqBodyJSONSchema: {},
+      headers: [],
+      oauth2Scopes: [],
+    });
+  });
+
+  it("GET lists and reads tools; GET /providers/{id} carries them", async () => {
+    const provider = await createProvider(alice.api);
+    const a = await createTool(alice.api, provider.id);
+    const b = await createTool(alice.api, provider.id);
+    const list = await alice.api.get(`/providers/${provider.id}/tools`);
+    expectStatus(list, 200);
+    expect(list.body).toEqual({ tools: [a, b] });
+    const one = await alice.api.get(`/providers/${provider.id}/tools/${b.id}`);
+    expectStatus(one, 200);
+    expect(one.body).toEqual({ tool: b });
+    expect((await fetchRecord(alice.api, `/providers/${provider.id}`, "provider")).tools).toEqual([a, b]);
+  });
+
+  it("PATCH is partial and bumps the provider's version; DELETE answers 204", async () => {
+    const provider = await createProvider(alice.api);
+    const tool = await createTool(alice.api, provider.id, { title: "Old", oauth2Scopes: ["a"] });
+    const res = await alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, {
+      tool: { title: "New", method: "post", headers: [{ key: "X-Api-Version", value: "2" }] },
+    });
+    expectStatus(res, 200);
+    expect(res.body.tool).toEqual({ ...tool, title: "New", method: "POST", headers: [{ key: "X-Api-Version", value: "2" }] });
+    expect(await versionOf(provider.id)).toBe(3);
+    expect(await fetchRecord(alice.api, `/providers/${provider.id}/tools/${tool.id}`, "tool")).toEqual(res.body.tool);
+    expectNoContent(await alice.api.delete(`/providers/${provider.id}/tools/${tool.id}`));
+    expect(await versionOf(provider.id)).toBe(4);
+    expectProblem(await alice.api.get(`/providers/${provider.id}/tools/${tool.id}`), 404, "NOT_FOUND");
+    expectProblem(await alice.api.delete(`/providers/${provider.id}/tools/${tool.id}`), 404, "NOT_FOUND");
+    expect((await alice.api.get(`/providers/${provider.id}/tools`)).body).toEqual({ tools: [] });
+  });
+
+  it("a tool is reached only through its own provider", async () => {
+    const p1 = await createProvider(alice.api);
+    const p2 = await createProvider(alice.api);
+    const tool = await createTool(alice.api, p1.id);
+    expectProblem(await alice.api.get(`/providers/${p2.id}/tools/${tool.id}`), 404, "NOT_FOUND");
+    expectProblem(await alice.api.patch(`/providers/${p2.id}/tools/${tool.id}`, { tool: { title: "x" } }), 404, "NOT_FOUND");
+    expectProblem(await alice.api.delete(`/providers/${p2.id}/tools/${tool.id}`), 404, "NOT_FOUND");
+    expectProblem(await alice.api.get(`/providers/${unknownId()}/tools`), 404, "NOT_FOUND");
+    expectProblem(await alice.api.post(`/providers/${unknownId()}/tools`, { tool: toolWrite() }), 404, "NOT_FOUND");
+    expect(await fetchRecord(alice.api, `/providers/${p1.id}/tools/${tool.id}`, "tool")).toEqual(tool);
+  });
+
+  it.each([
+    ["name not camelCase", { name: "Get_repo" }, "tool.name"],
+    ["name starting with a digit", { name: "1tool" }, "tool.name"],
+    ["name over 20 characters", { name: "a".repeat(21) }, "tool.name"],
+    ["title over 64 characters", { title: "t".repeat(65) }, "tool.title"],
+    ["method not HTTP", { method: "FETCH" }, "tool.method"],
+    ["method CONNECT", { method: "CONNECT" }, "tool.method"],
+    ["path not starting with /", { path: "items" }, "tool.path"],
+    ["path with a query", { path: "/items?x=1" }, "tool.path"],
+    ["path with unbalanced braces", { path: "/items/{id" }, "tool.path"],
+    ["placeholder missing from pathArgsJSONSchema", { path: "/items/{id}" }, "tool.pathArgsJSONSchema"],
+    [
+      "placeholder declared but not required",
+      { path: "/items/{id}", pathArgsJSONSchema: { type: "object", properties: { id: { type: "string" } } } },
+      "tool.pathArgsJSONSchema",
+    ],
+    ["pathArgsJSONSchema not type object", { pathArgsJSONSchema: { type: "string" } }, "tool.pathArgsJSONSchema"],
+    ["queryArgsJSONSchema not type object", { queryArgsJSONSchema: { type: "array" } }, "tool.queryArgsJSONSchema"],
+    ["reqBodyJSONSchema not a JSON Schema", { reqBodyJSONSchema: { type: "banana" } }, "tool.reqBodyJSONSchema"],
+    ["reqBodyJSONSchema over 64 KiB", { reqBodyJSONSchema: { description: "x".repeat(70_000) } }, "tool.reqBodyJSONSchema"],
+    ["header Host", { headers: [{ key: "Host", value: "evil.example" }] }, "tool.headers[0].key"],
+    ["header Content-Length", { headers: [{ key: "content-length", value: "1" }] }, "tool.headers[0].key"],
+    ["header Transfer-Encoding", { headers: [{ key: "Transfer-Encoding", value: "chunked" }] }, "tool.headers[0].key"],
+    ["header Connection", { headers: [{ key: "Connection", value: "close" }] }, "tool.headers[0].key"],
+    ["header key not a token", { headers: [{ key: "X Bad", value: "v" }] }, "tool.headers[0].key"],
+    ["header value with CR/LF", { headers: [{ key: "X-Ok", value: "a\r\nInjected: yes" }] }, "tool.headers[0].value"],
+    ["unknown field", { titel: "typo" }, "tool.titel"],
+  ])("%s answers 400 at %s", async (_label, fields, path) => {
+    const provider = await createProvider(alice.api);
+    const res = await alice.api.post(`/providers/${provider.id}/tools`, { tool: toolWrite(fields) });
+    expect(expectInvalid(res)).toEqual([path]);
+    expect(await versionOf(provider.id)).toBe(1);
+  });
+
+  it("name, method and path are required, reported together; a 20-character name and 64-character title are fine", async () => {
+    const provider = await createProvider(alice.api);
+    const paths = expectInvalid(await alice.api.post(`/providers/${provider.id}/tools`, { tool: { title: "x" } }));
+    expect(paths.sort()).toEqual(["tool.method", "tool.name", "tool.path"]);
+    await createTool(alice.api, provider.id, { name: `a${"B".repeat(19)}`, title: "t".repeat(64) });
+  });
+
+  it("output-only fields are ignored on create and update", async () => {
+    const provider = await createProvider(alice.api);
+    const other = await createProvider(alice.api);
+    const res = await alice.api.post(`/providers/${provider.id}/tools`, {
+      tool: toolWrite({ id: "AAAAAAAAAAA", providerID: other.id }),
+    });
+    expectStatus(res, 201);
+    expect(res.body.tool.providerID).toBe(provider.id);
+    expect(res.body.tool.id).not.toBe("AAAAAAAAAAA");
+    const patched = await alice.api.patch(`/providers/${provider.id}/tools/${res.body.tool.id}`, {
+      tool: { providerID: other.id, title: "moved?" },
+    });
+    expectStatus(patched, 200);
+    expect(patched.body.tool.providerID).toBe(provider.id);
+  });
+
+  it("tool names are unique per provider: 409 ALREADY_EXISTS; another provider may use the name", async () => {
+    const provider = await createProvider(alice.api);
+    const tool = await createTool(alice.api, provider.id);
+    expectProblem(
+      await alice.api.post(`/providers/${provider.id}/tools`, { tool: toolWrite({ name: tool.name }) }),
+      409,
+      "ALREADY_EXISTS",
+    );
+    const second = await createTool(alice.api, provider.id);
+    expectProblem(
+      await alice.api.patch(`/providers/${provider.id}/tools/${second.id}`, { tool: { name: tool.name } }),
+      409,
+      "ALREADY_EXISTS",
+    );
+    expect(await versionOf(provider.id)).toBe(3);
+    const other = await createProvider(alice.api);
+    await createTool(alice.api, other.id, { name: tool.name });
+  });
+
+  it("renaming a tool onto the name of another tool of a server that includes it answers 409", async () => {
+    const p1 = await createProvider(alice.api);
+    const p2 = await createProvider(alice.api);
+    const a = await createTool(alice.api, p1.id, { name: "alpha" });
+    const b = await createTool(alice.api, p2.id, { name: "beta" });
+    await createServer(alice.api, { providers: [{ id: p1.id }, { id: p2.id }] });
+    expectProblem(
+      await alice.api.patch(`/providers/${p2.id}/tools/${b.id}`, { tool: { name: "alpha" } }),
+      409,
+      "ALREADY_EXISTS",
+    );
+    expect(await fetchRecord(alice.api, `/providers/${p2.id}/tools/${b.id}`, "tool")).toEqual(b);
+    expect(a.name).toBe("alpha");
+  });
+
+  it("deleting a tool a server uses answers 409 FAILED_PRECONDITION", async () => {
+    const provider = await createProvider(alice.api);
+    const used = await createTool(alice.api, provider.id);
+    const unused = await createTool(alice.api, provider.id);
+    const server = await createServer(alice.api, { providers: [{ id: provider.id, tools: [{ id: used.id }] }] });
+    const body = expectProblem(await alice.api.delete(`/providers/${provider.id}/tools/${used.id}`), 409, "FAILED_PRECONDITION");
+    expect(body.references).toEqual([server.id]);
+    expectNoContent(await alice.api.delete(`/providers/${provider.id}/tools/${unused.id}`));
+    expect((await fetchRecord(alice.api, `/servers/${server.id}`, "server")).providers[0].tools).toEqual([used]);
+  });
+});
+
+describe("prompts", () => {
+  it("POST /providers/{id}/prompts answers 201 with Location and the full prompt", async () => {
+    const provider = await createProvider(alice.api);
+    const write = promptWrite({ name: "Summarise" });
+    const res = await alice.api.post(`/providers/${provider.id}/prompts`, { prompt: write });
+    const prompt = res.body.prompt;
+    expectCreated(res, `/providers/${provider.id}/prompts/${prompt.id}`);
+    expect(prompt.id).toMatch(ID);
+    expect(prompt.createdAt).toMatch(TIMESTAMP);
+    expect(prompt).toEqual({
+      ...write,
+      id: prompt.id,
+      providerID: provider.id,
+      createdAt: prompt.createdAt,
+      updatedAt: prompt.createdAt,
+    });
+    expect(await versionOf(provider.id)).toBe(2);
+  });
+
+  it("defaults: empty description, arguments and messages", async () => {
+    const provider = await createProvider(alice.api);
+    const res = await alice.api.post(`/providers/${provider.id}/prompts`, { prompt: { name: "Bare prompt" } });
+    expectStatus(res, 201);
+    expect(res.body.prompt).toMatchObject({ name: "Bare prompt", description: "", arguments: [], messages: [] });
+  });
+
+  it("GET /providers/{id}/prompts/{promptID} and the list; PATCH; DELETE", async () => {
+    const provider = await createProvider(alice.api);
+    const a = await createPrompt(alice.api, provider.id);
+    const b = await createPrompt(alice.api, provider.id);
+    const one = await alice.api.get(`/providers/${provider.id}/prompts/${a.id}`);
+    expectStatus(one, 200);
+    expect(one.body).toEqual({ prompt: a });
+    expect((await alice.api.get(`/providers/${provider.id}/prompts`)).body).toEqual({ prompts: [a, b] });
+    const messages = [
+      { role: "user", content: { type: "text", text: "Hello {{name}}" } },
+      { role: "assistant", content: { type: "text", text: "Hi!" } },
+    ];
+    const patched = await alice.api.patch(`/providers/${provider.id}/prompts/${a.id}`, {
+      prompt: { arguments: [{ name: "name" }], messages },
+    });
+    expectStatus(patched, 200);
+    expect(patched.body.prompt).toEqual({
+      ...a,
+      arguments: [{ name: "name" }],
+      messages,
+      updatedAt: patched.body.prompt.updatedAt,
+    });
+    expect(await versionOf(provider.id)).toBe(4);
+    expectNoContent(await alice.api.delete(`/providers/${provider.id}/prompts/${a.id}`));
+    expect(await versionOf(provider.id)).toBe(5);
+    expectProblem(await alice.api.get(`/providers/${provider.id}/prompts/${a.id}`), 404, "NOT_FOUND");
+    expect((await alice.api.get(`/providers/${provider.id}/prompts`)).body).toEqual({ prompts: [b] });
+  });
+
+  it.each([
+    ["name missing", { name: undefined }, "prompt.name"],
+    ["arguments not an array", { arguments: { name: "x" } }, "prompt.arguments"],
+    ["argument without a name", { arguments: [{ description: "x" }] }, "prompt.arguments[0].name"],
+    ["duplicate argument names", { arguments: [{ name: "a" }, { name: "a" }] }, "prompt.arguments[1].name"],
+    ["message role system", { messages: [{ role: "system", content: { type: "text", text: "x" } }] }, "prompt.messages[0].role"],
+    ["message content not text", { messages: [{ role: "user", content: { type: "image", text: "x" } }] }, "prompt.messages[0].content.type"],
+    ["unknown field", { template: "x" }, "prompt.template"],
+  ])("%s answers 400 at %s", async (_label, fields, path) => {
+    const provider = await createProvider(alice.api);
+    const res = await alice.api.post(`/providers/${provider.id}/prompts`, { prompt: promptWrite(fields) });
+    expect(expectInvalid(res)).toEqual([path]);
+  });
+
+  it("prompt names are unique per provider; deleting a prompt a server uses answers 409 FAILED_PRECONDITION", async () => {
+    const provider = await createProvider(alice.api);
+    const prompt = await createPrompt(alice.api, provider.id);
+    expectProblem(
+      await alice.api.post(`/providers/${provider.id}/prompts`, { prompt: promptWrite({ name: prompt.name }) }),
+      409,
+      "ALREADY_EXISTS",
+    );
+    const other = await createProvider(alice.api);
+    await createPrompt(alice.api, other.id, { name: prompt.name });
+    const server = await createServer(alice.api, { prompts: [{ id: prompt.id }] });
+    const body = expectProblem(await alice.api.delete(`/providers/${provider.id}/prompts/${prompt.id}`), 409, "FAILED_PRECONDITION");
+    expect(body.references).toEqual([server.id]);
+    expectStatus(await alice.api.get(`/providers/${provider.id}/prompts/${prompt.id}`), 200);
+  });
+
+  it("a prompt is reached only through its own provider; malformed ids answer 400", async () => {
+    const p1 = await createProvider(alice.api);
+    const p2 = await createProvider(alice.api);
+    const prompt = await createPrompt(alice.api, p1.id);
+    expectProblem(await alice.api.get(`/providers/${p2.id}/prompts/${prompt.id}`), 404, "NOT_FOUND");
+    expectProblem(await alice.api.get(`/providers/${p1.id}/prompts/${unknownId()}`), 404, "NOT_FOUND");
+    expect(expectInvalid(await alice.api.patch(`/providers/${p1.id}/prompts/bad`, { prompt: { name: "x" } }))).toEqual([
+      "promptID",
+    ]);
+  });
+});
+
+describe("resources", () => {
+  it("POST /providers/{id}/resources answers 201 with Location and the full resource", async () => {
+    const provider = await createProvider(alice.api);
+    const write = resourceWrite({
+      description: "the readme",
+      annotations: { audience: ["user", "assistant"], priority: 1, lastModified: "2025-01-02T03:04:05Z" },
+    });
+    const res = await alice.api.post(`/providers/${provider.id}/resources`, { resource: write });
+    const resource = res.body.resource;
+    expectCreated(res, `/providers/${provider.id}/resources/${resource.id}`);
+    expect(resource).toEqual({
+      ...write,
+      id: resource.id,
+      providerID: provider.id,
+      createdAt: resource.createdAt,
+      updatedAt: resource.createdAt,
+    });
+    expect(resource.createdAt).toMatch(TIMESTAMP);
+    expect(await versionOf(provider.id)).toBe(2);
+  });
+
+  it("defaults: empty description and mimeType, size 0, empty annotations", async () => {
+    const provider = await createProvider(alice.api);
+    const res = await alice.api.post(`/providers/${provider.id}/resources`, {
+      resource: { name: "Bare resource", uri: "https://example.com/r" },
+    });
+    expectStatus(res, 201);
+    expect(res.body.resource).toMatchObject({ description: "", mimeType: "", size: 0, annotations: {} });
+  });
+
+  it("GET one and the list; PATCH; DELETE", async () => {
+    const provider = await createProvider(alice.api);
+    const a = await createResource(alice.api, provider.id);
+    const b = await createResource(alice.api, provider.id);
+    expect((await alice.api.get(`/providers/${provider.id}/resources`)).body).toEqual({ resources: [a, b] });
+    expect((await alice.api.get(`/providers/${provider.id}/resources/${b.id}`)).body).toEqual({ resource: b });
+    const patched = await alice.api.patch(`/providers/${provider.id}/resources/${b.id}`, {
+      resource: { mimeType: "application/json; charset=utf-8", size: 0 },
+    });
+    expectStatus(patched, 200);
+    expect(patched.body.resource).toEqual({
+      ...b,
+      mimeType: "application/json; charset=utf-8",
+      size: 0,
+      updatedAt: patched.body.resource.updatedAt,
+    });
+    expect(await versionOf(provider.id)).toBe(4);
+    expectNoContent(await alice.api.delete(`/providers/${provider.id}/resources/${a.id}`));
+    expect((await alice.api.get(`/providers/${provider.id}/resources`)).body).toEqual({ resources: [patched.body.resource] });
+    expect(await versionOf(provider.id)).toBe(5);
+  });
+
+  it.each([
+    ["uri missing", { uri: undefined }, "resource.uri"],
+    ["uri not http(s)", { uri: "file:///etc/passwd" }, "resource.uri"],
+    ["size negative", { size: -1 }, "resource.size"],
+    ["size fractional", { size: 1.5 }, "resource.size"],
+    ["mimeType not a media type", { mimeType: "markdown" }, "resource.mimeType"],
+    ["priority above 1", { annotations: { priority: 2 } }, "resource.annotations.priority"],
+    ["audience unknown", { annotations: { audience: ["robot"] } }, "resource.annotations.audience[0]"],
+    ["lastModified not a date-time", { annotations: { lastModified: "yesterday" } }, "resource.annotations.lastModified"],
+    ["unknown field", { url: "https://x.example" }, "resource.url"],
+  ])("%s answers 400 at %s", async (_label, fields, path) => {
+    const provider = await createProvider(alice.api);
+    const res = await alice.api.post(`/providers/${provider.id}/resources`, { resource: resourceWrite(fields) });
+    expect(expectInvalid(res)).toEqual([path]);
+  });
+
+  it("resource names are unique per provider; deleting a resource a server uses answers 409 FAILED_PRECONDITION", async () => {
+    const provider = await createProvider(alice.api);
+    const resource = await createResource(alice.api, provider.id);
+    expectProblem(
+      await alice.api.post(`/providers/${provider.id}/resources`, { resource: resourceWrite({ name: resource.name }) }),
+      409,
+      "ALREADY_EXISTS",
+    );
+    const server = await createServer(alice.api, { resources: [{ id: resource.id }] });
+    const body = expectProblem(
+      await alice.api.delete(`/providers/${provider.id}/resources/${resource.id}`),
+      409,
+      "FAILED_PRECONDITION",
+    );
+    expect(body.references).toEqual([server.id]);
+    expectStatus(await alice.api.get(`/providers/${provider.id}/resources/${resource.id}`), 200);
+  });
+});

@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import {
+  expectCreated,
+  expectInvalid,
+  expectNoContent,
+  expectProblem,
+  expectStatus,
+  ID,
+  TIMESTAMP,
+} from "./support/problems.js";
+import { createServer, createToken, unknownId } from "./support/records.js";
+
+// Server tokens: spec §4 (POST /servers/{id}/tokens) and API-CONTRACT.md §§4, 10 (list, get, revoke).
+
+let svc: TestService;
+let alice: Tenant;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  alice = await svc.tenant("tokens");
+});
+afterAll(() => svc?.close());
+
+const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+
+describe("create", () => {
+  it("POST /servers/{id}/tokens answers 201 with Location and the token, value included this once", async () => {
+    const server = await createServer(alice.api);
+    const expiresAt = inAnHour();
+    const res = await alice.api.post(`/servers/${server.id}/tokens`, { token: { name: "ci", expiresAt } });
+    const token = res.body.token;
+    expectCreated(res, `/servers/${server.id}/tokens/${token.id}`);
+    expect(Object.keys(res.body)).toEqual(["token"]);
+    expect(token.id).toMatch(ID);
+    expect(token.createdAt).toMatch(TIMESTAMP);
+    expect(token).toEqual({ id: token.id, serverID: server.id, createdAt: token.createdAt, expiresAt, name: "ci", value: token.value });
+    // mcps_ then at least 160 bits of base-62 randomness (27 characters or more).
+    expect(token.value).toMatch(/^mcps_[A-Za-z0-9]{27,}$/);
+    // The service keeps a hash, not the value.
+    const stored = await svc.inspect((tx) => tx.findServerToken(token.id));
+    expect(stored).toBeDefined();
+    expect(JSON.stringify(stored)).not.toContain(token.value);
+  });
+
+  it("expiresAt is optional (absent: no expiry) and is returned in the contract's timestamp form", async () => {
+    const server = await createServer(alice.api);
+    const forever = await createToken(alice.api, server.id, { name: "forever" });
+    expect("expiresAt" in forever).toBe(false);
+    const offset = await createToken(alice.api, server.id, { expiresAt: "2999-06-01T12:00:00+02:00" });
+    expect(offset.expiresAt).toBe("2999-06-01T10:00:00.000Z");
+  });
+
+  it("every token value differs", async () => {
+    const server = await createServer(alice.api);
+    const values = new Set<string>();
+    for (let i = 0; i < 10; i++) values.add((await createToken(alice.api, server.id)).value);
+    expect(values.size).toBe(10);
+  });
+
+  it.each([
+    ["name missing", {}, "token.name"],
+    ["name empty", { name: "  " }, "token.name"],
+    ["expiresAt in the past", { name: "old", expiresAt: "2000-01-01T00:00:00Z" }, "token.expiresAt"],
+    ["expiresAt not a date-time", { name: "bad", expiresAt: "tomorrow" }, "token.expiresAt"],
+    ["expiresAt without a zone", { name: "bad", expiresAt: "2999-01-01T00:00:00" }, "token.expiresAt"],
+    ["unknown field", { name: "x", scopes: ["all"] }, "token.scopes"],
+  ])("%s answers 400 at %s", async (_label, token, path) => {
+    const server = await createServer(alice.api);
+    expect(expectInvalid(await alice.api.post(`/servers/${server.id}/tokens`, { token }))).toEqual([path]);
+    expect((await alice.api.get(`/servers/${server.id}/tokens`)).body).toEqual({ tokens: [] });
+  });
+
+  it("a client-sent value or id is ignored (output-only)", async () => {
+    const server = await createServer(alice.api);
+    const res = await alice.api.post(`/servers/${server.id}/tokens`, {
+      token: { name: "mine", value: "mcps_chosenByTheClient", id: "AAAAAAAAAAA", serverID: unknownId() },
+    });
+    expectStatus(res, 201);
+    expect(res.body.token.value).not.toBe("mcps_chosenByTheClient");
+    expect(res.body.token.id).not.toBe("AAAAAAAAAAA");
+    expect(res.body.token.serverID).toBe(server.id);
+  });
+
+  it("a token for an unknown server answers 404; a malformed server id 400", async () => {
+    expectProblem(await alice.api.post(`/servers/${unknownId()}/tokens`, { token: { name: "x" } }), 404, "NOT_FOUND");
+    expect(expectInvalid(await alice.api.post("/servers/nope/tokens", { token: { name: "x" } }))).toEqual(["id"]);
+  });
+});
+
+describe("list, get, revoke", () => {
+  it("GET /servers/{id}/tokens lists the server's tokens without values", async () => {
+    const server = await createServer(alice.api);
+    const other = await createServer(alice.api);
+    const a = await createToken(alice.api, server.id, { name: "a", expiresAt: inAnHour() });
+    const b = await createToken(alice.api, server.id, { name: "b" });
+    await createToken(alice.api, other.id);
+    const res = await alice.api.get(`/servers/${server.id}/tokens`);
+    expectStatus(res, 200);
+    const { value: _a, ...aShown } = a;
+    const { value: _b, ...bShown } = b;
+    expect(res.body).toEqual({ tokens: [aShown, bShown] });
+    expect(res.text).not.toContain(a.value);
+    expect(res.text).not.toContain("mcps_");
+  });
+
+  it("GET /servers/{id}/tokens/{tokenID} reads one token without its value", async () => {
+    const server = await createServer(alice.api);
+    const token = await createToken(alice.api, server.id);
+    const res = await alice.api.get(`/servers/${server.id}/tokens/${token.id}`);
+    expectStatus(res, 200);
+    const { value: _value, ...shown } = token;
+    expect(res.body).toEqual({ token: shown });
+    expectProblem(await alice.api.get(`/servers/${server.id}/tokens/${unknownId()}`), 404, "NOT_FOUND");
+    expect(expectInvalid(await alice.api.get(`/servers/${server.id}/tokens/short`))).toEqual(["tokenID"]);
+  });
+
+  it("a token is reached only through its own server", async () => {
+    const s1 = await createServer(alice.api);
+    const s2 = await createServer(alice.api);
+    const token = await createToken(alice.api, s1.id);
+    expectProblem(await alice.api.get(`/servers/${s2.id}/tokens/${token.id}`), 404, "NOT_FOUND");
+    expectProblem(await alice.api.delete(`/servers/${s2.id}/tokens/${token.id}`), 404, "NOT_FOUND");
+    expectStatus(await alice.api.get(`/servers/${s1.id}/tokens/${token.id}`), 200);
+  });
+
+  it("DELETE revokes at once: 204, then gone from get and list, and from the store", async () => {
+    const server = await createServer(alice.api);
+    const keep = await createToken(alice.api, server.id);
+    const revoke = await createToken(alice.api, server.id);
+    expectNoContent(await alice.api.delete(`/servers/${server.id}/tokens/${revoke.id}`));
+    expectProblem(await alice.api.get(`/servers/${server.id}/tokens/${revoke.id}`), 404, "NOT_FOUND");
+    expectProblem(await alice.api.delete(`/servers/${server.id}/tokens/${revoke.id}`), 404, "NOT_FOUND");
+    const ids = (await alice.api.get(`/servers/${server.id}/tokens`)).body.tokens.map((t: { id: string }) => t.id);
+    expect(ids).toEqual([keep.id]);
+    expect(await svc.inspect((tx) => tx.findServerToken(revoke.id))).toBeUndefined();
+  });
+
+  it("deleting a server deletes its tokens", async () => {
+    const server = await createServer(alice.api);
+    const a = await createToken(alice.api, server.id);
+    const b = await createToken(alice.api, server.id);
+    expectNoContent(await alice.api.delete(`/servers/${server.id}`));
+    expectProblem(await alice.api.get(`/servers/${server.id}/tokens`), 404, "NOT_FOUND");
+    expectProblem(await alice.api.get(`/servers/${server.id}/tokens/${a.id}`), 404, "NOT_FOUND");
+    expect(await svc.inspect((tx) => tx.findServerToken(a.id))).toBeUndefined();
+    expect(await svc.inspect((tx) => tx.findServerToken(b.id))).toBeUndefined();
+    expect(await svc.inspect((tx) => tx.listServerTokens(server.id))).toEqual([]);
+  });
+});
