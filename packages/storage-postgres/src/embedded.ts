@@ -1,0 +1,173 @@
+import { mkdir } from "node:fs/promises";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { PGlite } from "@electric-sql/pglite";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+
+/** A PostgreSQL server running in this process (PGlite) and reachable over loopback TCP. */
+export interface EmbeddedPostgres {
+  /** The URL to connect to: `postgres://postgres@127.0.0.1:<port>/postgres`. */
+  readonly url: string;
+  /** The port it listens on (chosen by the system unless given). */
+  readonly port: number;
+  /**
+   * The connection options the adapter needs here: a pool of exactly one connection, released after a
+   * few idle seconds so that another client (a migration, a shell) gets its turn. Spread them into
+   * `makePostgresStorage({ ...embedded.storageOptions })`.
+   */
+  readonly storageOptions: { readonly url: string; readonly poolSize: 1; readonly idleTimeoutMs: number };
+  /** Stops listening, closes every connection and closes the database (flushing it to `dataDir`). */
+  readonly stop: () => Promise<void>;
+}
+
+/** How long a finished connection's session may take to wind down before the next client is let in. */
+const SETTLE_LIMIT_MS = 2_000;
+
+/**
+ * Starts PGlite (PostgreSQL compiled to WebAssembly) with its data persisted under `dataDir`, behind
+ * `@electric-sql/pglite-socket` on a free loopback port, so the regular `pg`-based MikroORM driver connects
+ * to it as to any PostgreSQL server.
+ *
+ * One connection at a time. PGlite is a single-session database. pglite-socket can multiplex several
+ * client connections onto it (`maxConnections`), but it interleaves their protocol messages: two
+ * connections running extended-protocol queries (Parse/Bind/Execute/Sync) at once corrupt each other's
+ * unnamed statements, and a transaction open on one connection stalls every other one until it ends,
+ * which deadlocks a pool. With `maxConnections: 1` it refuses a second connection outright — also a
+ * connection opened just after the previous one closed, before it noticed the close.
+ *
+ * So the port handed out is a gate in front of pglite-socket that lets one client connection through at
+ * a time: further connections wait (they are not refused) until the current one has closed and its
+ * session has wound down (an open transaction rolled back). The adapter must use a pool of one
+ * (`storageOptions`); concurrent requests then queue for that connection in the pool and every
+ * transaction runs alone — the isolation of a serial database: correct, not fast. Use a PostgreSQL server
+ * when you need concurrency. A second client (say, `migrate`) waits until the pool has released its idle
+ * connection, and fails with a connection timeout if that does not happen in time.
+ */
+export const startEmbeddedPostgres = async (
+  dataDir: string,
+  options: { readonly port?: number } = {},
+): Promise<EmbeddedPostgres> => {
+  await mkdir(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir);
+  // Connections reach pglite-socket through the gate only, one at a time; the headroom covers the
+  // moment in which it has not yet noticed that the previous connection closed.
+  const inner = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
+  let gate: Server | undefined;
+  try {
+    await inner.start();
+    const innerPort = Number(inner.getServerConn().split(":").at(-1));
+    gate = await startGate(
+      innerPort,
+      options.port ?? 0,
+      () => db.closed || (inner.getStats().activeConnections === 0 && !db.isInTransaction()),
+    );
+  } catch (error) {
+    await inner.stop().catch(() => undefined);
+    await db.close();
+    throw error;
+  }
+  const address = gate.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const openGate = gate;
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    storageOptions: { url, poolSize: 1, idleTimeoutMs: 5_000 },
+    stop: () => {
+      stopped ??= (async () => {
+        await closeGate(openGate);
+        await inner.stop();
+        await db.close();
+      })();
+      return stopped;
+    },
+  };
+};
+
+interface Gate extends Server {
+  /** Every client socket the gate holds (waiting or connected), to close them on stop. */
+  readonly clients: Set<Socket>;
+  /** Admits no more clients. */
+  readonly shutDown: () => void;
+}
+
+/** A loopback TCP server that pipes one client at a time to `innerPort`; the others wait in order. */
+const startGate = (innerPort: number, port: number, settled: () => boolean): Promise<Server> => {
+  const waiting: Array<Socket> = [];
+  const clients = new Set<Socket>();
+  let busy = false;
+  let closing = false;
+
+  /** Waits (briefly) until the previous session has wound down, then lets the next client through. */
+  const admitNext = () => {
+    if (busy || closing) return;
+    busy = true;
+    const started = Date.now();
+    const tryAdmit = () => {
+      if (closing) return;
+      if (!settled() && Date.now() - started < SETTLE_LIMIT_MS) {
+        setTimeout(tryAdmit, 5);
+        return;
+      }
+      let client = waiting.shift();
+      while (client?.destroyed) client = waiting.shift();
+      if (client === undefined) {
+        busy = false;
+        return;
+      }
+      pipeThrough(client);
+    };
+    tryAdmit();
+  };
+
+  const pipeThrough = (client: Socket) => {
+    const upstream = connect(innerPort, "127.0.0.1");
+    upstream.setNoDelay(true);
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      client.destroy();
+      upstream.destroy();
+      busy = false;
+      admitNext();
+    };
+    for (const socket of [client, upstream]) {
+      socket.on("close", finish);
+      socket.on("error", finish);
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.resume();
+  };
+
+  const server = createServer({ pauseOnConnect: true }, (client) => {
+    clients.add(client);
+    client.on("close", () => clients.delete(client));
+    client.on("error", () => client.destroy());
+    client.setNoDelay(true);
+    waiting.push(client);
+    admitNext();
+  }) as Gate;
+  Object.assign(server, {
+    clients,
+    shutDown: () => {
+      closing = true;
+    },
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve(server);
+    });
+  });
+};
+
+const closeGate = (server: Server) =>
+  new Promise<void>((resolve) => {
+    (server as Gate).shutDown();
+    for (const client of (server as Gate).clients) client.destroy();
+    server.close(() => resolve());
+  });

@@ -1,0 +1,17 @@
+/**
+ * @mcpsm/storage-postgres: the PostgreSQL implementation of the @mcpsm/domain storage port.
+ *
+ * - `makePostgresStorage({ url, ... })` builds the adapter (MikroORM 7 + `pg` pool) with `storage`, a
+ *   `layer`, `migrate()`, `ping` and `close()`.
+ * - `migrate({ url })` applies the committed migrations on its own connection.
+ * - `startEmbeddedPostgres(dataDir)` runs PGlite behind a loopback socket for single-process installs
+ *   (use its `storageOptions`: one connection).
+ *
+ * The schema (constraints, cascades, indexes) lives in the database; `ENTITIES` is its MikroORM mapping and
+ * `MIGRATIONS` the committed migrations that produce it.
+ */
+export { makePostgresStorage, type PostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";
+export { migrate } from "./migrate.js";
+export { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded.js";
+export { ENTITIES } from "./schema/entities.js";
+export { MIGRATIONS } from "./migrations/index.js";

@@ -1,0 +1,233 @@
+import { Storage, type StorageTx, Unavailable } from "@mcpsm/domain";
+import type { MikroORM } from "@mikro-orm/postgresql";
+import { Cause, Effect, Exit, Layer } from "effect";
+import type pg from "pg";
+import { initOrm } from "./orm.js";
+import { makeStorageTx, type Runner } from "./postgres-tx.js";
+import {
+  type ConstraintBreach,
+  constraintBreachOf,
+  DatabaseUnreachable,
+  isConnectionError,
+  isTransientConflict,
+  reasonOf,
+  TransientConflict,
+} from "./sql/db-errors.js";
+
+/** How to reach the database, and how hard to try. */
+export interface PostgresStorageOptions {
+  /** A `postgres://user:password@host:port/database` URL. */
+  readonly url: string;
+  /** Connections in the pool (default 10). Use 1 for the embedded server (see `startEmbeddedPostgres`). */
+  readonly poolSize?: number;
+  /**
+   * How long a request waits for a connection, new or from a full pool, before it fails with
+   * Unavailable (default 5,000 ms).
+   */
+  readonly connectTimeoutMs?: number;
+  /** How long an idle pooled connection is kept (default 10,000 ms; 0 keeps it until it breaks). */
+  readonly idleTimeoutMs?: number;
+  /** Attempts of a transaction that hits a deadlock or serialization failure (default 3). */
+  readonly maxTransactionAttempts?: number;
+  /**
+   * Called with the text of every SQL statement sent to the server (BEGIN and COMMIT included): a
+   * driver-level hook for tracing, and for tests that count round trips.
+   */
+  readonly onStatement?: (sql: string) => void;
+}
+
+/** A PostgreSQL-backed implementation of the storage port, and what it takes to run it. */
+export interface PostgresStorage {
+  /** The storage port. */
+  readonly storage: typeof Storage.Service;
+  /** The storage port as a layer (the handle stays owned by the caller: `close` it when done). */
+  readonly layer: Layer.Layer<Storage>;
+  /** Applies the committed migrations that have not run yet; answers their names. */
+  readonly migrate: () => Promise<ReadonlyArray<string>>;
+  /** The committed migrations that have not run yet. */
+  readonly pendingMigrations: () => Promise<ReadonlyArray<string>>;
+  /** Succeeds when the database answers a trivial query (for readiness probes). */
+  readonly ping: Effect.Effect<void, Unavailable>;
+  /** The MikroORM instance holding the mapping and the connection pool (schema tools, diagnostics). */
+  readonly orm: MikroORM;
+  /** Closes the pool. The storage must not be used afterwards. */
+  readonly close: () => Promise<void>;
+}
+
+const unavailable = (reason: string) =>
+  new Unavailable({ detail: `the database is unavailable (${reason}); try again later` });
+
+/**
+ * Runs one `pg` call. A constraint breach fails; a lost connection or a transient conflict dies with a
+ * marker the transaction boundary recognises; anything else dies as it is (a bug, HTTP 500).
+ */
+const call = <A>(run: () => Promise<A>): Effect.Effect<A, ConstraintBreach> =>
+  Effect.tryPromise({ try: run, catch: (error) => error }).pipe(
+    Effect.catchAll((error) => {
+      const breach = constraintBreachOf(error);
+      if (breach !== undefined) return Effect.fail(breach);
+      if (isConnectionError(error)) return Effect.die(new DatabaseUnreachable({ reason: reasonOf(error) }));
+      if (isTransientConflict(error)) return Effect.die(new TransientConflict({ reason: reasonOf(error) }));
+      return Effect.die(error);
+    }),
+  );
+
+type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
+
+const statement = (target: Queryable, sql: string, params: ReadonlyArray<unknown> = []) =>
+  call(() => target.query(sql, params as Array<unknown>)).pipe(
+    Effect.map((result) => result.rows as ReadonlyArray<Record<string, unknown>>),
+  );
+
+/** The marker defect of a cause, if any: unreachable first (it explains any other failure). */
+const markerOf = (cause: Cause.Cause<unknown>) => {
+  const defects = [...Cause.defects(cause)];
+  return (
+    defects.find((d): d is DatabaseUnreachable => d instanceof DatabaseUnreachable) ??
+    defects.find((d): d is TransientConflict => d instanceof TransientConflict)
+  );
+};
+
+/** Turns the "database unreachable" defect of `effect` into the domain's typed Unavailable. */
+const surfaceUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Unavailable, R> =>
+  Effect.catchAllCause(effect, (cause): Effect.Effect<never, E | Unavailable> => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause);
+    const marker = markerOf(cause);
+    if (marker instanceof DatabaseUnreachable) return Effect.fail(unavailable(marker.reason));
+    if (marker instanceof TransientConflict) return Effect.fail(unavailable(`conflict ${marker.reason} persisted`));
+    return Effect.failCause(cause);
+  });
+
+/** Serialises the operations of one transaction: they share one connection and their savepoints nest. */
+const serialised = (tx: StorageTx, lock: Effect.Semaphore): StorageTx =>
+  Object.fromEntries(
+    Object.entries(tx).map(([name, op]) => [
+      name,
+      (...args: Array<unknown>) =>
+        lock.withPermits(1)((op as (...a: Array<unknown>) => Effect.Effect<unknown>)(...args)),
+    ]),
+  ) as unknown as StorageTx;
+
+/** Fails the use of a transaction's operations once the transaction has ended (a leaked fiber). */
+const guardClosed = (tx: StorageTx, isOpen: () => boolean): StorageTx =>
+  Object.fromEntries(
+    Object.entries(tx).map(([name, op]) => [
+      name,
+      (...args: Array<unknown>) =>
+        Effect.suspend(() =>
+          isOpen()
+            ? (op as (...a: Array<unknown>) => Effect.Effect<unknown>)(...args)
+            : Effect.dieMessage(`StorageTx.${name} used after its transaction ended`),
+        ),
+    ]),
+  ) as unknown as StorageTx;
+
+/**
+ * Creates the PostgreSQL storage: the MikroORM instance with the mapping and the migrations, and a pool
+ * that connects lazily (so this succeeds while the database is down; requests then fail with Unavailable
+ * until it is back). Run `migrate()` before the first request on a new database.
+ */
+export const makePostgresStorage = async (options: PostgresStorageOptions): Promise<PostgresStorage> => {
+  const orm = await initOrm({
+    url: options.url,
+    poolSize: options.poolSize ?? 10,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+    idleTimeoutMs: options.idleTimeoutMs ?? 10_000,
+    onStatement: options.onStatement,
+  });
+  // The pg pool MikroORM built for its connection: creating it opens no connection yet.
+  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+  const maxAttempts = Math.max(1, options.maxTransactionAttempts ?? 3);
+
+  /** Statements outside a transaction: each takes a pooled connection for itself. */
+  const poolRunner: Runner = {
+    rows: (sql, params) => statement(pool, sql, params),
+    guarded: (write) => write,
+  };
+
+  /** Takes a connection and opens a transaction on it (uninterruptible, as acquisition in acquireUseRelease). */
+  const begin = Effect.gen(function* () {
+    const client = yield* Effect.orDie(call(() => pool.connect()));
+    const began = yield* Effect.exit(Effect.orDie(statement(client, "begin")));
+    if (Exit.isFailure(began)) {
+      client.release(true);
+      return yield* Effect.failCause(began.cause);
+    }
+    return { client, committed: false };
+  });
+
+  /**
+   * Gives the connection back. A transaction that did not commit (its work failed, died or was
+   * interrupted, or COMMIT failed) is rolled back first; a connection that cannot even do that is dropped.
+   */
+  const end = (conn: { readonly client: pg.PoolClient; committed: boolean }) =>
+    conn.committed
+      ? Effect.sync(() => conn.client.release())
+      : Effect.promise(() =>
+          conn.client.query("rollback").then(
+            () => conn.client.release(),
+            (error: Error) => conn.client.release(error),
+          ),
+        );
+
+  const attempt = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) =>
+    Effect.acquireUseRelease(
+      begin,
+      (conn) =>
+        Effect.gen(function* () {
+          const lock = yield* Effect.makeSemaphore(1);
+          let open = true;
+          const runner: Runner = {
+            rows: (sql, params) => statement(conn.client, sql, params),
+            // A savepoint around a write that may breach a constraint: the breach undoes the write only.
+            guarded: (write) =>
+              Effect.gen(function* () {
+                yield* Effect.orDie(statement(conn.client, "savepoint breach_guard"));
+                const result = yield* Effect.either(write);
+                if (result._tag === "Left") {
+                  yield* Effect.orDie(statement(conn.client, "rollback to savepoint breach_guard"));
+                  yield* Effect.orDie(statement(conn.client, "release savepoint breach_guard"));
+                  return yield* Effect.fail(result.left);
+                }
+                yield* Effect.orDie(statement(conn.client, "release savepoint breach_guard"));
+                return result.right;
+              }),
+          };
+          const tx = guardClosed(serialised(makeStorageTx(runner), lock), () => open);
+          const value = yield* work(tx).pipe(Effect.ensuring(Effect.sync(() => (open = false))));
+          yield* Effect.orDie(statement(conn.client, "commit"));
+          conn.committed = true;
+          return value;
+        }),
+      end,
+    );
+
+  const transaction = <A, E, R>(
+    work: (tx: StorageTx) => Effect.Effect<A, E, R>,
+  ): Effect.Effect<A, E | Unavailable, R> => {
+    const run = (left: number): Effect.Effect<A, E, R> =>
+      attempt(work).pipe(
+        Effect.catchAllCause((cause) =>
+          left > 1 && !Cause.isInterruptedOnly(cause) && markerOf(cause) instanceof TransientConflict
+            ? run(left - 1)
+            : Effect.failCause(cause),
+        ),
+      );
+    return surfaceUnavailable(run(maxAttempts));
+  };
+
+  const read = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>): Effect.Effect<A, E | Unavailable, R> =>
+    surfaceUnavailable(Effect.suspend(() => work(makeStorageTx(poolRunner))));
+
+  const storage: typeof Storage.Service = { transaction, read };
+
+  return {
+    storage,
+    layer: Layer.succeed(Storage, storage),
+    migrate: async () => (await orm.migrator.up()).map((m) => m.name),
+    pendingMigrations: async () => (await orm.migrator.getPending()).map((m) => m.name),
+    ping: surfaceUnavailable(Effect.orDie(statement(pool, "select 1"))),
+    orm,
+    close: () => orm.close(true),
+  };
+};

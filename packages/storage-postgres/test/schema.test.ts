@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MIGRATIONS, makePostgresStorage, migrate, type PostgresStorage } from "../src/index.js";
+import { targets, type TestDatabase } from "./support/targets.js";
+
+// The committed migrations and the MikroORM mapping describe the same schema: after migrating a new
+// database, the schema generator finds nothing to change (no missing or extra table, column, type,
+// collation, index, unique or foreign key, cascade rule or trigger).
+for (const target of targets)
+  describe(`schema (${target.name})`, () => {
+    let database: TestDatabase;
+    let handle: PostgresStorage;
+
+    beforeAll(async () => {
+      database = await target.create();
+    });
+    afterAll(async () => {
+      await handle?.close();
+      await database?.dispose();
+    });
+
+    it("migrating a new database applies every committed migration, once", async () => {
+      // The standalone entry point first (it opens and closes its own connection: the embedded server
+      // takes one client at a time), then the storage's own, which finds nothing left to do.
+      expect(await migrate(database.options)).toEqual(MIGRATIONS.map((m) => m.name));
+      handle = await makePostgresStorage(database.options);
+      expect(await handle.pendingMigrations()).toEqual([]);
+      expect(await handle.migrate()).toEqual([]);
+    });
+
+    it("the migrated schema is exactly the mapping: the schema diff is empty", async () => {
+      const diff = await handle.orm.schema.getUpdateSchemaSQL({ wrap: false });
+      expect(diff.trim()).toBe("");
+    });
+
+    it("the mapping declares the constraints the adapter relies on", async () => {
+      const constraints = await handle.orm.em.getConnection().execute<Array<{ name: string; type: string }>>(
+        `select conname as name, contype as type from pg_constraint c
+           join pg_namespace n on n.oid = c.connamespace
+         where n.nspname = current_schema() and contype in ('u', 'f') order by conname`,
+      );
+      const byType = (type: string) => constraints.filter((c) => c.type === type).map((c) => c.name);
+      expect(byType("u")).toEqual([
+        "prompts_provider_id_name_unique",
+        "providers_tenant_name_unique",
+        "resources_provider_id_name_unique",
+        "server_tokens_value_hash_unique",
+        "servers_tenant_name_unique",
+        "tools_provider_id_name_unique",
+        "variables_tenant_name_unique",
+      ]);
+      expect(byType("f")).toEqual([
+        "prompts_provider_id_foreign",
+        "resources_provider_id_foreign",
+        "server_prompts_prompt_id_foreign",
+        "server_prompts_server_id_foreign",
+        "server_providers_provider_id_foreign",
+        "server_providers_server_id_foreign",
+        "server_resources_resource_id_foreign",
+        "server_resources_server_id_foreign",
+        "server_tokens_server_id_foreign",
+        "server_tools_link_foreign",
+        "server_tools_tool_id_foreign",
+        "tools_provider_id_foreign",
+      ]);
+    });
+  });

@@ -1,0 +1,115 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import {
+  type EmbeddedPostgres,
+  makePostgresStorage,
+  type PostgresStorage,
+  type PostgresStorageOptions,
+  startEmbeddedPostgres,
+} from "../../src/index.js";
+
+// The databases the tests run against: always an embedded PGlite; in addition the PostgreSQL server named
+// by TEST_DATABASE_URL when it is set. Each run CREATEs a database of a random name there and DROPs it
+// afterwards. A TEST_DATABASE_URL that cannot be reached fails the run: it never silently skips.
+
+/** The server URL the run was given, if any. */
+export const serverUrl: string | undefined = process.env.TEST_DATABASE_URL || undefined;
+
+/** An empty database for a test file, and how to get rid of it. */
+export interface TestDatabase {
+  readonly name: string;
+  /** Connection options for makePostgresStorage. */
+  readonly options: PostgresStorageOptions;
+  readonly dispose: () => Promise<void>;
+}
+
+/** A new, empty database on the TEST_DATABASE_URL server. */
+export const createServerDatabase = async (): Promise<TestDatabase> => {
+  if (serverUrl === undefined) throw new Error("TEST_DATABASE_URL is not set");
+  const name = `mcpsm_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5_000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new Error(`TEST_DATABASE_URL is set but the server cannot be reached: ${(error as Error).message}`);
+  }
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    options: { url: url.toString() },
+    dispose: async () => {
+      const dropper = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5_000 });
+      await dropper.connect();
+      try {
+        await dropper.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+};
+
+/** A new embedded PostgreSQL (PGlite) in a temporary directory. */
+export const createEmbeddedDatabase = async (): Promise<TestDatabase & { readonly embedded: EmbeddedPostgres }> => {
+  const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-pglite-"));
+  const embedded = await startEmbeddedPostgres(dataDir);
+  return {
+    name: "pglite",
+    embedded,
+    options: embedded.storageOptions,
+    dispose: async () => {
+      await embedded.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+};
+
+/** The targets a test file runs against, by name. */
+export const targets: ReadonlyArray<{ readonly name: string; readonly create: () => Promise<TestDatabase> }> = [
+  { name: "pglite", create: createEmbeddedDatabase },
+  ...(serverUrl === undefined ? [] : [{ name: "postgresql server", create: createServerDatabase }]),
+];
+
+const TABLES = [
+  "server_tokens",
+  "server_tools",
+  "server_prompts",
+  "server_resources",
+  "server_providers",
+  "servers",
+  "variables",
+  "tools",
+  "prompts",
+  "resources",
+  "providers",
+];
+
+/** Empties every table of the adapter's schema. */
+export const truncateAll = async (handle: PostgresStorage) => {
+  await handle.orm.em.getConnection().execute(`truncate ${TABLES.join(", ")}`);
+};
+
+/** A migrated database with a storage on it; `dispose` closes the storage and drops the database. */
+export const migratedStorage = async (
+  database: TestDatabase,
+  extra: Partial<PostgresStorageOptions> = {},
+): Promise<PostgresStorage & { readonly dispose: () => Promise<void> }> => {
+  const handle = await makePostgresStorage({ ...database.options, ...extra });
+  await handle.migrate();
+  return {
+    ...handle,
+    dispose: async () => {
+      await handle.close();
+      await database.dispose();
+    },
+  };
+};
