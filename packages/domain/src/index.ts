@@ -48,3 +48,4 @@ export {
   listServerTokens,
   revokeServerToken,
 } from "./server-token/server-token-use-cases.js";
+export * from "./mcp/index.js";

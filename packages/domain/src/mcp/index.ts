@@ -1,0 +1,5 @@
+export * from "./header-templates.js";
+export * from "./prompt-rendering.js";
+export * from "./server-view.js";
+export * from "./tool-definition.js";
+export * from "./upstream-request.js";

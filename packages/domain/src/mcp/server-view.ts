@@ -1,0 +1,95 @@
+import { Effect } from "effect";
+import type { ProviderRow, ServerGraph, ServerRow } from "../storage/rows.js";
+import type { StorageTx } from "../storage/storage-port.js";
+import type { ToolHeader } from "../tool/tool-schema.js";
+import { read } from "../use-case/use-case-kit.js";
+import { resolveVariables } from "../variable/variable-use-cases.js";
+import {
+  type HeaderResolution,
+  referencedVariables,
+  refusedVariables,
+  resolveHeaderTemplates,
+} from "./header-templates.js";
+
+// What the MCP endpoint reads from the store. A served server is compiled once per *revision*: the server's
+// own version plus the version of every provider it draws tools, prompts or resources from. Every change
+// made through the management API bumps one of those (contract §7: a change to a provider's tools, prompts
+// or resources is a change of the provider; every server write and association change bumps the server),
+// so comparing revisions, read fresh from the shared store on each request, tells any instance whether its
+// compiled copy is still current, without reloading the whole graph.
+
+/** A server with everything it serves over MCP, read in one snapshot, and the revision it was read at. */
+export interface McpServerView extends ServerGraph {
+  /** Every provider the server draws from (its own providers and those of its prompts and resources). */
+  readonly providersById: ReadonlyMap<string, ProviderRow>;
+  /** Identifies this exact content; equal keys mean nothing the MCP endpoint serves has changed. */
+  readonly revision: string;
+}
+
+/** The revision key of a server given the versions of the providers it depends on. */
+const revisionKey = (server: ServerRow, versions: ReadonlyMap<string, number | undefined>): string =>
+  `${server.version}|${[...versions.keys()]
+    .sort()
+    .map((id) => `${id}@${versions.get(id) ?? "gone"}`)
+    .join(",")}`;
+
+/** The providers a server depends on: its own, plus those of its prompts and resources when known. */
+const dependencyIds = (server: ServerRow, extra: Iterable<string>): ReadonlyArray<string> => [
+  ...new Set([...server.providers.map((link) => link.providerId), ...extra]),
+];
+
+const versionsOf = (tx: StorageTx, ids: ReadonlyArray<string>) =>
+  Effect.map(
+    Effect.forEach(ids, (id) => Effect.map(tx.findProvider(id), (row) => [id, row?.version] as const)),
+    (pairs) => new Map(pairs),
+  );
+
+/** Loads everything a server serves over MCP, in one read-only snapshot; undefined when it does not exist. */
+export const loadMcpServerView = (serverId: string) =>
+  read((tx) =>
+    Effect.gen(function* () {
+      const graph = yield* tx.findServerGraph(serverId);
+      if (graph === undefined) return undefined;
+      const providersById = new Map(graph.providers.map((row) => [row.id, row]));
+      const extraIds = [...graph.prompts, ...graph.resources]
+        .map((row) => row.providerId)
+        .filter((id) => !providersById.has(id));
+      for (const id of new Set(extraIds)) {
+        const row = yield* tx.findProvider(id);
+        if (row !== undefined) providersById.set(id, row);
+      }
+      const ids = dependencyIds(graph.server, extraIds);
+      const versions = new Map(ids.map((id) => [id, providersById.get(id)?.version]));
+      const view: McpServerView = { ...graph, providersById, revision: revisionKey(graph.server, versions) };
+      return view;
+    }),
+  );
+
+/**
+ * The current revision of a server (and its row, for the owner's tenant) — a point read of the server and
+ * of each provider it depends on; undefined when the server no longer exists. `knownProviderIds` are the
+ * providers the caller's compiled copy depends on.
+ */
+export const mcpServerRevision = (serverId: string, knownProviderIds: Iterable<string>) =>
+  read((tx) =>
+    Effect.gen(function* () {
+      const server = yield* tx.findServer(serverId);
+      if (server === undefined) return undefined;
+      const versions = yield* versionsOf(tx, dependencyIds(server, knownProviderIds));
+      return { server, revision: revisionKey(server, versions) };
+    }),
+  );
+
+/**
+ * A tool's headers with `${NAME}` resolved from the variables of the server's owner `tenant`, under the
+ * secretPrefix rule. Refused names fail before any variable is read.
+ */
+export const resolveToolHeaders = (tenant: string, secretPrefix: string, headers: ReadonlyArray<ToolHeader>) =>
+  Effect.gen(function* () {
+    const names = referencedVariables(headers);
+    if (names.length === 0) return resolveHeaderTemplates(headers, secretPrefix, new Map());
+    if (refusedVariables(secretPrefix, names).length > 0)
+      return resolveHeaderTemplates(headers, secretPrefix, new Map());
+    const values = yield* resolveVariables(tenant, names);
+    return resolveHeaderTemplates(headers, secretPrefix, values) satisfies HeaderResolution;
+  });

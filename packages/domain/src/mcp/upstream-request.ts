@@ -1,0 +1,106 @@
+import { pathPlaceholders } from "../tool/tool-schema.js";
+import type { ToolRow } from "../storage/rows.js";
+
+// The pure half of `tools/call`: validated MCP arguments in, the upstream HTTP request out. No I/O here.
+
+/** The upstream request a tool call makes (headers come separately, see header-templates.ts). */
+export interface UpstreamRequestPlan {
+  readonly method: ToolRow["method"];
+  readonly url: URL;
+  /** JSON text of `bodyArgs`, when the call carries a body. */
+  readonly body: string | undefined;
+}
+
+/** Why the arguments cannot become a request; each names the argument it is about. */
+export interface ArgumentProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export type PlanResult =
+  | { readonly ok: true; readonly plan: UpstreamRequestPlan }
+  | { readonly ok: false; readonly problems: ReadonlyArray<ArgumentProblem> };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A scalar as the text it is sent as; objects and arrays have no path or query form. */
+const scalarText = (value: unknown): string | undefined =>
+  typeof value === "string"
+    ? value
+    : typeof value === "number" || typeof value === "boolean"
+      ? String(value)
+      : undefined;
+
+/**
+ * The upstream URL: the provider's base URL (its path kept, a trailing `/` dropped) followed by the tool's
+ * path with each `{placeholder}` replaced by its percent-encoded argument. A value of `.` or `..` (or an
+ * empty one) would change which resource the path names, so it is refused rather than sent.
+ */
+const buildPath = (tool: ToolRow, pathArgs: Record<string, unknown>, problems: Array<ArgumentProblem>): string => {
+  let path = tool.path;
+  for (const name of new Set(pathPlaceholders(tool.path))) {
+    const text = scalarText(pathArgs[name]);
+    if (text === undefined) {
+      problems.push({
+        path: `pathArgs.${name}`,
+        message: pathArgs[name] === undefined ? "is required" : "must be a string, number or boolean",
+      });
+      continue;
+    }
+    if (text === "" || text === "." || text === "..") {
+      problems.push({ path: `pathArgs.${name}`, message: `must not be empty, '.' or '..'` });
+      continue;
+    }
+    path = path.split(`{${name}}`).join(encodeURIComponent(text));
+  }
+  return path;
+};
+
+/** Query parameters from `queryArgs`: arrays become repeated keys, null/undefined are left out. */
+const appendQuery = (url: URL, queryArgs: Record<string, unknown>, problems: Array<ArgumentProblem>) => {
+  for (const [key, value] of Object.entries(queryArgs)) {
+    const values = Array.isArray(value) ? value : [value];
+    for (const [i, item] of values.entries()) {
+      if (item === null || item === undefined) continue;
+      const text = scalarText(item);
+      if (text === undefined) {
+        problems.push({
+          path: Array.isArray(value) ? `queryArgs.${key}[${i}]` : `queryArgs.${key}`,
+          message: "must be a string, number or boolean (or an array of them)",
+        });
+        continue;
+      }
+      url.searchParams.append(key, text);
+    }
+  }
+};
+
+/** Methods that never carry a request body upstream. */
+const BODYLESS = new Set(["GET", "HEAD"]);
+
+/**
+ * Turns (already schema-validated) MCP arguments into the upstream request of `tool` under `baseURL`.
+ * Problems that the schemas cannot express (path traversal, non-scalar path or query values) are
+ * reported together.
+ */
+export const planUpstreamRequest = (baseURL: string, tool: ToolRow, args: Record<string, unknown>): PlanResult => {
+  const problems: Array<ArgumentProblem> = [];
+  const pathArgs = isRecord(args.pathArgs) ? args.pathArgs : {};
+  const queryArgs = isRecord(args.queryArgs) ? args.queryArgs : {};
+  const path = buildPath(tool, pathArgs, problems);
+  let url: URL;
+  try {
+    const base = new URL(baseURL);
+    const basePath = base.pathname.replace(/\/+$/, "");
+    url = new URL(base.href);
+    url.pathname = `${basePath}${path}`;
+    url.hash = "";
+  } catch {
+    return { ok: false, problems: [{ path: "baseURL", message: "the provider's base URL is not a valid URL" }] };
+  }
+  appendQuery(url, queryArgs, problems);
+  const body = args.bodyArgs !== undefined && !BODYLESS.has(tool.method) ? JSON.stringify(args.bodyArgs) : undefined;
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, plan: { method: tool.method, url, body } };
+};

@@ -1,0 +1,31 @@
+/**
+ * @mcpsm/mcp-runtime: serves every composed server over MCP Streamable HTTP (stateless, the 2026-07-28
+ * revision and 2025-era clients), turning each tools/call into the upstream REST call under a network
+ * policy, with server-token and OAuth authentication and a revision-keyed cache of compiled servers.
+ */
+export { argumentProblems } from "./argument-validator.js";
+export { CompiledServerCache, StoreUnavailable } from "./compiled-cache.js";
+export { type CompiledServer, compileServer } from "./compiled-server.js";
+export {
+  DEFAULT_UPSTREAM_MAX_RESPONSE_BYTES,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  defaultMcpSettings,
+  type McpSettings,
+  mcpSettingsConfig,
+} from "./config.js";
+export { buildMcpServer, type EffectRunner, toolResultOf, type UpstreamServices } from "./mcp-server.js";
+export {
+  type NetworkPolicy,
+  networkPolicy,
+  policyAgent,
+  policyLookup,
+  UpstreamAddressRefused,
+} from "./network-policy.js";
+export {
+  createMcpRuntime,
+  type McpRuntime,
+  type McpRuntimeOptions,
+  type OAuthAccessTokenVerifier,
+  type OAuthPrincipal,
+} from "./runtime.js";
+export { callUpstream, type UpstreamCall, type UpstreamLimits, type UpstreamOutcome } from "./upstream-client.js";

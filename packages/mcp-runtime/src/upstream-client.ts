@@ -1,0 +1,183 @@
+import type { Dispatcher } from "undici";
+import { errors, request } from "undici";
+import { UpstreamAddressRefused } from "./network-policy.js";
+
+// One untrusted upstream HTTP exchange: a deadline over the whole exchange, a cap on the body read, and
+// redirects followed only within the same origin. The dispatcher carries the network policy.
+
+export interface UpstreamLimits {
+  /** Whole-exchange deadline (connect, headers and body), in ms. */
+  readonly timeoutMs: number;
+  /** Largest response body kept; the rest is dropped and `truncated` set. */
+  readonly maxResponseBytes: number;
+}
+
+export interface UpstreamCall {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  readonly body?: string | undefined;
+  /** Aborts the exchange (the MCP client went away or cancelled). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly contentType: string;
+  readonly body: Buffer;
+  readonly truncated: boolean;
+  /** The URL that answered (after same-origin redirects). */
+  readonly url: URL;
+}
+
+/** Why an exchange produced no response; `message` is safe to show to the MCP client. */
+export type UpstreamFailure =
+  | { readonly kind: "timeout"; readonly message: string }
+  | { readonly kind: "refused"; readonly message: string }
+  | { readonly kind: "redirect"; readonly message: string }
+  | { readonly kind: "cancelled"; readonly message: string }
+  | { readonly kind: "network"; readonly message: string };
+
+export type UpstreamOutcome =
+  | { readonly ok: true; readonly response: UpstreamResponse }
+  | { readonly ok: false; readonly failure: UpstreamFailure };
+
+const MAX_REDIRECTS = 5;
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+/** Finds an UpstreamAddressRefused anywhere in an error's cause chain (undici may wrap it). */
+const refusedIn = (error: unknown): UpstreamAddressRefused | undefined => {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof UpstreamAddressRefused) return e;
+    if (e instanceof AggregateError) {
+      const inner = e.errors.find((x) => x instanceof UpstreamAddressRefused);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+};
+
+const firstHeader = (value: string | string[] | undefined): string =>
+  Array.isArray(value) ? (value[0] ?? "") : (value ?? "");
+
+/** Reads at most `cap` bytes of a body, then stops reading (and closes the stream). */
+const readCapped = async (body: Dispatcher.ResponseData["body"], cap: number) => {
+  const chunks: Array<Buffer> = [];
+  let size = 0;
+  let truncated = false;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    if (size + buf.length > cap) {
+      chunks.push(buf.subarray(0, cap - size));
+      size = cap;
+      truncated = true;
+      body.destroy();
+      break;
+    }
+    chunks.push(buf);
+    size += buf.length;
+  }
+  return { body: Buffer.concat(chunks, size), truncated };
+};
+
+/** Performs one upstream exchange under `limits` through `dispatcher` (which enforces the network policy). */
+export const callUpstream = async (
+  dispatcher: Dispatcher,
+  call: UpstreamCall,
+  limits: UpstreamLimits,
+): Promise<UpstreamOutcome> => {
+  const deadline = AbortSignal.timeout(limits.timeoutMs);
+  const signal = call.signal ? AbortSignal.any([call.signal, deadline]) : deadline;
+  let url = call.url;
+  let method = call.method;
+  let body = call.body;
+  try {
+    for (let hop = 0; ; hop++) {
+      const response = await request(url, {
+        dispatcher,
+        method: method as Dispatcher.HttpMethod,
+        headers: call.headers.flat(),
+        ...(body !== undefined ? { body } : {}),
+        signal,
+        headersTimeout: limits.timeoutMs,
+        bodyTimeout: limits.timeoutMs,
+      });
+      const location = firstHeader(response.headers.location);
+      if (response.statusCode >= 300 && response.statusCode < 400 && location !== "") {
+        await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch {
+          return { ok: false, failure: { kind: "redirect", message: `upstream redirected to an invalid location` } };
+        }
+        if (next.origin !== url.origin)
+          return {
+            ok: false,
+            failure: {
+              kind: "redirect",
+              message: `upstream redirected (HTTP ${response.statusCode}) to another host (${next.origin}); not followed`,
+            },
+          };
+        if (hop + 1 >= MAX_REDIRECTS)
+          return {
+            ok: false,
+            failure: { kind: "redirect", message: `upstream redirected more than ${MAX_REDIRECTS} times` },
+          };
+        // 307/308 keep the method and body; the others turn into a GET without a body (as browsers do).
+        if (response.statusCode !== 307 && response.statusCode !== 308 && method !== "HEAD") {
+          method = "GET";
+          body = undefined;
+        }
+        url = next;
+        continue;
+      }
+      const read =
+        method === "HEAD"
+          ? { body: Buffer.alloc(0), truncated: false }
+          : await readCapped(response.body, limits.maxResponseBytes);
+      return {
+        ok: true,
+        response: {
+          status: response.statusCode,
+          statusText: STATUS_TEXT[response.statusCode] ?? "",
+          contentType: firstHeader(response.headers["content-type"]),
+          ...read,
+          url,
+        },
+      };
+    }
+  } catch (error) {
+    const refused = refusedIn(error);
+    if (refused) return { ok: false, failure: { kind: "refused", message: refused.message } };
+    if (deadline.aborted || error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError)
+      return {
+        ok: false,
+        failure: { kind: "timeout", message: `upstream did not answer within ${limits.timeoutMs} ms` },
+      };
+    if (call.signal?.aborted)
+      return { ok: false, failure: { kind: "cancelled", message: "the request was cancelled" } };
+    if (error instanceof errors.ConnectTimeoutError)
+      return { ok: false, failure: { kind: "timeout", message: `could not connect to ${url.host} in time` } };
+    const code = (error as { code?: string }).code;
+    return {
+      ok: false,
+      failure: { kind: "network", message: `could not reach ${url.host}${code ? ` (${code})` : ""}` },
+    };
+  }
+};

@@ -1,0 +1,131 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  type Actor,
+  ALL_SCOPES,
+  addServerTool,
+  aesGcmCipherLayer,
+  createProvider,
+  createServer as createMcpServerRecord,
+  createServerToken,
+  createVariable,
+  hmacPageTokenSignerLayer,
+  promptUseCases,
+  quotasLayer,
+  resourceUseCases,
+  revokeServerToken,
+  toolUseCases,
+  updateServer,
+  updateVariable,
+} from "@mcpsm/domain";
+import { MemoryStorageLive } from "@mcpsm/storage-memory";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { type Effect, Layer, ManagedRuntime } from "effect";
+import {
+  createMcpRuntime,
+  defaultMcpSettings,
+  type McpRuntime,
+  type McpRuntimeOptions,
+  type McpSettings,
+} from "../../src/index.js";
+
+export const ERAS = ["2025-11-25", "2026-07-28"] as const;
+export type Era = (typeof ERAS)[number];
+
+export const actorOf = (tenant: string): Actor => ({ tenant, scopes: new Set(ALL_SCOPES) });
+
+export type Services = ReturnType<typeof makeServices>;
+
+/** The domain services over an empty in-memory store (what apps/api builds, minus HTTP). */
+export const makeServices = () =>
+  ManagedRuntime.make(
+    Layer.mergeAll(
+      MemoryStorageLive,
+      aesGcmCipherLayer(new Uint8Array(randomBytes(32))),
+      hmacPageTokenSignerLayer(new Uint8Array(randomBytes(32))),
+      quotasLayer(),
+    ),
+  );
+
+export interface RunningMcp {
+  readonly url: string;
+  readonly runtime: McpRuntime;
+  readonly close: () => Promise<void>;
+}
+
+/** The MCP runtime on its own node:http server at 127.0.0.1. */
+export const startMcp = async (
+  services: Services,
+  settings: Partial<McpSettings>,
+  extra: Partial<McpRuntimeOptions> = {},
+): Promise<RunningMcp> => {
+  let runtime: McpRuntime | undefined;
+  const server: Server = createServer((req, res) => void runtime?.handleNode(req, res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  runtime = createMcpRuntime({ runner: services, settings: defaultMcpSettings(settings), listenUrl: url, ...extra });
+  const started = runtime;
+  return {
+    url,
+    runtime: started,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await started.close();
+    },
+  };
+};
+
+/** Runs a domain effect, failing the test with its error. */
+export const run = <A, E>(services: Services, effect: Effect.Effect<A, E, never>) =>
+  services.runPromise(effect as never) as Promise<A>;
+
+/** Management operations through the domain use cases (the same ones the HTTP API calls). */
+export const manage = (services: Services, actor: Actor) => {
+  const go = <A>(effect: unknown) => services.runPromise(effect as never) as Promise<A>;
+  return {
+    provider: (body: Record<string, unknown>) =>
+      go<{ id: string; secretPrefix: string }>(createProvider(actor, { provider: body })),
+    tool: (providerId: string, body: Record<string, unknown>) =>
+      go<{ id: string }>(toolUseCases.create(actor, providerId, { tool: body })),
+    updateTool: (providerId: string, toolId: string, body: Record<string, unknown>) =>
+      go<{ id: string }>(toolUseCases.update(actor, providerId, toolId, { tool: body })),
+    prompt: (providerId: string, body: Record<string, unknown>) =>
+      go<{ id: string }>(promptUseCases.create(actor, providerId, { prompt: body })),
+    resource: (providerId: string, body: Record<string, unknown>) =>
+      go<{ id: string }>(resourceUseCases.create(actor, providerId, { resource: body })),
+    server: (body: Record<string, unknown>) =>
+      go<{ id: string; version: number }>(createMcpServerRecord(actor, { server: body })),
+    updateServer: (id: string, body: Record<string, unknown>) =>
+      go<{ id: string }>(updateServer(actor, id, { server: body })),
+    addTool: (serverId: string, providerID: string, toolID: string) =>
+      go<unknown>(addServerTool(actor, serverId, { tool: { providerID, toolID } })),
+    token: (serverId: string, body: Record<string, unknown> = { name: "test" }) =>
+      go<{ id: string; value: string }>(createServerToken(actor, serverId, { token: body })),
+    revoke: (serverId: string, tokenId: string) => go<void>(revokeServerToken(actor, serverId, tokenId)),
+    variable: (name: string, value: string, type = "SECRET") =>
+      go<{ id: string }>(createVariable(actor, { variable: { type, name, value } })),
+    setVariable: (id: string, value: string) => go<unknown>(updateVariable(actor, id, { variable: { value } })),
+  };
+};
+
+/** An SDK client connected to one server in one protocol era. */
+export const connect = async (
+  url: string,
+  serverId: string,
+  era: Era,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<Client> => {
+  const client = new Client(
+    { name: "mcp-runtime-test", version: "1.0.0" },
+    era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp/${serverId}`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } },
+    }),
+  );
+  return client;
+};
