@@ -228,9 +228,43 @@ describe("order of checks: 401 → 403 → 400 → 404", () => {
     expectInvalid(await api.post(`/providers/${unknownId()}/tools`, "{"));
   });
 
+  it("with the scope, a malformed child id under an unknown parent answers 400, not 404", async () => {
+    const api = svc.client(await svc.token(tenant));
+    expect(expectInvalid(await api.get(`/providers/${unknownId()}/tools/bad`))).toEqual(["toolID"]);
+    expect(expectInvalid(await api.delete(`/servers/${unknownId()}/tokens/bad`))).toEqual(["tokenID"]);
+  });
+
   it("with the scope, a valid request to an unknown id answers 404", async () => {
     const api = svc.client(await svc.token(tenant));
     expectProblem(await api.patch(`/servers/${unknownId()}`, { server: { name: "fine" } }), 404, "NOT_FOUND");
     expectProblem(await api.patch(`/variables/${unknownId()}`, { variable: { value: "v" } }), 404, "NOT_FOUND");
+  });
+});
+
+describe("a configured tenant claim", () => {
+  let tidService: TestService;
+  beforeAll(async () => {
+    tidService = await startTestService({ tenantClaim: "tid" });
+  });
+  afterAll(() => tidService?.close());
+
+  const signFor = async (claims: JWTPayload) => {
+    const { privateJwk: key } = await devSigningKey(tidService.dataDir);
+    return new SignJWT({ iss: DEV_ISSUER, aud: DEV_AUDIENCE, exp: nowSeconds() + 600, scope: ALL_SCOPES.join(" "), ...claims })
+      .setProtectedHeader({ alg: "ES256", kid: key.kid ?? "" })
+      .sign(await importJWK(key, "ES256"));
+  };
+
+  it("names the tenant: two subjects of one tenant share records, another tenant does not see them", async () => {
+    const alice = tidService.client(await signFor({ sub: "alice", tid: "org-1" }));
+    const bob = tidService.client(await signFor({ sub: "bob", tid: "org-1" }));
+    const eve = tidService.client(await signFor({ sub: "alice", tid: "org-2" }));
+    const server = await createServer(alice);
+    expectStatus(await bob.get(`/servers/${server.id}`), 200);
+    expectProblem(await eve.get(`/servers/${server.id}`), 404, "NOT_FOUND");
+  });
+
+  it("a token without that claim answers 401", async () => {
+    expectUnauthenticated(await tidService.client(await signFor({ sub: "alice" })).get("/servers"));
   });
 });

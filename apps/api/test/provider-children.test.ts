@@ -10,6 +10,7 @@ import {
   TIMESTAMP,
 } from "./support/problems.js";
 import {
+  byId,
   createPrompt,
   createProvider,
   createResource,
@@ -92,11 +93,11 @@ describe("tools", () => {
     const b = await createTool(alice.api, provider.id);
     const list = await alice.api.get(`/providers/${provider.id}/tools`);
     expectStatus(list, 200);
-    expect(list.body).toEqual({ tools: [a, b] });
+    expect(byId(list.body.tools)).toEqual(byId([a, b]));
     const one = await alice.api.get(`/providers/${provider.id}/tools/${b.id}`);
     expectStatus(one, 200);
     expect(one.body).toEqual({ tool: b });
-    expect((await fetchRecord(alice.api, `/providers/${provider.id}`, "provider")).tools).toEqual([a, b]);
+    expect(byId((await fetchRecord(alice.api, `/providers/${provider.id}`, "provider")).tools)).toEqual(byId([a, b]));
   });
 
   it("PATCH is partial and bumps the provider's version; DELETE answers 204", async () => {
@@ -264,7 +265,7 @@ describe("prompts", () => {
     const one = await alice.api.get(`/providers/${provider.id}/prompts/${a.id}`);
     expectStatus(one, 200);
     expect(one.body).toEqual({ prompt: a });
-    expect((await alice.api.get(`/providers/${provider.id}/prompts`)).body).toEqual({ prompts: [a, b] });
+    expect(byId((await alice.api.get(`/providers/${provider.id}/prompts`)).body.prompts)).toEqual(byId([a, b]));
     const messages = [
       { role: "user", content: { type: "text", text: "Hello {{name}}" } },
       { role: "assistant", content: { type: "text", text: "Hi!" } },
@@ -362,7 +363,7 @@ describe("resources", () => {
     const provider = await createProvider(alice.api);
     const a = await createResource(alice.api, provider.id);
     const b = await createResource(alice.api, provider.id);
-    expect((await alice.api.get(`/providers/${provider.id}/resources`)).body).toEqual({ resources: [a, b] });
+    expect(byId((await alice.api.get(`/providers/${provider.id}/resources`)).body.resources)).toEqual(byId([a, b]));
     expect((await alice.api.get(`/providers/${provider.id}/resources/${b.id}`)).body).toEqual({ resource: b });
     const patched = await alice.api.patch(`/providers/${provider.id}/resources/${b.id}`, {
       resource: { mimeType: "application/json; charset=utf-8", size: 0 },

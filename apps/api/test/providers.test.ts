@@ -341,6 +341,23 @@ describe("delete", () => {
     expectStatus(await alice.api.post("/providers", { provider: providerWrite({ name: provider.name }) }), 201);
   });
 
+  it("deleting a provider whose prompt or resource a server uses answers 409 FAILED_PRECONDITION", async () => {
+    const provider = await createProvider(alice.api);
+    const prompt = await createPrompt(alice.api, provider.id);
+    const resource = await createResource(alice.api, provider.id);
+    // The servers name only the prompt, resp. the resource, not the provider itself.
+    const withPrompt = await createServer(alice.api, { prompts: [{ id: prompt.id }] });
+    const withResource = await createServer(alice.api, { resources: [{ id: resource.id }] });
+    const body = expectProblem(await alice.api.delete(`/providers/${provider.id}`), 409, "FAILED_PRECONDITION");
+    expect([...(body.references ?? [])].sort()).toEqual([withPrompt.id, withResource.id].sort());
+    expect((await fetchRecord(alice.api, `/servers/${withPrompt.id}`, "server")).prompts).toEqual([prompt]);
+    expect((await fetchRecord(alice.api, `/servers/${withResource.id}`, "server")).resources).toEqual([resource]);
+    expectNoContent(await alice.api.delete(`/servers/${withPrompt.id}`));
+    expectProblem(await alice.api.delete(`/providers/${provider.id}`), 409, "FAILED_PRECONDITION");
+    expectNoContent(await alice.api.delete(`/servers/${withResource.id}`));
+    expectNoContent(await alice.api.delete(`/providers/${provider.id}`));
+  });
+
   it("If-Match on DELETE: 412 on mismatch, 204 on match", async () => {
     const provider = await createProvider(alice.api);
     expectProblem(await alice.api.delete(`/providers/${provider.id}`, { "if-match": 'W/"9"' }), 412, "PRECONDITION_FAILED");

@@ -10,6 +10,7 @@ import {
   TIMESTAMP,
 } from "./support/problems.js";
 import {
+  byId,
   createPrompt,
   createProvider,
   createProviderFamily,
@@ -54,7 +55,7 @@ describe("create and read", () => {
     expect(server.updatedAt).toBe(server.createdAt);
     // Provider as GET /providers/{id} shows it, but with only the chosen tool.
     const providerNow = await fetchRecord(alice.api, `/providers/${provider.id}`, "provider");
-    expect(providerNow.tools.map((t: { id: string }) => t.id)).toEqual([tools[0].id, tools[1].id]);
+    expect(byId(providerNow.tools)).toEqual(byId(tools));
     expect(server).toEqual({
       id: server.id,
       createdAt: server.createdAt,
@@ -122,7 +123,8 @@ describe("create and read", () => {
     await createServer(alice.api);
     const res = await bob.api.get("/servers");
     expectStatus(res, 200);
-    expect(res.body).toEqual({ servers: [first, second] });
+    expect(Object.keys(res.body)).toEqual(["servers"]);
+    expect(byId(res.body.servers)).toEqual(byId([first, second]));
   });
 });
 
@@ -132,14 +134,14 @@ describe("tool selection", () => {
     const t1 = await createTool(alice.api, provider.id);
     const t2 = await createTool(alice.api, provider.id);
     const server = await createServer(alice.api, { providers: [{ id: provider.id }] });
-    expect(server.providers[0].tools).toEqual([t1, t2]);
+    expect(byId(server.providers[0].tools)).toEqual(byId([t1, t2]));
     // A tool added later does not join the server.
     await createTool(alice.api, provider.id);
     const again = await fetchRecord(alice.api, `/servers/${server.id}`, "server");
-    expect(again.providers[0].tools).toEqual([t1, t2]);
+    expect(byId(again.providers[0].tools)).toEqual(byId([t1, t2]));
     expect(again.version).toBe(1);
     const list = await alice.api.get(`/servers/${server.id}/tools`);
-    expect(list.body).toEqual({ tools: [t1, t2] });
+    expect(byId(list.body.tools)).toEqual(byId([t1, t2]));
   });
 
   it("providers[].tools [] chooses no tool (the provider is still part of the server)", async () => {

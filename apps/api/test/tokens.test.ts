@@ -9,7 +9,7 @@ import {
   ID,
   TIMESTAMP,
 } from "./support/problems.js";
-import { createServer, createToken, unknownId } from "./support/records.js";
+import { byId, createServer, createToken, unknownId } from "./support/records.js";
 
 // Server tokens: spec §4 (POST /servers/{id}/tokens) and API-CONTRACT.md §§4, 10 (list, get, revoke).
 
@@ -99,7 +99,8 @@ describe("list, get, revoke", () => {
     expectStatus(res, 200);
     const { value: _a, ...aShown } = a;
     const { value: _b, ...bShown } = b;
-    expect(res.body).toEqual({ tokens: [aShown, bShown] });
+    expect(Object.keys(res.body)).toEqual(["tokens"]);
+    expect(byId(res.body.tokens)).toEqual(byId([aShown, bShown]));
     expect(res.text).not.toContain(a.value);
     expect(res.text).not.toContain("mcps_");
   });

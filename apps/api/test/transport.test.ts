@@ -1,3 +1,5 @@
+import { Storage, Unavailable } from "@mcpsm/domain";
+import { Effect, Layer } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Client, type Res, type Tenant, startTestService, type TestService } from "./support/harness.js";
 import { expectInvalid, expectProblem, expectStatus } from "./support/problems.js";
@@ -62,6 +64,13 @@ describe("unknown paths and methods", () => {
     const allow = (res.headers.get("allow") ?? "").split(",").map((m) => m.trim());
     for (const m of allowed) expect(allow).toContain(m);
     expect(allow).not.toContain(method);
+  });
+});
+
+describe("methods no route knows", () => {
+  it.each(["PROPFIND", "PURGE"])("%s /servers answers 405 in the problem shape", async (method) => {
+    const res = await alice.api.request(method, "/servers");
+    expectProblem(res, 405, "METHOD_NOT_ALLOWED");
   });
 });
 
@@ -165,6 +174,42 @@ describe("request bodies", () => {
     expect(expectInvalid(await alice.api.post("/variables", under))).toEqual(["variable.value"]);
   });
 
+  it("a chunked body (no Content-Length) over 1 MiB answers 413", async () => {
+    const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"variable":{"type":"ENV","name":"CHUNKED","value":"'));
+        if (sent >= 20) {
+          controller.enqueue(new TextEncoder().encode('"}}'));
+          controller.close();
+          return;
+        }
+        controller.enqueue(chunk);
+        sent++;
+      },
+    });
+    const response = await fetch(`${svc.url}/variables`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice.token}`, "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    const text = await response.text();
+    expectProblem({ status: response.status, headers: response.headers, text, body: JSON.parse(text) }, 413, "PAYLOAD_TOO_LARGE");
+    // The unread rest of the body must not poison the keep-alive connection for the next requests.
+    for (let i = 0; i < 5; i++) {
+      const next = await alice.api.get("/variables");
+      expectStatus(next, 200);
+      expect(next.body.variables.map((v: { name: string }) => v.name)).not.toContain("CHUNKED");
+    }
+  });
+
+  it("a JSON body nested absurdly deep answers 400", async () => {
+    const deep = `{"server":{"name":"deep","providers":${"[".repeat(5000)}${"]".repeat(5000)}}}`;
+    expectInvalid(await alice.api.post("/servers", deep));
+  });
+
   it("a PATCH body is held to the same rules", async () => {
     const provider = await createProvider(alice.api);
     expectInvalid(await alice.api.patch(`/providers/${provider.id}`, "{"));
@@ -207,5 +252,37 @@ describe("responses", () => {
     const requests = svc.logs.filter((line) => line.msg === "request");
     expect(requests.length).toBeGreaterThan(20);
     expect(JSON.stringify(svc.logs)).not.toContain(alice.token);
+  });
+});
+
+describe("a store that cannot be reached", () => {
+  let broken: TestService;
+  const down = () => Effect.fail(new Unavailable({ detail: "the database is unavailable (ECONNREFUSED); try again later" }));
+
+  beforeAll(async () => {
+    broken = await startTestService({
+      brokenStorage: Layer.succeed(Storage, { transaction: down, read: down } as unknown as typeof Storage.Service),
+    });
+  });
+  afterAll(() => broken?.close());
+
+  it("/healthz stays 200 while /readyz answers 503", async () => {
+    expectStatus(await broken.client().get("/healthz"), 200);
+    expectProblem(await broken.client().get("/readyz"), 503, "UNAVAILABLE");
+  });
+
+  it("management operations answer 503 UNAVAILABLE; the process stays up", async () => {
+    const tenant = await broken.tenant("down");
+    for (const res of [
+      await tenant.api.get("/servers"),
+      await tenant.api.post("/variables", { variable: { type: "ENV", name: "X", value: "y" } }),
+      await tenant.api.get("/providers"),
+    ]) {
+      expectProblem(res, 503, "UNAVAILABLE");
+    }
+    expectStatus(await broken.client().get("/healthz"), 200);
+    // Authentication and validation still come first.
+    expectProblem(await broken.client().get("/servers"), 401, "UNAUTHENTICATED");
+    expectInvalid(await tenant.api.post("/servers", { server: {} }));
   });
 });

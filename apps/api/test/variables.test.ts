@@ -9,7 +9,7 @@ import {
   ID,
   TIMESTAMP,
 } from "./support/problems.js";
-import { createVariable, fetchRecord, unknownId, variableWrite } from "./support/records.js";
+import { byId, createVariable, fetchRecord, unknownId, variableWrite } from "./support/records.js";
 
 // Variables: spec §4 (GET/POST /variables, PATCH/DELETE /variables/{id}) and API-CONTRACT.md §10.
 
@@ -50,7 +50,8 @@ describe("ENV variables", () => {
     expect(one.body).toEqual({ variable: a });
     const list = await bob.api.get("/variables");
     expectStatus(list, 200);
-    expect(list.body).toEqual({ variables: [a, b] });
+    expect(Object.keys(list.body)).toEqual(["variables"]);
+    expect(byId(list.body.variables)).toEqual(byId([a, b]));
   });
 
   it("PATCH {variable: {value}} replaces the value only", async () => {

@@ -48,6 +48,9 @@ export const readJsonBody = async (ctx: Context): Promise<BodyResult> => {
   try {
     text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: "utf8" });
   } catch (error) {
+    // raw-body stopped reading (and paused the request) part-way: discard the rest of the body, or the
+    // unread bytes would stay on the keep-alive connection and the client's next request on it would hang.
+    ctx.req.resume();
     const type = (error as { type?: string }).type;
     if (type === "entity.too.large") return { ok: false, problem: httpProblems.payloadTooLarge(MAX_BODY_BYTES) };
     return badRequest("the request body could not be read");

@@ -59,6 +59,13 @@ export interface TestService {
 
 export interface StartOptions {
   readonly quotas?: Partial<AppConfig["quotas"]>;
+  /** The claim naming the tenant (default `sub`). */
+  readonly tenantClaim?: string;
+  /**
+   * Only for tests of a failing store: replaces the suite's storage (test-storage.ts). Every other test
+   * runs on the suite's storage.
+   */
+  readonly brokenStorage?: Layer.Layer<Storage>;
 }
 
 const send = async (base: string, token: string | undefined, method: string, path: string, options: RequestOptions = {}) => {
@@ -104,14 +111,14 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   // The store is built here (not inside the service) so the tests can also look at it directly.
-  const storeRuntime = ManagedRuntime.make(testStorage() as Layer.Layer<Storage, unknown>);
+  const storeRuntime = ManagedRuntime.make(options.brokenStorage ?? testStorage());
   const storage = await storeRuntime.runPromise(Storage);
   const config: AppConfig = {
     port: 0,
     host: "127.0.0.1",
     dataDir,
     logLevel: "silent",
-    auth: { mode: "dev", tenantClaim: "sub" },
+    auth: { mode: "dev", tenantClaim: options.tenantClaim ?? "sub" },
     encryptionKey: Option.none(),
     quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
   };

@@ -100,3 +100,10 @@ export const fetchRecord = async (api: Client, path: string, envelope: string): 
   expect(res.status, `GET ${path}: ${res.text.slice(0, 600)}`).toBe(200);
   return res.body[envelope];
 };
+
+/**
+ * `records` ordered by id, for comparing lists whose order the contract leaves open (records created in the
+ * same millisecond have no order a client can predict).
+ */
+export const byId = <T extends { readonly id: string }>(records: ReadonlyArray<T>): Array<T> =>
+  [...records].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
