@@ -1,4 +1,5 @@
 import { Router } from "@koa/router";
+import type { McpRuntime } from "@mcpsm/mcp-runtime";
 import Koa, { type Middleware } from "koa";
 import type { JWK } from "jose";
 import type { Logger } from "pino";
@@ -14,7 +15,16 @@ export interface AppDeps extends OperationDeps {
   readonly ready: () => Promise<boolean>;
   /** The dev-auth key set to publish at /.well-known/jwks.json, in dev-auth mode only. */
   readonly devJwks?: { readonly keys: ReadonlyArray<JWK> };
+  /** The MCP endpoint: `/mcp/{serverId}` and its protected resource metadata (no management scope). */
+  readonly mcp?: Pick<McpRuntime, "matches" | "handleNode">;
 }
+
+/** Hands the MCP paths to the MCP runtime, which answers on the raw Node response itself. */
+const mcpEndpoint = (mcp: Pick<McpRuntime, "matches" | "handleNode">): Middleware => async (ctx, next) => {
+  if (!mcp.matches(ctx.path)) return next();
+  ctx.respond = false;
+  await mcp.handleNode(ctx.req, ctx.res);
+};
 
 /** Headers every response carries: no sniffing, no caching of API data, no framing. */
 const securityHeaders = (): Middleware => async (ctx, next) => {
@@ -76,6 +86,7 @@ export const createApp = (deps: AppDeps): Koa => {
   app.use(requestLog(deps.logger));
   app.use(securityHeaders());
   app.use(errorBoundary(deps.logger));
+  if (deps.mcp !== undefined) app.use(mcpEndpoint(deps.mcp));
   app.use(unmatched());
   app.use(router.routes());
   app.use(router.allowedMethods());

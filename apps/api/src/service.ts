@@ -5,12 +5,14 @@ import { resolve } from "node:path";
 import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer, Storage } from "@mcpsm/domain";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { Effect, Layer, ManagedRuntime, Option } from "effect";
-import { createRemoteJWKSet, type JWK } from "jose";
+import { createMcpRuntime, defaultMcpSettings } from "@mcpsm/mcp-runtime";
+import { createLocalJWKSet, createRemoteJWKSet, type JWK } from "jose";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
 import type { AccessTokenVerifier } from "./auth/access-token-verifier.js";
 import { jwtAccessTokenVerifier } from "./auth/access-token-verifier.js";
-import { devAuth } from "./auth/dev-auth.js";
+import { DEV_ISSUER, devAuth } from "./auth/dev-auth.js";
+import { mcpAccessTokenVerifier } from "./auth/mcp-token-verifier.js";
 import type { AppConfig } from "./config/app-config.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 
@@ -35,20 +37,26 @@ const derivedKey = (key: Uint8Array, purpose: string) =>
 
 const accessTokenVerifier = async (config: AppConfig, dataDir: string, logger: Logger) => {
   if (config.auth.mode === "jwks") {
+    const keys = createRemoteJWKSet(config.auth.jwksUrl);
     const verifier: AccessTokenVerifier = jwtAccessTokenVerifier({
-      keys: createRemoteJWKSet(config.auth.jwksUrl),
+      keys,
       issuer: config.auth.issuer,
       audience: config.auth.audience,
       tenantClaim: config.auth.tenantClaim,
     });
-    return { verifier, devJwks: undefined as { keys: JWK[] } | undefined };
+    // MCP clients get tokens from the same authorization server, with the MCP server's URL as audience.
+    const mcpVerifier = mcpAccessTokenVerifier({ keys, issuer: config.auth.issuer, tenantClaim: config.auth.tenantClaim });
+    const authorizationServers = [config.auth.issuer];
+    return { verifier, mcpVerifier, authorizationServers, devJwks: undefined as { keys: JWK[] } | undefined };
   }
   const dev = await devAuth(dataDir, config.auth.tenantClaim);
   logger.warn(
     { dataDir },
     "dev-auth mode: no AUTH_* settings, so tokens signed by the local key in DATA_DIR are accepted (mint one with `./run token`); do not expose this instance",
   );
-  return { verifier: dev.verifier, devJwks: dev.jwks };
+  const keys = createLocalJWKSet(dev.jwks);
+  const mcpVerifier = mcpAccessTokenVerifier({ keys, issuer: DEV_ISSUER, tenantClaim: config.auth.tenantClaim });
+  return { verifier: dev.verifier, mcpVerifier, authorizationServers: [] as Array<string>, devJwks: dev.jwks };
 };
 
 /** Starts the service with `config`: store, keys, authentication, then the HTTP listener. */
@@ -69,7 +77,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     ),
   );
   await runtime.runPromise(Effect.void);
-  const { verifier, devJwks } = await accessTokenVerifier(config, dataDir, logger);
+  const { verifier, mcpVerifier, authorizationServers, devJwks } = await accessTokenVerifier(config, dataDir, logger);
   // Ready means the store answers a real (cheap) query.
   const ready = () =>
     runtime.runPromise(
@@ -78,7 +86,17 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
         Effect.catchAll(() => Effect.succeed(false)),
       ),
     );
-  const app = createApp({ runtime, verifier, logger, ready, ...(devJwks ? { devJwks } : {}) });
+  // The MCP endpoint; its default public URL is the listening URL, known once listening.
+  let listenUrl = "";
+  const mcp = createMcpRuntime({
+    runner: runtime,
+    settings: config.mcp ?? defaultMcpSettings(),
+    listenUrl: () => listenUrl,
+    oauth: mcpVerifier,
+    defaultAuthorizationServers: authorizationServers,
+    onError: (error) => logger.warn({ err: error }, "mcp request failed"),
+  });
+  const app = createApp({ runtime, verifier, logger, ready, mcp, ...(devJwks ? { devJwks } : {}) });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolveListen, reject) => {
     server.once("listening", resolveListen);
@@ -90,12 +108,14 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   server.keepAliveTimeout = 5_000;
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  listenUrl = url;
   logger.info({ url }, "listening");
   return {
     url,
     server,
     close: async () => {
       await new Promise<void>((done) => server.close(() => done()));
+      await mcp.close();
       await runtime.dispose();
     },
   };

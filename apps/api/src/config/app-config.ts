@@ -1,3 +1,4 @@
+import { type McpSettings, mcpSettingsConfig } from "@mcpsm/mcp-runtime";
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect";
 
 /** How access tokens are checked: an external authorization server, or the built-in dev-auth key. */
@@ -21,6 +22,8 @@ export interface AppConfig {
     readonly toolsPerProvider: number;
     readonly tokensPerServer: number;
   };
+  /** The MCP endpoint (`/mcp/{serverId}`): public URL, Host/Origin allow-lists, upstream policy and limits. */
+  readonly mcp?: McpSettings;
 }
 
 const positive = (name: string, fallback: number) =>
@@ -86,6 +89,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     toolsPerProvider: positive("QUOTA_TOOLS_PER_PROVIDER", 1_000),
     tokensPerServer: positive("QUOTA_TOKENS_PER_SERVER", 100),
   }),
+  mcp: mcpSettingsConfig,
 });
 
 /** Loads the configuration, or a readable message listing every bad value. */

@@ -1,0 +1,40 @@
+import type { OAuthAccessTokenVerifier } from "@mcpsm/mcp-runtime";
+import { errors, type JWTVerifyGetKey, jwtVerify } from "jose";
+import { ALLOWED_ALGORITHMS, scopesOf } from "./access-token-verifier.js";
+
+export interface McpTokenVerifierOptions {
+  readonly keys: JWTVerifyGetKey;
+  readonly issuer: string;
+  readonly tenantClaim: string;
+}
+
+/**
+ * OAuth access tokens for the MCP endpoint: the same authorization server (keys, issuer, algorithms, `exp`
+ * required) as the management API, but the audience must be the MCP server's canonical URL (RFC 8707), so a
+ * management token, or a token for another server, is refused.
+ */
+export const mcpAccessTokenVerifier = (options: McpTokenVerifierOptions): OAuthAccessTokenVerifier => ({
+  verify: async (token, resource) => {
+    try {
+      const { payload } = await jwtVerify(token, options.keys, {
+        issuer: options.issuer,
+        audience: resource,
+        algorithms: ALLOWED_ALGORITHMS,
+        requiredClaims: ["exp"],
+      });
+      const tenant = payload[options.tenantClaim];
+      if (typeof tenant !== "string" || tenant === "") return undefined;
+      const clientId =
+        typeof payload.client_id === "string"
+          ? payload.client_id
+          : typeof payload.azp === "string"
+            ? payload.azp
+            : undefined;
+      return { tenant, clientId, scopes: [...scopesOf(payload)], expiresAt: payload.exp };
+    } catch (error) {
+      if (error instanceof errors.JWKSTimeout) throw error;
+      if (error instanceof errors.JOSEError) return undefined;
+      throw error;
+    }
+  },
+});
