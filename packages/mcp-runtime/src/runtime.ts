@@ -28,8 +28,8 @@ export interface OAuthAccessTokenVerifier {
 export interface McpRuntimeOptions {
   readonly runner: EffectRunner;
   readonly settings: McpSettings;
-  /** The URL the service listens on (`http://127.0.0.1:8080`): the default public URL. */
-  readonly listenUrl: string;
+  /** The URL the service listens on (`http://127.0.0.1:8080`): the default public URL. Read on first use. */
+  readonly listenUrl: string | (() => string);
   /** Accepts OAuth access tokens besides server tokens when given. */
   readonly oauth?: OAuthAccessTokenVerifier | undefined;
   /** Authorization servers to advertise when MCP_AUTHORIZATION_SERVERS is not set (e.g. AUTH_ISSUER). */
@@ -85,17 +85,31 @@ type Authentication =
 /** Serves every composed server at `/mcp/{serverId}` (MCP Streamable HTTP, stateless, both protocol eras). */
 export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
   const { settings, runner } = options;
-  const base = Option.getOrElse(settings.publicUrl, () => new URL(options.listenUrl));
-  const basePath = base.pathname.replace(/\/+$/, "");
-  const allowedHosts = [...Option.getOrElse(settings.allowedHosts, () => defaultHostnames(base))];
-  const allowedOrigins = [...Option.getOrElse(settings.allowedOrigins, () => allowedHosts)];
+  // The public base URL defaults to the listening URL, which may only be known once the server listens.
+  let site: { base: URL; basePath: string; allowedHosts: Array<string>; allowedOrigins: Array<string> } | undefined;
+  const siteOf = () => {
+    if (site === undefined) {
+      const base = Option.getOrElse(
+        settings.publicUrl,
+        () => new URL(typeof options.listenUrl === "function" ? options.listenUrl() : options.listenUrl),
+      );
+      const allowedHosts = [...Option.getOrElse(settings.allowedHosts, () => defaultHostnames(base))];
+      site = {
+        base,
+        basePath: base.pathname.replace(/\/+$/, ""),
+        allowedHosts,
+        allowedOrigins: [...Option.getOrElse(settings.allowedOrigins, () => allowedHosts)],
+      };
+    }
+    return site;
+  };
   const authorizationServers = Option.getOrElse(
     settings.authorizationServers,
     () => options.defaultAuthorizationServers ?? [],
   );
-  const resourceUrl = (serverId: string) => `${base.origin}${basePath}/mcp/${serverId}`;
+  const resourceUrl = (serverId: string) => `${siteOf().base.origin}${siteOf().basePath}/mcp/${serverId}`;
   const metadataUrl = (serverId: string) =>
-    `${base.origin}${basePath}/.well-known/oauth-protected-resource/mcp/${serverId}`;
+    `${siteOf().base.origin}${siteOf().basePath}/.well-known/oauth-protected-resource/mcp/${serverId}`;
 
   const dispatcher: Agent = policyAgent({
     policy: networkPolicy(settings.upstreamAllowedNetworks),
@@ -189,7 +203,8 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
 
   const serveMcp = async (request: Request, serverId: string): Promise<Response> => {
     const rejected =
-      hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins);
+      hostHeaderValidationResponse(request, siteOf().allowedHosts) ??
+      originValidationResponse(request, siteOf().allowedOrigins);
     if (rejected !== undefined) return rejected;
     if (!isId(serverId)) return rpcError(404, -32001, `no MCP server at ${new URL(request.url).pathname}`);
     const auth = await authenticate(request, serverId);
@@ -229,7 +244,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
         resource: resourceUrl(serverId),
         authorization_servers: authorizationServers,
         bearer_methods_supported: ["header"],
-        resource_documentation: `${base.origin}${basePath}/docs`,
+        resource_documentation: `${siteOf().base.origin}${siteOf().basePath}/docs`,
       },
       { ...cors, "Cache-Control": "public, max-age=300" },
     );
