@@ -83,7 +83,9 @@ describe("rejected credentials answer 401 with WWW-Authenticate", () => {
 
   it("another scheme, or Bearer without a token", async () => {
     const token = await signWithDevKey(goodClaims());
-    expectUnauthenticated(await svc.client().get("/servers", { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }));
+    expectUnauthenticated(
+      await svc.client().get("/servers", { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }),
+    );
     expectUnauthenticated(await svc.client().get("/servers", { authorization: "Bearer" }));
     expectUnauthenticated(await svc.client().get("/servers", { authorization: "Bearer " }));
     expectUnauthenticated(await svc.client().get("/servers", { authorization: token }));
@@ -129,7 +131,7 @@ describe("rejected credentials answer 401 with WWW-Authenticate", () => {
     const publicKey = await importJWK(publicJwk, "ES256");
     const secrets = [
       new TextEncoder().encode(JSON.stringify(publicJwk)),
-      new TextEncoder().encode(await exportSPKI(publicKey as CryptoKey)),
+      new TextEncoder().encode(await exportSPKI(publicKey as Parameters<typeof exportSPKI>[0])),
       Buffer.from(publicJwk.x ?? "", "base64url"),
     ];
     for (const secret of secrets) {
@@ -151,7 +153,9 @@ describe("rejected credentials answer 401 with WWW-Authenticate", () => {
   it("a token signed by an RS256 or EdDSA key the service does not know", async () => {
     for (const alg of ["RS256", "EdDSA"] as const) {
       const other = await generateKeyPair(alg);
-      const token = await new SignJWT(goodClaims()).setProtectedHeader({ alg, kid: privateJwk.kid ?? "" }).sign(other.privateKey);
+      const token = await new SignJWT(goodClaims())
+        .setProtectedHeader({ alg, kid: privateJwk.kid ?? "" })
+        .sign(other.privateKey);
       expectUnauthenticated(await getServers(token));
     }
   });
@@ -179,7 +183,9 @@ describe("rejected credentials answer 401 with WWW-Authenticate", () => {
 
   it("401 is answered on every kind of route, before anything else", async () => {
     const anonymous = svc.client();
-    expectUnauthenticated(await anonymous.post("/providers", { provider: { name: "x", baseURL: "https://x.example" } }));
+    expectUnauthenticated(
+      await anonymous.post("/providers", { provider: { name: "x", baseURL: "https://x.example" } }),
+    );
     expectUnauthenticated(await anonymous.patch(`/variables/${unknownId()}`, { variable: { value: "x" } }));
     expectUnauthenticated(await anonymous.delete(`/servers/${unknownId()}/tokens/${unknownId()}`));
   });
@@ -206,7 +212,7 @@ describe("order of checks: 401 → 403 → 400 → 404", () => {
     const listOnly = svc.client(await svc.token(tenant, ["server:list"]));
     for (const res of [
       await listOnly.post("/servers", "{not json"),
-      await listOnly.post("/servers", { server: { name: "" , bogus: 1 } }),
+      await listOnly.post("/servers", { server: { name: "", bogus: 1 } }),
       await listOnly.request("POST", "/servers", { body: "x", headers: { "content-type": "text/plain" } }),
       await listOnly.patch("/servers/bad", { server: { nme: "x" } }),
     ]) {
@@ -250,7 +256,13 @@ describe("a configured tenant claim", () => {
 
   const signFor = async (claims: JWTPayload) => {
     const { privateJwk: key } = await devSigningKey(tidService.dataDir);
-    return new SignJWT({ iss: DEV_ISSUER, aud: DEV_AUDIENCE, exp: nowSeconds() + 600, scope: ALL_SCOPES.join(" "), ...claims })
+    return new SignJWT({
+      iss: DEV_ISSUER,
+      aud: DEV_AUDIENCE,
+      exp: nowSeconds() + 600,
+      scope: ALL_SCOPES.join(" "),
+      ...claims,
+    })
       .setProtectedHeader({ alg: "ES256", kid: key.kid ?? "" })
       .sign(await importJWK(key, "ES256"));
   };

@@ -13,11 +13,17 @@ interface Created {
 /** The listing order of the contract: creation time, then id (code unit by code unit). */
 const inCreationOrder = (records: ReadonlyArray<Created>): Array<string> =>
   [...records]
-    .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .sort((a, b) =>
+      a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+    )
     .map((r) => r.id);
 
 /** Creates `count` providers; answers their ids in listing order (records made in one millisecond sort by id). */
-const createMany = async (api: Client, count: number, overrides: (i: number) => Record<string, unknown> = () => ({})) => {
+const createMany = async (
+  api: Client,
+  count: number,
+  overrides: (i: number) => Record<string, unknown> = () => ({}),
+) => {
   const created: Array<Created> = [];
   for (let i = 0; i < count; i++) {
     const provider = await createProvider(api, { name: `P${String(i).padStart(4, "0")} ${uniq()}`, ...overrides(i) });
@@ -69,12 +75,14 @@ describe("paging (no PUBLIC providers in this service)", () => {
     const provider = await createProvider(alice.api, { name: `Zz with tools ${uniq()}` });
     const tool = await createTool(alice.api, provider.id);
     const res = await alice.api.get(`/providers?nameContains=${encodeURIComponent(provider.name)}`);
-    expect(res.body.providers).toEqual([{ ...provider, version: 2, updatedAt: res.body.providers[0].updatedAt, tools: [tool] }]);
+    expect(res.body.providers).toEqual([
+      { ...provider, version: 2, updatedAt: res.body.providers[0].updatedAt, tools: [tool] },
+    ]);
     await alice.api.delete(`/providers/${provider.id}/tools/${tool.id}`);
     await alice.api.delete(`/providers/${provider.id}`);
   });
 
-  it("following nextToken visits every record once, in creation order; the last page has nextToken \"\"", async () => {
+  it('following nextToken visits every record once, in creation order; the last page has nextToken ""', async () => {
     const pages = await allPages(alice.api, "limit=7");
     expect(pages).toHaveLength(Math.ceil(120 / 7));
     expect(pages.flatMap(idsOf)).toEqual(aliceIds);
@@ -83,7 +91,7 @@ describe("paging (no PUBLIC providers in this service)", () => {
     for (const page of pages.slice(0, -1)) expect(page.providers).toHaveLength(7);
   });
 
-  it("a limit that divides the count exactly still ends with nextToken \"\" and no empty extra page", async () => {
+  it('a limit that divides the count exactly still ends with nextToken "" and no empty extra page', async () => {
     const pages = await allPages(alice.api, "limit=40");
     expect(pages.map((p) => p.providers.length)).toEqual([40, 40, 40]);
     expect(pages.flatMap(idsOf)).toEqual(aliceIds);
@@ -161,14 +169,18 @@ describe("paging (no PUBLIC providers in this service)", () => {
       "garbage",
       "a.b.c",
     ])
-      expect(expectInvalid(await alice.api.get(`/providers?limit=3&token=${encodeURIComponent(bad)}`))).toEqual(["token"]);
+      expect(expectInvalid(await alice.api.get(`/providers?limit=3&token=${encodeURIComponent(bad)}`))).toEqual([
+        "token",
+      ]);
   });
 
   it("a token of another tenant answers 400", async () => {
     const { nextToken } = (await alice.api.get("/providers?limit=3")).body;
     const other = await svc.tenant("other");
     await createMany(other.api, 5);
-    expect(expectInvalid(await other.api.get(`/providers?limit=3&token=${encodeURIComponent(nextToken)}`))).toEqual(["token"]);
+    expect(expectInvalid(await other.api.get(`/providers?limit=3&token=${encodeURIComponent(nextToken)}`))).toEqual([
+      "token",
+    ]);
   });
 
   it("a token used with other filters answers 400; with the same filters and another limit it works", async () => {
@@ -251,7 +263,11 @@ describe("filters and visibility", () => {
     expect(idsOf(await list(alice.api, "nameContains=GITHUB"))).toEqual(ids("aGithub", "bGithubPublic"));
     expect(idsOf(await list(alice.api, "nameContains=tHUb%20a"))).toEqual(ids("aGithub"));
     expect(idsOf(await list(alice.api, "nameContains=payments"))).toEqual(ids("aStripe"));
-    expect(await list(alice.api, "nameContains=nothing-like-this")).toEqual({ providers: [], matchCount: 0, nextToken: "" });
+    expect(await list(alice.api, "nameContains=nothing-like-this")).toEqual({
+      providers: [],
+      matchCount: 0,
+      nextToken: "",
+    });
   });
 
   it("baseURLContains is a case-insensitive substring match", async () => {
@@ -261,7 +277,9 @@ describe("filters and visibility", () => {
   });
 
   it("apiType and visibility filter by their enum names", async () => {
-    expect(idsOf(await list(alice.api, "apiType=REST"))).toEqual(ids("aGithub", "aGitlab", "aStripe", "bGithubPublic", "bJira"));
+    expect(idsOf(await list(alice.api, "apiType=REST"))).toEqual(
+      ids("aGithub", "aGitlab", "aStripe", "bGithubPublic", "bJira"),
+    );
     expect(idsOf(await list(alice.api, "visibility=PUBLIC"))).toEqual(ids("aGitlab", "bGithubPublic", "bJira"));
     expect(idsOf(await list(alice.api, "visibility=INTERNAL"))).toEqual(ids("aGithub", "aStripe"));
     expect(idsOf(await list(bob.api, "visibility=INTERNAL"))).toEqual(ids("bGithubInternal"));
@@ -269,9 +287,9 @@ describe("filters and visibility", () => {
 
   it("filters combine with AND", async () => {
     expect(idsOf(await list(alice.api, "nameContains=git&visibility=PUBLIC"))).toEqual(ids("aGitlab", "bGithubPublic"));
-    expect(idsOf(await list(alice.api, "nameContains=git&baseURLContains=example&visibility=PUBLIC&apiType=REST"))).toEqual(
-      ids("aGitlab", "bGithubPublic"),
-    );
+    expect(
+      idsOf(await list(alice.api, "nameContains=git&baseURLContains=example&visibility=PUBLIC&apiType=REST")),
+    ).toEqual(ids("aGitlab", "bGithubPublic"));
     expect(idsOf(await list(alice.api, "nameContains=github&visibility=INTERNAL"))).toEqual(ids("aGithub"));
     expect((await list(alice.api, "nameContains=jira&visibility=INTERNAL")).matchCount).toBe(0);
   });

@@ -35,7 +35,8 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const versionOf = async (providerId: string) => (await fetchRecord(alice.api, `/providers/${providerId}`, "provider")).version;
+const versionOf = async (providerId: string) =>
+  (await fetchRecord(alice.api, `/providers/${providerId}`, "provider")).version;
 
 describe("tools", () => {
   it("POST /providers/{id}/tools answers 201 with Location and the full tool (method upper-cased)", async () => {
@@ -53,6 +54,7 @@ describe("tools", () => {
       },
       queryArgsJSONSchema: { type: "object", properties: { page: { type: "integer" } } },
       reqBodyJSONSchema: { type: "array", items: { type: "string" } },
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a variable reference, stored as written
       headers: [{ key: "Authorization", value: "Bearer ${API_EXAMPLE_COM_TOKEN}" }],
       oauth2Scopes: ["repo", "read:org"],
     };
@@ -107,7 +109,12 @@ describe("tools", () => {
       tool: { title: "New", method: "post", headers: [{ key: "X-Api-Version", value: "2" }] },
     });
     expectStatus(res, 200);
-    expect(res.body.tool).toEqual({ ...tool, title: "New", method: "POST", headers: [{ key: "X-Api-Version", value: "2" }] });
+    expect(res.body.tool).toEqual({
+      ...tool,
+      title: "New",
+      method: "POST",
+      headers: [{ key: "X-Api-Version", value: "2" }],
+    });
     expect(await versionOf(provider.id)).toBe(3);
     expect(await fetchRecord(alice.api, `/providers/${provider.id}/tools/${tool.id}`, "tool")).toEqual(res.body.tool);
     expectNoContent(await alice.api.delete(`/providers/${provider.id}/tools/${tool.id}`));
@@ -122,7 +129,11 @@ describe("tools", () => {
     const p2 = await createProvider(alice.api);
     const tool = await createTool(alice.api, p1.id);
     expectProblem(await alice.api.get(`/providers/${p2.id}/tools/${tool.id}`), 404, "NOT_FOUND");
-    expectProblem(await alice.api.patch(`/providers/${p2.id}/tools/${tool.id}`, { tool: { title: "x" } }), 404, "NOT_FOUND");
+    expectProblem(
+      await alice.api.patch(`/providers/${p2.id}/tools/${tool.id}`, { tool: { title: "x" } }),
+      404,
+      "NOT_FOUND",
+    );
     expectProblem(await alice.api.delete(`/providers/${p2.id}/tools/${tool.id}`), 404, "NOT_FOUND");
     expectProblem(await alice.api.get(`/providers/${unknownId()}/tools`), 404, "NOT_FOUND");
     expectProblem(await alice.api.post(`/providers/${unknownId()}/tools`, { tool: toolWrite() }), 404, "NOT_FOUND");
@@ -148,7 +159,11 @@ describe("tools", () => {
     ["pathArgsJSONSchema not type object", { pathArgsJSONSchema: { type: "string" } }, "tool.pathArgsJSONSchema"],
     ["queryArgsJSONSchema not type object", { queryArgsJSONSchema: { type: "array" } }, "tool.queryArgsJSONSchema"],
     ["reqBodyJSONSchema not a JSON Schema", { reqBodyJSONSchema: { type: "banana" } }, "tool.reqBodyJSONSchema"],
-    ["reqBodyJSONSchema over 64 KiB", { reqBodyJSONSchema: { description: "x".repeat(70_000) } }, "tool.reqBodyJSONSchema"],
+    [
+      "reqBodyJSONSchema over 64 KiB",
+      { reqBodyJSONSchema: { description: "x".repeat(70_000) } },
+      "tool.reqBodyJSONSchema",
+    ],
     ["header Host", { headers: [{ key: "Host", value: "evil.example" }] }, "tool.headers[0].key"],
     ["header Content-Length", { headers: [{ key: "content-length", value: "1" }] }, "tool.headers[0].key"],
     ["header Transfer-Encoding", { headers: [{ key: "Transfer-Encoding", value: "chunked" }] }, "tool.headers[0].key"],
@@ -225,7 +240,11 @@ describe("tools", () => {
     const used = await createTool(alice.api, provider.id);
     const unused = await createTool(alice.api, provider.id);
     const server = await createServer(alice.api, { providers: [{ id: provider.id, tools: [{ id: used.id }] }] });
-    const body = expectProblem(await alice.api.delete(`/providers/${provider.id}/tools/${used.id}`), 409, "FAILED_PRECONDITION");
+    const body = expectProblem(
+      await alice.api.delete(`/providers/${provider.id}/tools/${used.id}`),
+      409,
+      "FAILED_PRECONDITION",
+    );
     expect(body.references).toEqual([server.id]);
     expectNoContent(await alice.api.delete(`/providers/${provider.id}/tools/${unused.id}`));
     expect((await fetchRecord(alice.api, `/servers/${server.id}`, "server")).providers[0].tools).toEqual([used]);
@@ -292,8 +311,16 @@ describe("prompts", () => {
     ["arguments not an array", { arguments: { name: "x" } }, "prompt.arguments"],
     ["argument without a name", { arguments: [{ description: "x" }] }, "prompt.arguments[0].name"],
     ["duplicate argument names", { arguments: [{ name: "a" }, { name: "a" }] }, "prompt.arguments[1].name"],
-    ["message role system", { messages: [{ role: "system", content: { type: "text", text: "x" } }] }, "prompt.messages[0].role"],
-    ["message content not text", { messages: [{ role: "user", content: { type: "image", text: "x" } }] }, "prompt.messages[0].content.type"],
+    [
+      "message role system",
+      { messages: [{ role: "system", content: { type: "text", text: "x" } }] },
+      "prompt.messages[0].role",
+    ],
+    [
+      "message content not text",
+      { messages: [{ role: "user", content: { type: "image", text: "x" } }] },
+      "prompt.messages[0].content.type",
+    ],
     ["unknown field", { template: "x" }, "prompt.template"],
   ])("%s answers 400 at %s", async (_label, fields, path) => {
     const provider = await createProvider(alice.api);
@@ -312,7 +339,11 @@ describe("prompts", () => {
     const other = await createProvider(alice.api);
     await createPrompt(alice.api, other.id, { name: prompt.name });
     const server = await createServer(alice.api, { prompts: [{ id: prompt.id }] });
-    const body = expectProblem(await alice.api.delete(`/providers/${provider.id}/prompts/${prompt.id}`), 409, "FAILED_PRECONDITION");
+    const body = expectProblem(
+      await alice.api.delete(`/providers/${provider.id}/prompts/${prompt.id}`),
+      409,
+      "FAILED_PRECONDITION",
+    );
     expect(body.references).toEqual([server.id]);
     expectStatus(await alice.api.get(`/providers/${provider.id}/prompts/${prompt.id}`), 200);
   });
@@ -377,7 +408,9 @@ describe("resources", () => {
     });
     expect(await versionOf(provider.id)).toBe(4);
     expectNoContent(await alice.api.delete(`/providers/${provider.id}/resources/${a.id}`));
-    expect((await alice.api.get(`/providers/${provider.id}/resources`)).body).toEqual({ resources: [patched.body.resource] });
+    expect((await alice.api.get(`/providers/${provider.id}/resources`)).body).toEqual({
+      resources: [patched.body.resource],
+    });
     expect(await versionOf(provider.id)).toBe(5);
   });
 
@@ -389,7 +422,11 @@ describe("resources", () => {
     ["mimeType not a media type", { mimeType: "markdown" }, "resource.mimeType"],
     ["priority above 1", { annotations: { priority: 2 } }, "resource.annotations.priority"],
     ["audience unknown", { annotations: { audience: ["robot"] } }, "resource.annotations.audience[0]"],
-    ["lastModified not a date-time", { annotations: { lastModified: "yesterday" } }, "resource.annotations.lastModified"],
+    [
+      "lastModified not a date-time",
+      { annotations: { lastModified: "yesterday" } },
+      "resource.annotations.lastModified",
+    ],
     ["unknown field", { url: "https://x.example" }, "resource.url"],
   ])("%s answers 400 at %s", async (_label, fields, path) => {
     const provider = await createProvider(alice.api);

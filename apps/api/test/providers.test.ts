@@ -35,8 +35,10 @@ afterAll(() => svc?.close());
 const storedProvider = (id: string) => svc.inspect((tx) => tx.findProvider(id));
 
 describe("create and read", () => {
-  it("POST /providers answers 201 with Location, ETag W/\"1\" and the defaults", async () => {
-    const res = await alice.api.post("/providers", { provider: { name: " GitHub ", baseURL: "https://api.github.com/v3" } });
+  it('POST /providers answers 201 with Location, ETag W/"1" and the defaults', async () => {
+    const res = await alice.api.post("/providers", {
+      provider: { name: " GitHub ", baseURL: "https://api.github.com/v3" },
+    });
     const provider = res.body.provider;
     expectCreated(res, `/providers/${provider.id}`);
     expect(res.headers.get("etag")).toBe('W/"1"');
@@ -90,7 +92,9 @@ describe("create and read", () => {
 
   it("secretPrefix never changes, not even when baseURL moves to another host", async () => {
     const provider = await createProvider(alice.api, { baseURL: "https://api.stripe.com" });
-    const res = await alice.api.patch(`/providers/${provider.id}`, { provider: { baseURL: "https://api.other.org/v2" } });
+    const res = await alice.api.patch(`/providers/${provider.id}`, {
+      provider: { baseURL: "https://api.other.org/v2" },
+    });
     expectStatus(res, 200);
     expect(res.body.provider.baseURL).toBe("https://api.other.org/v2");
     expect(res.body.provider.secretPrefix).toBe("API_STRIPE_COM");
@@ -185,7 +189,9 @@ describe("oauth2Config", () => {
   it("refuses non-http(s) URLs and unknown fields inside it", async () => {
     const paths = expectInvalid(
       await alice.api.post("/providers", {
-        provider: providerWrite({ oauth2Config: { clientID: 5, authURL: "javascript:alert(1)", tokenURL: "/relative", secret: "x" } }),
+        provider: providerWrite({
+          oauth2Config: { clientID: 5, authURL: "javascript:alert(1)", tokenURL: "/relative", secret: "x" },
+        }),
       }),
     );
     expect(paths.sort()).toEqual(
@@ -251,7 +257,11 @@ describe("validation", () => {
 
   it("a provider name is unique per tenant: 409 ALREADY_EXISTS on create and rename; other tenants may use it", async () => {
     const provider = await createProvider(alice.api);
-    expectProblem(await alice.api.post("/providers", { provider: providerWrite({ name: provider.name }) }), 409, "ALREADY_EXISTS");
+    expectProblem(
+      await alice.api.post("/providers", { provider: providerWrite({ name: provider.name }) }),
+      409,
+      "ALREADY_EXISTS",
+    );
     const other = await createProvider(alice.api);
     expectProblem(
       await alice.api.patch(`/providers/${other.id}`, { provider: { name: provider.name } }),
@@ -279,8 +289,15 @@ describe("update and versions", () => {
     const res = await alice.api.patch(`/providers/${provider.id}`, { provider: { description: "second" } });
     expectStatus(res, 200);
     expect(res.headers.get("etag")).toBe('W/"2"');
-    expect(res.body.provider).toEqual({ ...provider, description: "second", version: 2, updatedAt: res.body.provider.updatedAt });
-    const vis = await alice.api.patch(`/providers/${provider.id}`, { provider: { visibilityType: "PUBLIC", documentURL: "" } });
+    expect(res.body.provider).toEqual({
+      ...provider,
+      description: "second",
+      version: 2,
+      updatedAt: res.body.provider.updatedAt,
+    });
+    const vis = await alice.api.patch(`/providers/${provider.id}`, {
+      provider: { visibilityType: "PUBLIC", documentURL: "" },
+    });
     expect(vis.body.provider).toMatchObject({ visibilityType: "PUBLIC", documentURL: "", version: 3 });
     expect(vis.headers.get("etag")).toBe('W/"3"');
     expect(await fetchRecord(alice.api, `/providers/${provider.id}`, "provider")).toEqual(vis.body.provider);
@@ -313,13 +330,25 @@ describe("update and versions", () => {
 
   it("If-Match on PATCH: 412 on mismatch (nothing changes), applied on match", async () => {
     const provider = await createProvider(alice.api);
-    const stale = await alice.api.patch(`/providers/${provider.id}`, { provider: { description: "x" } }, { "if-match": 'W/"5"' });
+    const stale = await alice.api.patch(
+      `/providers/${provider.id}`,
+      { provider: { description: "x" } },
+      { "if-match": 'W/"5"' },
+    );
     expectProblem(stale, 412, "PRECONDITION_FAILED");
     expect(await fetchRecord(alice.api, `/providers/${provider.id}`, "provider")).toEqual(provider);
-    const ok = await alice.api.patch(`/providers/${provider.id}`, { provider: { description: "x" } }, { "if-match": 'W/"1"' });
+    const ok = await alice.api.patch(
+      `/providers/${provider.id}`,
+      { provider: { description: "x" } },
+      { "if-match": 'W/"1"' },
+    );
     expectStatus(ok, 200);
     expect(ok.headers.get("etag")).toBe('W/"2"');
-    const old = await alice.api.patch(`/providers/${provider.id}`, { provider: { description: "y" } }, { "if-match": 'W/"1"' });
+    const old = await alice.api.patch(
+      `/providers/${provider.id}`,
+      { provider: { description: "y" } },
+      { "if-match": 'W/"1"' },
+    );
     expectProblem(old, 412, "PRECONDITION_FAILED");
   });
 });
@@ -360,7 +389,11 @@ describe("delete", () => {
 
   it("If-Match on DELETE: 412 on mismatch, 204 on match", async () => {
     const provider = await createProvider(alice.api);
-    expectProblem(await alice.api.delete(`/providers/${provider.id}`, { "if-match": 'W/"9"' }), 412, "PRECONDITION_FAILED");
+    expectProblem(
+      await alice.api.delete(`/providers/${provider.id}`, { "if-match": 'W/"9"' }),
+      412,
+      "PRECONDITION_FAILED",
+    );
     expectStatus(await alice.api.get(`/providers/${provider.id}`), 200);
     expectNoContent(await alice.api.delete(`/providers/${provider.id}`, { "if-match": 'W/"1"' }));
   });

@@ -22,7 +22,13 @@ let bob: Tenant;
 
 beforeAll(async () => {
   svc = await startTestService({
-    quotas: { serversPerTenant: 2, variablesPerTenant: 3, providersPerTenant: 2, toolsPerProvider: 2, tokensPerServer: 2 },
+    quotas: {
+      serversPerTenant: 2,
+      variablesPerTenant: 3,
+      providersPerTenant: 2,
+      toolsPerProvider: 2,
+      tokensPerServer: 2,
+    },
   });
   alice = await svc.tenant("alice");
   bob = await svc.tenant("bob");
@@ -64,7 +70,11 @@ describe("per-tenant quotas", () => {
     const provider = await createProvider(carol.api);
     await createTool(carol.api, provider.id);
     const second = await createTool(carol.api, provider.id);
-    expectProblem(await carol.api.post(`/providers/${provider.id}/tools`, { tool: toolWrite() }), 429, "RESOURCE_EXHAUSTED");
+    expectProblem(
+      await carol.api.post(`/providers/${provider.id}/tools`, { tool: toolWrite() }),
+      429,
+      "RESOURCE_EXHAUSTED",
+    );
     expect((await carol.api.get(`/providers/${provider.id}`)).body.provider.version).toBe(3);
     const other = await createProvider(carol.api);
     await createTool(carol.api, other.id);
@@ -77,7 +87,11 @@ describe("per-tenant quotas", () => {
     const server = await createServer(dave.api);
     const first = await createToken(dave.api, server.id);
     await createToken(dave.api, server.id);
-    expectProblem(await dave.api.post(`/servers/${server.id}/tokens`, { token: { name: "third" } }), 429, "RESOURCE_EXHAUSTED");
+    expectProblem(
+      await dave.api.post(`/servers/${server.id}/tokens`, { token: { name: "third" } }),
+      429,
+      "RESOURCE_EXHAUSTED",
+    );
     expect((await dave.api.get(`/servers/${server.id}/tokens`)).body.tokens).toHaveLength(2);
     expectNoContent(await dave.api.delete(`/servers/${server.id}/tokens/${first.id}`));
     expectStatus(await dave.api.post(`/servers/${server.id}/tokens`, { token: { name: "third" } }), 201);

@@ -62,7 +62,12 @@ describe.each(ROUTES.map((r) => [label(r), r] as const))("%s", (_label, route) =
     const fixture = await makeRouteFixture(owner.api);
     const serverBefore = await fetchRecord(owner.api, `/servers/${fixture.S}`, "server");
     const providerBefore = await fetchRecord(owner.api, `/providers/${fixture.P}`, "provider");
-    const api = svc.client(await svc.token(owner.id, ALL_SCOPES.filter((s) => s !== scope)));
+    const api = svc.client(
+      await svc.token(
+        owner.id,
+        ALL_SCOPES.filter((s) => s !== scope),
+      ),
+    );
     const { path, body } = callFor(route, fixture);
     const res = await api.request(route.method, path, body === undefined ? {} : { body });
     const problem = expectProblem(res, 403, "PERMISSION_DENIED");

@@ -160,7 +160,9 @@ describe("tool selection", () => {
       await createTool(alice.api, provider.id),
       await createTool(alice.api, provider.id),
     ];
-    const server = await createServer(alice.api, { providers: [{ id: provider.id, tools: [{ id: c.id }, { id: a.id }] }] });
+    const server = await createServer(alice.api, {
+      providers: [{ id: provider.id, tools: [{ id: c.id }, { id: a.id }] }],
+    });
     expect(server.providers[0].tools).toEqual([c, a]);
     expect(server.providers[0].tools).not.toContainEqual(b);
   });
@@ -209,7 +211,10 @@ describe("validation", () => {
       server: serverWrite({
         providers: [
           { id: unknownId() },
-          { id: provider.id, tools: [{ id: tools[0].id }, { id: unknownId() }, { id: other.tools[0].id }, { id: tools[0].id }] },
+          {
+            id: provider.id,
+            tools: [{ id: tools[0].id }, { id: unknownId() }, { id: other.tools[0].id }, { id: tools[0].id }],
+          },
           { id: provider.id },
         ],
         resources: [{ id: other.resource.id }, { id: unknownId() }, { id: other.resource.id }],
@@ -294,7 +299,11 @@ describe("validation", () => {
     const server = await createServer(alice.api);
     expectProblem(await alice.api.post("/servers", { server: { name: server.name } }), 409, "ALREADY_EXISTS");
     const other = await createServer(alice.api);
-    expectProblem(await alice.api.patch(`/servers/${other.id}`, { server: { name: server.name } }), 409, "ALREADY_EXISTS");
+    expectProblem(
+      await alice.api.patch(`/servers/${other.id}`, { server: { name: server.name } }),
+      409,
+      "ALREADY_EXISTS",
+    );
     expect((await fetchRecord(alice.api, `/servers/${other.id}`, "server")).name).toBe(other.name);
     const carol = await svc.tenant("carol");
     expectStatus(await carol.api.post("/servers", { server: { name: server.name } }), 201);
@@ -395,15 +404,31 @@ describe("update", () => {
   it("If-Match on PATCH is honoured: 412 on mismatch, applied on match", async () => {
     const server = await createServer(alice.api);
     await alice.api.patch(`/servers/${server.id}`, { server: { instructions: "v2" } });
-    const mismatch = await alice.api.patch(`/servers/${server.id}`, { server: { name: "no" } }, { "if-match": 'W/"1"' });
+    const mismatch = await alice.api.patch(
+      `/servers/${server.id}`,
+      { server: { name: "no" } },
+      { "if-match": 'W/"1"' },
+    );
     expectProblem(mismatch, 412, "PRECONDITION_FAILED");
-    const garbage = await alice.api.patch(`/servers/${server.id}`, { server: { name: "no" } }, { "if-match": "nonsense" });
+    const garbage = await alice.api.patch(
+      `/servers/${server.id}`,
+      { server: { name: "no" } },
+      { "if-match": "nonsense" },
+    );
     expectProblem(garbage, 412, "PRECONDITION_FAILED");
     expect((await fetchRecord(alice.api, `/servers/${server.id}`, "server")).name).toBe(server.name);
-    const match = await alice.api.patch(`/servers/${server.id}`, { server: { name: `${server.name}!` } }, { "if-match": 'W/"2"' });
+    const match = await alice.api.patch(
+      `/servers/${server.id}`,
+      { server: { name: `${server.name}!` } },
+      { "if-match": 'W/"2"' },
+    );
     expectStatus(match, 200);
     expect(match.headers.get("etag")).toBe('W/"3"');
-    const any = await alice.api.patch(`/servers/${server.id}`, { server: { name: `${server.name}?` } }, { "if-match": "*" });
+    const any = await alice.api.patch(
+      `/servers/${server.id}`,
+      { server: { name: `${server.name}?` } },
+      { "if-match": "*" },
+    );
     expectStatus(any, 200);
   });
 });
@@ -491,7 +516,9 @@ describe("association routes", () => {
       expectInvalid(await alice.api.post(`/servers/${server.id}/tools`, { tool: { providerID: p1.id, toolID: b.id } })),
     ).toEqual(["tool.toolID"]);
     expect(
-      expectInvalid(await alice.api.post(`/servers/${server.id}/tools`, { tool: { providerID: unknownId(), toolID: b.id } })),
+      expectInvalid(
+        await alice.api.post(`/servers/${server.id}/tools`, { tool: { providerID: unknownId(), toolID: b.id } }),
+      ),
     ).toEqual(["tool.providerID"]);
     expectProblem(
       await alice.api.post(`/servers/${server.id}/tools`, { tool: { providerID: p2.id, toolID: b.id } }),
@@ -499,7 +526,9 @@ describe("association routes", () => {
       "ALREADY_EXISTS",
     );
     expect(
-      expectInvalid(await alice.api.post(`/servers/${server.id}/tools`, { tool: { providerId: p1.id, toolID: a.id } })).sort(),
+      expectInvalid(
+        await alice.api.post(`/servers/${server.id}/tools`, { tool: { providerId: p1.id, toolID: a.id } }),
+      ).sort(),
     ).toEqual(["tool.providerID", "tool.providerId"]);
     expectProblem(
       await alice.api.post(`/servers/${unknownId()}/tools`, { tool: { providerID: p1.id, toolID: a.id } }),
@@ -546,7 +575,11 @@ describe("association routes", () => {
     expectStatus(add2, 201);
     expect((await alice.api.get(`/servers/${server.id}/prompts`)).body).toEqual({ prompts: [p1, p2] });
     expect((await fetchRecord(alice.api, `/servers/${server.id}`, "server")).version).toBe(3);
-    expectProblem(await alice.api.post(`/servers/${server.id}/prompts`, { prompt: { promptID: p1.id } }), 409, "ALREADY_EXISTS");
+    expectProblem(
+      await alice.api.post(`/servers/${server.id}/prompts`, { prompt: { promptID: p1.id } }),
+      409,
+      "ALREADY_EXISTS",
+    );
     expect(expectInvalid(await alice.api.post(`/servers/${server.id}/prompts`, { prompt: {} }))).toEqual([
       "prompt.promptID",
     ]);

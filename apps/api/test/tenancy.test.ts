@@ -33,7 +33,10 @@ afterAll(() => svc?.close());
 const snapshot = async (api: Client, f: RouteFixture) => ({
   server: await fetchRecord(api, `/servers/${f.S}`, "server"),
   tokens: (await api.get(`/servers/${f.S}/tokens`)).body,
-  providers: [await fetchRecord(api, `/providers/${f.P}`, "provider"), await fetchRecord(api, `/providers/${f.P2}`, "provider")],
+  providers: [
+    await fetchRecord(api, `/providers/${f.P}`, "provider"),
+    await fetchRecord(api, `/providers/${f.P2}`, "provider"),
+  ] as const,
   children: [
     (await api.get(`/providers/${f.P}/prompts`)).body,
     (await api.get(`/providers/${f.P}/resources`)).body,
@@ -103,14 +106,16 @@ describe("another tenant's INTERNAL records answer 404", () => {
     expect(paths.sort()).toEqual(["server.prompts[0].id", "server.providers[0].id", "server.resources[0].id"]);
     const own = await createServer(bob.api);
     expect(
-      expectInvalid(await bob.api.post(`/servers/${own.id}/tools`, { tool: { providerID: fixture.P, toolID: fixture.T } })),
+      expectInvalid(
+        await bob.api.post(`/servers/${own.id}/tools`, { tool: { providerID: fixture.P, toolID: fixture.T } }),
+      ),
     ).toEqual(["tool.providerID"]);
-    expect(expectInvalid(await bob.api.post(`/servers/${own.id}/resources`, { resource: { resourceID: fixture.R } }))).toEqual([
-      "resource.resourceID",
-    ]);
-    expect(expectInvalid(await bob.api.post(`/servers/${own.id}/prompts`, { prompt: { promptID: fixture.Pr } }))).toEqual([
-      "prompt.promptID",
-    ]);
+    expect(
+      expectInvalid(await bob.api.post(`/servers/${own.id}/resources`, { resource: { resourceID: fixture.R } })),
+    ).toEqual(["resource.resourceID"]);
+    expect(
+      expectInvalid(await bob.api.post(`/servers/${own.id}/prompts`, { prompt: { promptID: fixture.Pr } })),
+    ).toEqual(["prompt.promptID"]);
     expect((await fetchRecord(bob.api, `/servers/${own.id}`, "server")).version).toBe(1);
   });
 });
@@ -160,9 +165,16 @@ describe("another tenant's PUBLIC provider", () => {
     const server = res.body.server;
     const tool = await fetchRecord(bob.api, `/providers/${fixture.P}/tools/${fixture.T2}`, "tool");
     expect(server.providers).toEqual([{ ...before.providers[0], tools: [tool] }]);
-    expect(server.resources).toEqual([await fetchRecord(bob.api, `/providers/${fixture.P}/resources/${fixture.R}`, "resource")]);
-    expect(server.prompts).toEqual([await fetchRecord(bob.api, `/providers/${fixture.P}/prompts/${fixture.Pr}`, "prompt")]);
-    expectStatus(await bob.api.post(`/servers/${server.id}/tools`, { tool: { providerID: fixture.P2, toolID: fixture.T3 } }), 201);
+    expect(server.resources).toEqual([
+      await fetchRecord(bob.api, `/providers/${fixture.P}/resources/${fixture.R}`, "resource"),
+    ]);
+    expect(server.prompts).toEqual([
+      await fetchRecord(bob.api, `/providers/${fixture.P}/prompts/${fixture.Pr}`, "prompt"),
+    ]);
+    expectStatus(
+      await bob.api.post(`/servers/${server.id}/tools`, { tool: { providerID: fixture.P2, toolID: fixture.T3 } }),
+      201,
+    );
     expectStatus(await bob.api.post(`/servers/${server.id}/resources`, { resource: { resourceID: fixture.R2 } }), 201);
     expectStatus(await bob.api.post(`/servers/${server.id}/prompts`, { prompt: { promptID: fixture.Pr2 } }), 201);
     expect((await fetchRecord(bob.api, `/servers/${server.id}`, "server")).version).toBe(4);
@@ -171,13 +183,16 @@ describe("another tenant's PUBLIC provider", () => {
   });
 
   const writes = ROUTES.filter((r) => r.path.startsWith("/providers/:id") && r.method !== "GET");
-  it.each(writes.map((r) => [label(r), r] as const))("%s by another tenant answers 403 and changes nothing", async (_l, route) => {
-    const { path, body } = callFor(route, fixture);
-    const res = await bob.api.request(route.method, path, body === undefined ? {} : { body });
-    expectProblem(res, 403, "PERMISSION_DENIED");
-    expect(res.headers.get("www-authenticate") ?? "").not.toContain("insufficient_scope");
-    expect(await snapshot(alice.api, fixture)).toEqual(before);
-  });
+  it.each(writes.map((r) => [label(r), r] as const))(
+    "%s by another tenant answers 403 and changes nothing",
+    async (_l, route) => {
+      const { path, body } = callFor(route, fixture);
+      const res = await bob.api.request(route.method, path, body === undefined ? {} : { body });
+      expectProblem(res, 403, "PERMISSION_DENIED");
+      expect(res.headers.get("www-authenticate") ?? "").not.toContain("insufficient_scope");
+      expect(await snapshot(alice.api, fixture)).toEqual(before);
+    },
+  );
 });
 
 describe("references across tenants", () => {
@@ -196,7 +211,10 @@ describe("references across tenants", () => {
     const still = await fetchRecord(alice.api, `/providers/${provider.id}`, "provider");
     expect(still).toMatchObject({ visibilityType: "PUBLIC", version: 2 });
     // Other changes stay possible.
-    expectStatus(await alice.api.patch(`/providers/${provider.id}`, { provider: { description: "still public" } }), 200);
+    expectStatus(
+      await alice.api.patch(`/providers/${provider.id}`, { provider: { description: "still public" } }),
+      200,
+    );
     // Once the other tenant lets go, it may turn INTERNAL, and then it is invisible to that tenant.
     expectNoContent(await bob.api.delete(`/servers/${theirs.id}`));
     const turned = await alice.api.patch(`/providers/${provider.id}`, { provider: { visibilityType: "INTERNAL" } });
@@ -213,7 +231,10 @@ describe("references across tenants", () => {
     const theirs = await createServer(bob.api, { prompts: [{ id: prompt.id }] });
     const internal = { provider: { visibilityType: "INTERNAL" } };
     expectProblem(await alice.api.patch(`/providers/${provider.id}`, internal), 409, "FAILED_PRECONDITION");
-    expectStatus(await bob.api.patch(`/servers/${theirs.id}`, { server: { prompts: [], resources: [{ id: resource.id }] } }), 200);
+    expectStatus(
+      await bob.api.patch(`/servers/${theirs.id}`, { server: { prompts: [], resources: [{ id: resource.id }] } }),
+      200,
+    );
     expectProblem(await alice.api.patch(`/providers/${provider.id}`, internal), 409, "FAILED_PRECONDITION");
     expect((await fetchRecord(bob.api, `/servers/${theirs.id}`, "server")).resources).toEqual([resource]);
     expectNoContent(await bob.api.delete(`/servers/${theirs.id}`));

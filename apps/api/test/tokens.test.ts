@@ -34,7 +34,14 @@ describe("create", () => {
     expect(Object.keys(res.body)).toEqual(["token"]);
     expect(token.id).toMatch(ID);
     expect(token.createdAt).toMatch(TIMESTAMP);
-    expect(token).toEqual({ id: token.id, serverID: server.id, createdAt: token.createdAt, expiresAt, name: "ci", value: token.value });
+    expect(token).toEqual({
+      id: token.id,
+      serverID: server.id,
+      createdAt: token.createdAt,
+      expiresAt,
+      name: "ci",
+      value: token.value,
+    });
     // mcps_ then at least 160 bits of base-62 randomness (27 characters or more).
     expect(token.value).toMatch(/^mcps_[A-Za-z0-9]{27,}$/);
     // The service keeps a hash, not the value.

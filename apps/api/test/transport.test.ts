@@ -179,7 +179,8 @@ describe("request bodies", () => {
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
-        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"variable":{"type":"ENV","name":"CHUNKED","value":"'));
+        if (sent === 0)
+          controller.enqueue(new TextEncoder().encode('{"variable":{"type":"ENV","name":"CHUNKED","value":"'));
         if (sent >= 20) {
           controller.enqueue(new TextEncoder().encode('"}}'));
           controller.close();
@@ -196,7 +197,11 @@ describe("request bodies", () => {
       duplex: "half",
     } as RequestInit);
     const text = await response.text();
-    expectProblem({ status: response.status, headers: response.headers, text, body: JSON.parse(text) }, 413, "PAYLOAD_TOO_LARGE");
+    expectProblem(
+      { status: response.status, headers: response.headers, text, body: JSON.parse(text) },
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
     // The unread rest of the body must not poison the keep-alive connection for the next requests.
     for (let i = 0; i < 5; i++) {
       const next = await alice.api.get("/variables");
@@ -257,7 +262,8 @@ describe("responses", () => {
 
 describe("a store that cannot be reached", () => {
   let broken: TestService;
-  const down = () => Effect.fail(new Unavailable({ detail: "the database is unavailable (ECONNREFUSED); try again later" }));
+  const down = () =>
+    Effect.fail(new Unavailable({ detail: "the database is unavailable (ECONNREFUSED); try again later" }));
 
   beforeAll(async () => {
     broken = await startTestService({

@@ -24,7 +24,9 @@ afterAll(() => svc?.close());
 
 describe("ENV variables", () => {
   it("POST /variables answers 201 with Location and the record, value shown", async () => {
-    const res = await alice.api.post("/variables", { variable: { type: "ENV", name: "API_EXAMPLE_COM_REGION", value: "eu-west-1" } });
+    const res = await alice.api.post("/variables", {
+      variable: { type: "ENV", name: "API_EXAMPLE_COM_REGION", value: "eu-west-1" },
+    });
     const variable = res.body.variable;
     expectCreated(res, `/variables/${variable.id}`);
     expect(variable.id).toMatch(ID);
@@ -69,7 +71,9 @@ describe("ENV variables", () => {
       await alice.api.patch(`/variables/${variable.id}`, { variable: { value: "x", name: "RENAMED", type: "SECRET" } }),
     );
     expect(paths.sort()).toEqual(["variable.name", "variable.type"]);
-    expect(expectInvalid(await alice.api.patch(`/variables/${variable.id}`, { variable: {} }))).toEqual(["variable.value"]);
+    expect(expectInvalid(await alice.api.patch(`/variables/${variable.id}`, { variable: {} }))).toEqual([
+      "variable.value",
+    ]);
     expect(await fetchRecord(alice.api, `/variables/${variable.id}`, "variable")).toEqual(variable);
   });
 
@@ -86,7 +90,9 @@ describe("ENV variables", () => {
 describe("SECRET variables", () => {
   it('a SECRET value is never returned: "***" on create, get, list and update; stored encrypted', async () => {
     const plain = "ghp_super-secret-token-value";
-    const res = await alice.api.post("/variables", { variable: { type: "SECRET", name: "API_GITHUB_COM_TOKEN", value: plain } });
+    const res = await alice.api.post("/variables", {
+      variable: { type: "SECRET", name: "API_GITHUB_COM_TOKEN", value: plain },
+    });
     expectStatus(res, 201);
     const variable = res.body.variable;
     expect(variable).toMatchObject({ type: "SECRET", value: "***", name: "API_GITHUB_COM_TOKEN" });
@@ -126,7 +132,9 @@ describe("validation", () => {
   });
 
   it("every problem is reported together; limits are inclusive", async () => {
-    const paths = expectInvalid(await alice.api.post("/variables", { variable: { type: "X", name: "-", value: null } }));
+    const paths = expectInvalid(
+      await alice.api.post("/variables", { variable: { type: "X", name: "-", value: null } }),
+    );
     expect(paths.sort()).toEqual(["variable.name", "variable.type", "variable.value"]);
     await createVariable(alice.api, { name: `_${"a".repeat(127)}`, value: "v".repeat(64 * 1024) });
     await createVariable(alice.api, { name: "lower_case_ok", type: "SECRET", value: "" });

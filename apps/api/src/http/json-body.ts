@@ -8,14 +8,22 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 64;
 
 /** The outcome of reading a request body: the parsed JSON, or the problem to answer. */
-export type BodyResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: ProblemResponse };
+export type BodyResult =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly problem: ProblemResponse };
 
 const hasBody = (ctx: Context): boolean =>
   ctx.request.headers["transfer-encoding"] !== undefined || Number(ctx.request.headers["content-length"] ?? 0) > 0;
 
 const badRequest = (detail: string): BodyResult => ({
   ok: false,
-  problem: { status: 400, code: "INVALID_ARGUMENT", title: "Bad Request", detail, errors: [{ path: "", message: detail }] },
+  problem: {
+    status: 400,
+    code: "INVALID_ARGUMENT",
+    title: "Bad Request",
+    detail,
+    errors: [{ path: "", message: detail }],
+  },
 });
 
 /** Nesting depth of a JSON text, counted without parsing it (so a hostile document cannot exhaust the stack). */
@@ -55,7 +63,8 @@ export const readJsonBody = async (ctx: Context): Promise<BodyResult> => {
     if (type === "entity.too.large") return { ok: false, problem: httpProblems.payloadTooLarge(MAX_BODY_BYTES) };
     return badRequest("the request body could not be read");
   }
-  if (jsonDepth(text) > MAX_JSON_DEPTH) return badRequest(`the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (jsonDepth(text) > MAX_JSON_DEPTH)
+    return badRequest(`the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {

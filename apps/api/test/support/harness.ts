@@ -68,7 +68,13 @@ export interface StartOptions {
   readonly brokenStorage?: Layer.Layer<Storage>;
 }
 
-const send = async (base: string, token: string | undefined, method: string, path: string, options: RequestOptions = {}) => {
+const send = async (
+  base: string,
+  token: string | undefined,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+) => {
   const headers: Record<string, string> = {};
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   let body: string | undefined;

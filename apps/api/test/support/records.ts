@@ -88,7 +88,7 @@ export const createToken = async (api: Client, serverId: string, overrides: Json
 /** A provider with two tools, a prompt and a resource. */
 export const createProviderFamily = async (api: Client, overrides: Json = {}) => {
   const provider = await createProvider(api, overrides);
-  const tools = [await createTool(api, provider.id), await createTool(api, provider.id)];
+  const tools: [Json, Json] = [await createTool(api, provider.id), await createTool(api, provider.id)];
   const prompt = await createPrompt(api, provider.id);
   const resource = await createResource(api, provider.id);
   return { provider, tools, prompt, resource };
@@ -105,5 +105,5 @@ export const fetchRecord = async (api: Client, path: string, envelope: string): 
  * `records` ordered by id, for comparing lists whose order the contract leaves open (records created in the
  * same millisecond have no order a client can predict).
  */
-export const byId = <T extends { readonly id: string }>(records: ReadonlyArray<T>): Array<T> =>
-  [...records].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+export const byId = <T extends Json>(records: ReadonlyArray<T>): Array<T> =>
+  [...records].sort((a, b) => (String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0));

@@ -38,7 +38,10 @@ export interface RouteFixture {
   readonly V: string;
 }
 
-export const makeRouteFixture = async (api: Client, providerOverrides: Record<string, unknown> = {}): Promise<RouteFixture> => {
+export const makeRouteFixture = async (
+  api: Client,
+  providerOverrides: Record<string, unknown> = {},
+): Promise<RouteFixture> => {
   const P = (await createProvider(api, providerOverrides)).id;
   const T = (await createTool(api, P)).id;
   const T2 = (await createTool(api, P)).id;
@@ -49,7 +52,11 @@ export const makeRouteFixture = async (api: Client, providerOverrides: Record<st
   const Pr2 = (await createPrompt(api, P2)).id;
   const R2 = (await createResource(api, P2)).id;
   const S = (
-    await createServer(api, { providers: [{ id: P, tools: [{ id: T }] }], resources: [{ id: R }], prompts: [{ id: Pr }] })
+    await createServer(api, {
+      providers: [{ id: P, tools: [{ id: T }] }],
+      resources: [{ id: R }],
+      prompts: [{ id: Pr }],
+    })
   ).id;
   const K = (await createToken(api, S)).id;
   const V = (await createVariable(api)).id;
@@ -94,7 +101,10 @@ const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   listProviderPrompts: (f) => ({ params: { id: f.P } }),
   createProviderPrompt: (f) => ({ params: { id: f.P }, body: { prompt: promptWrite() } }),
   getProviderPrompt: (f) => ({ params: { id: f.P, childID: f.Pr } }),
-  updateProviderPrompt: (f) => ({ params: { id: f.P, childID: f.Pr }, body: { prompt: { description: `d ${uniq()}` } } }),
+  updateProviderPrompt: (f) => ({
+    params: { id: f.P, childID: f.Pr },
+    body: { prompt: { description: `d ${uniq()}` } },
+  }),
   deleteProviderPrompt: (f) => ({ params: { id: f.P2, childID: f.Pr2 } }),
   listProviderResources: (f) => ({ params: { id: f.P } }),
   createProviderResource: (f) => ({ params: { id: f.P }, body: { resource: resourceWrite() } }),
