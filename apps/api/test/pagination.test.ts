@@ -200,6 +200,7 @@ describe("paging (no PUBLIC providers in this service)", () => {
     expect(expectInvalid(await alice.api.get("/providers?apiType=INVALID"))).toEqual(["apiType"]);
     expect(expectInvalid(await alice.api.get("/providers?visibility=INVALID"))).toEqual(["visibility"]);
     expect(expectInvalid(await alice.api.get("/providers?visibility=public"))).toEqual(["visibility"]);
+    expect(expectInvalid(await alice.api.get("/providers?limit=5&limit=6"))).toEqual(["limit"]);
     const paths = expectInvalid(await alice.api.get("/providers?limit=0&apiType=x&visibility=y&token=z"));
     expect(paths.sort()).toEqual(["apiType", "limit", "token", "visibility"]);
   });

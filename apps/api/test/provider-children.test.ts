@@ -171,6 +171,7 @@ describe("tools", () => {
     ["header key not a token", { headers: [{ key: "X Bad", value: "v" }] }, "tool.headers[0].key"],
     ["header value with CR/LF", { headers: [{ key: "X-Ok", value: "a\r\nInjected: yes" }] }, "tool.headers[0].value"],
     ["unknown field", { titel: "typo" }, "tool.titel"],
+    ["unknown field in a header", { headers: [{ key: "X-A", value: "b", secret: true }] }, "tool.headers[0].secret"],
   ])("%s answers 400 at %s", async (_label, fields, path) => {
     const provider = await createProvider(alice.api);
     const res = await alice.api.post(`/providers/${provider.id}/tools`, { tool: toolWrite(fields) });
@@ -199,6 +200,28 @@ describe("tools", () => {
     });
     expectStatus(patched, 200);
     expect(patched.body.tool.providerID).toBe(provider.id);
+  });
+
+  it("a PATCH is checked as the whole tool it makes: a new placeholder needs its schema", async () => {
+    const provider = await createProvider(alice.api);
+    const tool = await createTool(alice.api, provider.id, { path: "/items" });
+    expect(
+      expectInvalid(
+        await alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, { tool: { path: "/items/{id}" } }),
+      ),
+    ).toEqual(["tool.pathArgsJSONSchema"]);
+    const schema = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
+    const ok = await alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, {
+      tool: { path: "/items/{id}", pathArgsJSONSchema: schema },
+    });
+    expectStatus(ok, 200);
+    expect(ok.body.tool).toMatchObject({ path: "/items/{id}", pathArgsJSONSchema: schema });
+    expect(
+      expectInvalid(
+        await alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, { tool: { pathArgsJSONSchema: {} } }),
+      ),
+    ).toEqual(["tool.pathArgsJSONSchema"]);
+    expect(await versionOf(provider.id)).toBe(3);
   });
 
   it("tool names are unique per provider: 409 ALREADY_EXISTS; another provider may use the name", async () => {

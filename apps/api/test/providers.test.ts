@@ -16,7 +16,10 @@ import {
   createServer,
   createTool,
   fetchRecord,
+  promptWrite,
   providerWrite,
+  resourceWrite,
+  toolWrite,
   unknownId,
 } from "./support/records.js";
 
@@ -350,6 +353,41 @@ describe("update and versions", () => {
       { "if-match": 'W/"1"' },
     );
     expectProblem(old, 412, "PRECONDITION_FAILED");
+  });
+});
+
+describe("concurrent writes", () => {
+  it("concurrent changes of a provider's children each bump its version once", async () => {
+    const provider = await createProvider(alice.api);
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, () => alice.api.post(`/providers/${provider.id}/tools`, { tool: toolWrite() })),
+      ...Array.from({ length: 3 }, () =>
+        alice.api.post(`/providers/${provider.id}/prompts`, { prompt: promptWrite() }),
+      ),
+      ...Array.from({ length: 3 }, () =>
+        alice.api.post(`/providers/${provider.id}/resources`, { resource: resourceWrite() }),
+      ),
+    ]);
+    for (const r of answers) expectStatus(r, 201);
+    const now = await fetchRecord(alice.api, `/providers/${provider.id}`, "provider");
+    expect(now.version).toBe(11);
+    expect(now.tools).toHaveLength(4);
+  });
+
+  it("If-Match writers racing on one version: exactly one applies, the others answer 412", async () => {
+    const provider = await createProvider(alice.api);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        alice.api.patch(`/providers/${provider.id}`, { provider: { description: `d${i}` } }, { "if-match": 'W/"1"' }),
+      ),
+    );
+    const applied = answers.filter((r) => r.status === 200);
+    expect(applied).toHaveLength(1);
+    for (const r of answers.filter((a) => a.status !== 200)) {
+      expect([409, 412]).toContain(r.status);
+      expect(["ABORTED", "PRECONDITION_FAILED"]).toContain(r.body.code);
+    }
+    expect((await fetchRecord(alice.api, `/providers/${provider.id}`, "provider")).version).toBe(2);
   });
 });
 

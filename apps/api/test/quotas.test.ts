@@ -82,6 +82,16 @@ describe("per-tenant quotas", () => {
     await createTool(carol.api, provider.id);
   });
 
+  it("concurrent creates never exceed a quota", async () => {
+    const erin = await svc.tenant("erin");
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => erin.api.post("/servers", { server: serverWrite() })),
+    );
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(2);
+    for (const r of answers.filter((a) => a.status !== 201)) expectProblem(r, 429, "RESOURCE_EXHAUSTED");
+    expect((await erin.api.get("/servers")).body.servers).toHaveLength(2);
+  });
+
   it("tokens per server", async () => {
     const dave = await svc.tenant("dave");
     const server = await createServer(dave.api);

@@ -153,6 +153,17 @@ describe("tool selection", () => {
     expect(server.providers[0].tools).toEqual([]);
   });
 
+  it("a PATCH naming a provider without tools takes a new snapshot of its tools", async () => {
+    const provider = await createProvider(alice.api);
+    const t1 = await createTool(alice.api, provider.id);
+    const server = await createServer(alice.api, { providers: [{ id: provider.id, tools: [{ id: t1.id }] }] });
+    const t2 = await createTool(alice.api, provider.id);
+    const res = await alice.api.patch(`/servers/${server.id}`, { server: { providers: [{ id: provider.id }] } });
+    expectStatus(res, 200);
+    expect(byId(res.body.server.providers[0].tools)).toEqual(byId([t1, t2]));
+    expect(res.body.server.version).toBe(2);
+  });
+
   it("only the chosen tools appear, in the order given", async () => {
     const provider = await createProvider(alice.api);
     const [a, b, c] = [
@@ -430,6 +441,44 @@ describe("update", () => {
       { "if-match": "*" },
     );
     expectStatus(any, 200);
+  });
+});
+
+describe("concurrent writes", () => {
+  it("of many writers naming the same version, exactly one applies; the others answer 409 ABORTED", async () => {
+    const server = await createServer(alice.api);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        alice.api.patch(`/servers/${server.id}`, { server: { version: 1, instructions: `writer ${i}` } }),
+      ),
+    );
+    const applied = answers.filter((r) => r.status === 200);
+    expect(applied).toHaveLength(1);
+    for (const r of answers.filter((a) => a.status !== 200)) expectProblem(r, 409, "ABORTED");
+    const now = await fetchRecord(alice.api, `/servers/${server.id}`, "server");
+    expect(now.version).toBe(2);
+    expect(now.description).toBe(applied[0]?.body.server.description);
+  });
+
+  it("unconditional writers all apply, each as its own version", async () => {
+    const server = await createServer(alice.api);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        alice.api.patch(`/servers/${server.id}`, { server: { instructions: `w${i}` } }),
+      ),
+    );
+    for (const r of answers) expectStatus(r, 200);
+    expect(answers.map((r) => r.body.server.version).sort()).toEqual([2, 3, 4, 5, 6, 7]);
+    expect((await fetchRecord(alice.api, `/servers/${server.id}`, "server")).version).toBe(7);
+  });
+
+  it("of many creates with one name, exactly one succeeds", async () => {
+    const name = `Race ${Date.now()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => alice.api.post("/servers", { server: { name } })),
+    );
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of answers.filter((a) => a.status !== 201)) expectProblem(r, 409, "ALREADY_EXISTS");
   });
 });
 

@@ -139,6 +139,27 @@ describe("request bodies", () => {
     expect(paths).toEqual(["servre"]);
   });
 
+  it('a "__proto__" field is an unknown field like any other, never a way to smuggle fields in', async () => {
+    const smuggled = await alice.api.post("/servers", '{"server": {"__proto__": {"name": "smuggled"}}}');
+    expect(expectInvalid(smuggled).sort()).toEqual(["server.__proto__", "server.name"]);
+    const beside = await alice.api.post(
+      "/variables",
+      '{"variable": {"type": "ENV", "name": "PROTO", "value": "v", "__proto__": {"type": "SECRET"}}}',
+    );
+    expect(expectInvalid(beside)).toEqual(["variable.__proto__"]);
+    const top = await alice.api.post(
+      "/providers",
+      '{"__proto__": {"provider": {"name": "p", "baseURL": "https://x.example"}}}',
+    );
+    expect(expectInvalid(top).sort()).toEqual(["__proto__", "provider"]);
+    expect((await alice.api.get("/servers")).body.servers.map((x: { name: string }) => x.name)).not.toContain(
+      "smuggled",
+    );
+    expect((await alice.api.get("/variables")).body.variables.map((x: { name: string }) => x.name)).not.toContain(
+      "PROTO",
+    );
+  });
+
   it("a body that is not JSON answers 415", async () => {
     for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/xml"]) {
       const res = await alice.api.request("POST", "/servers", {
@@ -154,6 +175,24 @@ describe("request bodies", () => {
     expectProblem(latin1, 415, "UNSUPPORTED_MEDIA_TYPE");
     const servers = await alice.api.get("/servers");
     expect(servers.body.servers).toEqual([]);
+  });
+
+  it("a body without a Content-Type answers 415", async () => {
+    // A byte body makes fetch send no Content-Type at all.
+    const response = await fetch(`${svc.url}/servers`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice.token}` },
+      body: new TextEncoder().encode(JSON.stringify({ server: { name: "untyped" } })),
+    });
+    const text = await response.text();
+    expectProblem(
+      { status: response.status, headers: response.headers, text, body: JSON.parse(text) },
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
+    expect((await alice.api.get("/servers")).body.servers.map((s: { name: string }) => s.name)).not.toContain(
+      "untyped",
+    );
   });
 
   it("application/json with a UTF-8 charset is accepted", async () => {

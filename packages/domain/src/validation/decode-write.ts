@@ -92,8 +92,11 @@ export const decodeEnvelope = <A, I>(
     problems.unshift({ path: envelope, message: inner === undefined ? "is required" : "must be an object" });
     return Effect.fail(invalid(problems));
   }
-  const input: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(inner)) if (!ignored.includes(key)) input[key] = value;
+  // Object.fromEntries defines own properties: an assignment `input["__proto__"] = v` would instead set the
+  // prototype, letting a client-sent "__proto__" smuggle fields past the unknown-field check.
+  const input: Record<string, unknown> = Object.fromEntries(
+    Object.entries(inner).filter(([key]) => !ignored.includes(key)),
+  );
   const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input);
   if (Either.isLeft(decoded)) problems.push(...parseProblems(envelope, decoded.left));
   if (problems.length > 0 || Either.isLeft(decoded)) return Effect.fail(invalid(problems));
