@@ -168,11 +168,6 @@ describe("request bodies", () => {
       });
       expectProblem(res, 415, "UNSUPPORTED_MEDIA_TYPE");
     }
-    const latin1 = await alice.api.request("POST", "/servers", {
-      body: JSON.stringify({ server: { name: "x" } }),
-      headers: { "content-type": "application/json; charset=iso-8859-1" },
-    });
-    expectProblem(latin1, 415, "UNSUPPORTED_MEDIA_TYPE");
     const servers = await alice.api.get("/servers");
     expect(servers.body.servers).toEqual([]);
   });
