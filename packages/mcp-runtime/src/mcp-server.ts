@@ -181,7 +181,7 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
   const server = new Server(
     { name: compiled.name, version: compiled.version },
     {
-      capabilities: { tools: {}, prompts: {}, resources: {} },
+      capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} },
       ...(compiled.instructions !== "" ? { instructions: compiled.instructions } : {}),
     },
   );
@@ -207,6 +207,8 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
       })),
     };
   });
+  // Prompt arguments are free text: there is nothing to complete, so completion answers with no values.
+  server.setRequestHandler("completion/complete", () => ({ completion: { values: [], hasMore: false } }));
   server.setRequestHandler("resources/list", () => ({ resources: compiled.resourceList as never }));
   server.setRequestHandler("resources/read", (request, ctx) => {
     const resource = compiled.resources.get(request.params.uri);
