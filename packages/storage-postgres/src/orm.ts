@@ -35,7 +35,6 @@ export const ormConfig = (options: OrmOptions): Options => ({
   extensions: [Migrator],
   // The adapter never creates databases behind the operator's back, and connects lazily.
   ensureDatabase: false,
-  allowGlobalContext: true,
   debug: false,
   pool: { min: 0, max: options.poolSize, idleTimeoutMillis: options.idleTimeoutMs },
   driverOptions: {
@@ -56,3 +55,38 @@ export const ormConfig = (options: OrmOptions): Options => ({
 
 /** Creates the ORM (no connection is made until the first query). */
 export const initOrm = (options: OrmOptions) => MikroORM.init(ormConfig(options));
+
+/** The pg pool MikroORM built for its connection (creating it opens no connection yet). */
+export const poolOf = async (orm: MikroORM): Promise<pg.Pool> =>
+  (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+
+/** An arbitrary, fixed key of the session-level advisory lock that serialises migration runs. */
+const MIGRATION_LOCK_KEY = 4_207_001_117;
+
+/**
+ * Applies the pending migrations and answers their names. With `exclusive`, the run holds an advisory
+ * lock on a connection of its own, so that instances starting together migrate one after the other (the
+ * later ones find nothing left to do) instead of racing on `create table`. That needs a second pooled
+ * connection, so it is off for the embedded server (pool of one, single process anyway).
+ */
+export const runMigrations = async (orm: MikroORM, exclusive: boolean): Promise<ReadonlyArray<string>> => {
+  const up = async () => (await orm.migrator.up()).map((m) => m.name);
+  if (!exclusive) return up();
+  const client = await (await poolOf(orm)).connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+    try {
+      return await up();
+    } finally {
+      await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch((error: Error) => {
+        broken = error;
+      });
+    }
+  } catch (error) {
+    broken ??= error as Error;
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+};

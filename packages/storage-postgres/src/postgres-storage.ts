@@ -2,7 +2,7 @@ import { Storage, type StorageTx, Unavailable } from "@mcpsm/domain";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { Cause, Effect, Exit, Layer } from "effect";
 import type pg from "pg";
-import { initOrm } from "./orm.js";
+import { initOrm, poolOf, runMigrations } from "./orm.js";
 import { makeStorageTx, type Runner } from "./postgres-tx.js";
 import {
   type ConstraintBreach,
@@ -42,7 +42,10 @@ export interface PostgresStorage {
   readonly storage: typeof Storage.Service;
   /** The storage port as a layer (the handle stays owned by the caller: `close` it when done). */
   readonly layer: Layer.Layer<Storage>;
-  /** Applies the committed migrations that have not run yet; answers their names. */
+  /**
+   * Applies the committed migrations that have not run yet; answers their names. Instances migrating
+   * the same server at once take turns (an advisory lock) unless the pool has a single connection.
+   */
   readonly migrate: () => Promise<ReadonlyArray<string>>;
   /** The committed migrations that have not run yet. */
   readonly pendingMigrations: () => Promise<ReadonlyArray<string>>;
@@ -128,15 +131,15 @@ const guardClosed = (tx: StorageTx, isOpen: () => boolean): StorageTx =>
  * until it is back). Run `migrate()` before the first request on a new database.
  */
 export const makePostgresStorage = async (options: PostgresStorageOptions): Promise<PostgresStorage> => {
+  const poolSize = Math.max(1, options.poolSize ?? 10);
   const orm = await initOrm({
     url: options.url,
-    poolSize: options.poolSize ?? 10,
+    poolSize,
     connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
     idleTimeoutMs: options.idleTimeoutMs ?? 10_000,
     onStatement: options.onStatement,
   });
-  // The pg pool MikroORM built for its connection: creating it opens no connection yet.
-  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+  const pool = await poolOf(orm);
   const maxAttempts = Math.max(1, options.maxTransactionAttempts ?? 3);
 
   /** Statements outside a transaction: each takes a pooled connection for itself. */
@@ -224,7 +227,7 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   return {
     storage,
     layer: Layer.succeed(Storage, storage),
-    migrate: async () => (await orm.migrator.up()).map((m) => m.name),
+    migrate: () => runMigrations(orm, poolSize > 1),
     pendingMigrations: async () => (await orm.migrator.getPending()).map((m) => m.name),
     ping: surfaceUnavailable(Effect.orDie(statement(pool, "select 1"))),
     orm,

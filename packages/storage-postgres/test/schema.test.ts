@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIGRATIONS, makePostgresStorage, migrate, type PostgresStorage } from "../src/index.js";
-import { targets, type TestDatabase } from "./support/targets.js";
+import { createServerDatabase, serverUrl, targets, type TestDatabase } from "./support/targets.js";
 
 // The committed migrations and the MikroORM mapping describe the same schema: after migrating a new
 // database, the schema generator finds nothing to change (no missing or extra table, column, type,
@@ -64,3 +64,22 @@ for (const target of targets)
       ]);
     });
   });
+
+describe.runIf(serverUrl !== undefined)("concurrent migrations (postgresql server)", () => {
+  it("instances migrating a new database at once take turns: one applies, the others find nothing to do", async () => {
+    const database = await createServerDatabase();
+    try {
+      const runs = await Promise.all(Array.from({ length: 4 }, () => migrate(database.options)));
+      expect(runs.filter((names) => names.length > 0)).toEqual([MIGRATIONS.map((m) => m.name)]);
+      const handle = await makePostgresStorage(database.options);
+      try {
+        expect(await handle.pendingMigrations()).toEqual([]);
+        expect((await handle.orm.schema.getUpdateSchemaSQL({ wrap: false })).trim()).toBe("");
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      await database.dispose();
+    }
+  });
+});
