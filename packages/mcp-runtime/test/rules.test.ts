@@ -1,0 +1,125 @@
+import { forwardableHeaders, mayReadVariable, planUpstreamRequest, renderPrompt, type ToolRow } from "@mcpsm/domain";
+import { describe, expect, it } from "vitest";
+import { networkPolicy } from "../src/index.js";
+
+// The pure rules behind tools/call, prompts/get and the network policy, one case per line.
+
+const tool = (over: Partial<ToolRow>): ToolRow => ({
+  id: "AAAAAAAAAAA",
+  providerId: "BBBBBBBBBBB",
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
+  method: "GET",
+  path: "/x",
+  name: "x",
+  title: "",
+  description: "",
+  pathArgsJSONSchema: null,
+  queryArgsJSONSchema: null,
+  reqBodyJSONSchema: null,
+  headers: [],
+  oauth2Scopes: [],
+  ...over,
+});
+
+describe("network policy", () => {
+  const strict = networkPolicy([]);
+  it.each([
+    ["8.8.8.8", undefined],
+    ["2606:4700:4700::1111", undefined],
+    ["127.0.0.1", "loopback"],
+    ["::1", "loopback"],
+    ["10.0.0.1", "private"],
+    ["172.16.5.4", "private"],
+    ["192.168.1.1", "private"],
+    ["169.254.169.254", "linkLocal"],
+    ["fe80::1", "linkLocal"],
+    ["fd00::1", "uniqueLocal"],
+    ["100.64.0.1", "carrierGradeNat"],
+    ["0.0.0.0", "unspecified"],
+    ["224.0.0.1", "multicast"],
+    ["::ffff:127.0.0.1", "loopback"],
+    ["::ffff:169.254.169.254", "linkLocal"],
+  ])("%s → %s", (address, refusal) => {
+    expect(strict.refusal(address)).toBe(refusal);
+  });
+  it("allows exactly the configured networks", () => {
+    const loopback = networkPolicy(["127.0.0.0/8", "::1/128"]);
+    expect(loopback.refusal("127.8.9.10")).toBeUndefined();
+    expect(loopback.refusal("::1")).toBeUndefined();
+    expect(loopback.refusal("10.0.0.1")).toBe("private");
+  });
+});
+
+describe("upstream request plan", () => {
+  it("joins the base path, encodes placeholders and repeats array query keys", () => {
+    const planned = planUpstreamRequest("https://api.example.com/v3/", tool({ path: "/repos/{owner}/{repo}" }), {
+      pathArgs: { owner: "a b", repo: "x/y" },
+      queryArgs: { q: ["1", 2, true], skip: null },
+    });
+    expect(planned.ok && planned.plan.url.href).toBe("https://api.example.com/v3/repos/a%20b/x%2Fy?q=1&q=2&q=true");
+  });
+  it("keeps the base URL's own query and refuses objects in path or query", () => {
+    const planned = planUpstreamRequest("https://api.example.com/?key=1", tool({ path: "/a/{id}" }), {
+      pathArgs: { id: { nested: 1 } },
+      queryArgs: { f: { a: 1 } },
+    });
+    expect(planned.ok).toBe(false);
+    if (!planned.ok) expect(planned.problems.map((p) => p.path)).toEqual(["pathArgs.id", "queryArgs.f"]);
+    const fine = planUpstreamRequest("https://api.example.com/?key=1", tool({ path: "/a" }), { queryArgs: { b: 2 } });
+    expect(fine.ok && fine.plan.url.href).toBe("https://api.example.com/a?key=1&b=2");
+  });
+  it("sends no body with GET or HEAD", () => {
+    const get = planUpstreamRequest("https://e.com", tool({ method: "GET" }), { bodyArgs: { a: 1 } });
+    expect(get.ok && get.plan.body).toBeUndefined();
+    const post = planUpstreamRequest("https://e.com", tool({ method: "POST" }), { bodyArgs: [1, 2] });
+    expect(post.ok && post.plan.body).toBe("[1,2]");
+  });
+});
+
+describe("variables and headers", () => {
+  it("lets a provider read only variables made for its upstream", () => {
+    expect(mayReadVariable("API_GITHUB_COM", "API_GITHUB_COM_TOKEN")).toBe(true);
+    expect(mayReadVariable("API_GITHUB_COM", "API_GITHUB_COM_")).toBe(false);
+    expect(mayReadVariable("API_GITHUB_COM", "API_GITHUB_COMX_TOKEN")).toBe(false);
+    expect(mayReadVariable("API_GITHUB_COM", "OTHER")).toBe(false);
+  });
+  it("never forwards credentials, hop-by-hop, framing or MCP headers", () => {
+    const kept = forwardableHeaders([
+      ["X-Trace", "1"],
+      ["Authorization", "Bearer x"],
+      ["cookie", "a=b"],
+      ["Host", "h"],
+      ["Connection", "keep-alive, X-Secret-Hop"],
+      ["X-Secret-Hop", "1"],
+      ["Transfer-Encoding", "chunked"],
+      ["Content-Length", "3"],
+      ["Mcp-Session-Id", "s"],
+      ["MCP-Protocol-Version", "2025-11-25"],
+      ["Accept-Language", "fr"],
+    ]);
+    expect(kept).toEqual([
+      ["x-trace", "1"],
+      ["accept-language", "fr"],
+    ]);
+  });
+});
+
+describe("prompt rendering", () => {
+  const prompt = {
+    id: "p",
+    providerId: "q",
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+    name: "p",
+    description: "",
+    arguments: [{ name: "who", required: true }, { name: "mood" }],
+    messages: [{ role: "user" as const, content: { type: "text" as const, text: "{{ who }}/{{mood}}/{{other}}" } }],
+  };
+  it("substitutes declared arguments and reports missing required ones", () => {
+    const ok = renderPrompt(prompt, { who: "Ada" });
+    expect(ok.ok && ok.messages[0]?.content.text).toBe("Ada//{{other}}");
+    const missing = renderPrompt(prompt, {});
+    expect(missing.ok ? "" : missing.message).toBe("prompt 'p' needs the argument 'who'");
+  });
+});
