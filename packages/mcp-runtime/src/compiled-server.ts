@@ -57,7 +57,7 @@ export const compileServer = (view: McpServerView): CompiledServer => {
     id: view.server.id,
     tenant: view.server.tenant,
     revision: view.revision,
-    dependencyProviderIds: [...view.providersById.keys()],
+    dependencyProviderIds: view.dependencyProviderIds,
     name: view.server.name,
     version: String(view.server.version),
     instructions: view.server.description,

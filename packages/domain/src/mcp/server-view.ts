@@ -22,6 +22,8 @@ import {
 export interface McpServerView extends ServerGraph {
   /** Every provider the server draws from (its own providers and those of its prompts and resources). */
   readonly providersById: ReadonlyMap<string, ProviderRow>;
+  /** The providers whose versions make up the revision (pass them to `mcpServerRevision`). */
+  readonly dependencyProviderIds: ReadonlyArray<string>;
   /** Identifies this exact content; equal keys mean nothing the MCP endpoint serves has changed. */
   readonly revision: string;
 }
@@ -60,7 +62,12 @@ export const loadMcpServerView = (serverId: string) =>
       }
       const ids = dependencyIds(graph.server, extraIds);
       const versions = new Map(ids.map((id) => [id, providersById.get(id)?.version]));
-      const view: McpServerView = { ...graph, providersById, revision: revisionKey(graph.server, versions) };
+      const view: McpServerView = {
+        ...graph,
+        providersById,
+        dependencyProviderIds: ids,
+        revision: revisionKey(graph.server, versions),
+      };
       return view;
     }),
   );
