@@ -3,21 +3,24 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_QUOTAS } from "@mcpsm/domain";
+import { DEFAULT_QUOTAS, Storage } from "@mcpsm/domain";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { Option } from "effect";
+import { Layer, ManagedRuntime, Option } from "effect";
 import { importJWK, SignJWT } from "jose";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_ISSUER, devSigningKey, mintDevToken } from "../src/auth/dev-auth.js";
 import type { AppConfig } from "../src/config/app-config.js";
 import { type RunningService, startService } from "../src/service.js";
+import { testStorage } from "./support/test-storage.js";
 
 // The MCP endpoint as mounted by the service: management changes made over HTTP are served at once, and
 // server tokens, management tokens and MCP OAuth tokens each work only where they belong.
 
 let service: RunningService;
+// The suite's store (support/test-storage.ts decides which), built here like the harness does.
+const store = ManagedRuntime.make(testStorage());
 let upstream: Server;
 let dataDir: string;
 let adminToken: string;
@@ -86,7 +89,7 @@ beforeAll(async () => {
     mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"], upstreamTimeoutMs: 2000 }),
   };
   const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
-  service = await startService(config, { logger });
+  service = await startService(config, { storage: Layer.succeed(Storage, await store.runPromise(Storage)), logger });
   adminToken = await mintDevToken(dataDir, { subject: "acme" });
   const port = (upstream.address() as AddressInfo).port;
   const provider = await api("POST", "/providers", {
@@ -114,6 +117,7 @@ afterAll(async () => {
   await service?.close();
   upstream?.closeAllConnections();
   await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+  await store.dispose();
   await rm(dataDir, { recursive: true, force: true });
 });
 

@@ -7,13 +7,14 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { DEFAULT_QUOTAS } from "@mcpsm/domain";
+import { DEFAULT_QUOTAS, Storage } from "@mcpsm/domain";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
-import { Option } from "effect";
+import { Layer, ManagedRuntime, Option } from "effect";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintDevToken } from "../src/auth/dev-auth.js";
 import { type RunningService, startService } from "../src/service.js";
+import { testStorage } from "./support/test-storage.js";
 import { startBearerProxy } from "./mcp-bearer-proxy.js";
 
 // Real third-party clients against a running instance: the MCP Inspector CLI, and the official conformance
@@ -27,6 +28,8 @@ const inspector = join(packageDir("@modelcontextprotocol/inspector"), "clients/l
 const conformance = join(packageDir("@modelcontextprotocol/conformance"), "dist/index.js");
 
 let service: RunningService;
+// The suite's store (support/test-storage.ts decides which), built here like the harness does.
+const store = ManagedRuntime.make(testStorage());
 let upstream: Server;
 let dataDir: string;
 let mcpUrl: string;
@@ -50,7 +53,7 @@ beforeAll(async () => {
       quotas: DEFAULT_QUOTAS,
       mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }),
     },
-    { logger: pino({ level: "silent" }) },
+    { storage: Layer.succeed(Storage, await store.runPromise(Storage)), logger: pino({ level: "silent" }) },
   );
   const admin = await mintDevToken(dataDir, { subject: "interop" });
   const post = async (path: string, body: unknown) => {
@@ -90,7 +93,9 @@ beforeAll(async () => {
         { name: "arg1", required: true },
         { name: "arg2", required: true },
       ],
-      messages: [{ role: "user", content: { type: "text", text: "Prompt with arguments: arg1='{{arg1}}', arg2='{{arg2}}'" } }],
+      messages: [
+        { role: "user", content: { type: "text", text: "Prompt with arguments: arg1='{{arg1}}', arg2='{{arg2}}'" } },
+      ],
     },
   });
   const { server } = await post("/servers", {
@@ -109,20 +114,27 @@ afterAll(async () => {
   await service?.close();
   upstream?.closeAllConnections();
   await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+  await store.dispose();
   await rm(dataDir, { recursive: true, force: true });
 });
 
 describe("third-party MCP clients", () => {
   const cli = (...args: Array<string>) =>
-    run(process.execPath, [inspector, "--cli", mcpUrl, "--transport", "http", "--header", `Authorization: Bearer ${serverToken}`, ...args], {
-      env: { ...process.env, MCP_CATALOG_PATH: join(dataDir, "inspector-catalog.json") },
-      timeout: 60_000,
-    });
+    run(
+      process.execPath,
+      [inspector, "--cli", mcpUrl, "--transport", "http", "--header", `Authorization: Bearer ${serverToken}`, ...args],
+      {
+        env: { ...process.env, MCP_CATALOG_PATH: join(dataDir, "inspector-catalog.json") },
+        timeout: 60_000,
+      },
+    );
 
   it("the MCP Inspector CLI lists the tools and calls one", async () => {
     const listed = JSON.parse((await cli("--method", "tools/list")).stdout);
     expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(["getItem"]);
-    const called = JSON.parse((await cli("--method", "tools/call", "--tool-name", "getItem", "--tool-arg", 'pathArgs={"id":"42"}')).stdout);
+    const called = JSON.parse(
+      (await cli("--method", "tools/call", "--tool-name", "getItem", "--tool-arg", 'pathArgs={"id":"42"}')).stdout,
+    );
     expect(called.structuredContent).toEqual({ id: "42", name: "widget" });
   }, 60_000);
 
