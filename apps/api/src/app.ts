@@ -3,6 +3,7 @@ import type { McpRuntime } from "@mcpsm/mcp-runtime";
 import Koa, { type Middleware } from "koa";
 import type { JWK } from "jose";
 import type { Logger } from "pino";
+import { mountApiDocs } from "./http/api-docs.js";
 import { type OperationDeps, operationMiddleware } from "./http/operation-middleware.js";
 import { httpProblems } from "./http/problem-response.js";
 import { requestId } from "./http/request-id.js";
@@ -17,6 +18,8 @@ export interface AppDeps extends OperationDeps {
   readonly devJwks?: { readonly keys: ReadonlyArray<JWK> };
   /** The MCP endpoint: `/mcp/{serverId}` and its protected resource metadata (no management scope). */
   readonly mcp?: Pick<McpRuntime, "matches" | "handleNode">;
+  /** The OAuth 2.0 authorization server the OpenAPI document names (`{authUrl}/oauth2/auth`, `/oauth2/token`). */
+  readonly authUrl?: string;
 }
 
 /** Hands the MCP paths to the MCP runtime, which answers on the raw Node response itself. */
@@ -75,6 +78,7 @@ export const createApp = (deps: AppDeps): Koa => {
       ctx.body = jwks;
     });
   }
+  mountApiDocs(router, deps.authUrl === undefined ? {} : { authUrl: deps.authUrl });
   for (const route of ROUTES) {
     const handler = operationMiddleware(route, deps);
     if (route.method === "GET") router.get(route.path, handler);

@@ -96,7 +96,16 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     defaultAuthorizationServers: authorizationServers,
     onError: (error) => logger.warn({ err: error }, "mcp request failed"),
   });
-  const app = createApp({ runtime, verifier, logger, ready, mcp, ...(devJwks ? { devJwks } : {}) });
+  const authUrl = config.authUrl ?? (config.auth.mode === "jwks" && /^https?:\/\//i.test(config.auth.issuer) ? config.auth.issuer : undefined);
+  const app = createApp({
+    runtime,
+    verifier,
+    logger,
+    ready,
+    mcp,
+    ...(devJwks ? { devJwks } : {}),
+    ...(authUrl === undefined ? {} : { authUrl }),
+  });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolveListen, reject) => {
     server.once("listening", resolveListen);

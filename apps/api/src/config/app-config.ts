@@ -24,6 +24,11 @@ export interface AppConfig {
   };
   /** The MCP endpoint (`/mcp/{serverId}`): public URL, Host/Origin allow-lists, upstream policy and limits. */
   readonly mcp?: McpSettings;
+  /**
+   * Base URL of the OAuth 2.0 authorization server, for the OpenAPI document (`{authUrl}/oauth2/auth` and
+   * `{authUrl}/oauth2/token`). Unset: `AUTH_ISSUER` when it is an http(s) URL, else a placeholder.
+   */
+  readonly authUrl?: string | undefined;
 }
 
 const positive = (name: string, fallback: number) =>
@@ -90,6 +95,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     tokensPerServer: positive("QUOTA_TOKENS_PER_SERVER", 100),
   }),
   mcp: mcpSettingsConfig,
+  authUrl: Config.option(httpsOrHttpUrl("AUTH_URL")).pipe(Config.map(Option.match({ onNone: () => undefined, onSome: (url) => url.href }))),
 });
 
 /** Loads the configuration, or a readable message listing every bad value. */

@@ -8,6 +8,7 @@ import pino from "pino";
 import { mintDevToken } from "../../src/auth/dev-auth.js";
 import type { AppConfig } from "../../src/config/app-config.js";
 import { startService } from "../../src/service.js";
+import { assertConforms } from "./openapi-conformance.js";
 import { testStorage } from "./test-storage.js";
 
 /** One HTTP answer, read completely. `body` is the parsed JSON (undefined when the body is empty or not JSON). */
@@ -94,6 +95,8 @@ const send = async (
   } catch {
     parsed = undefined;
   }
+  // Every answer must be one the OpenAPI document describes (see openapi-conformance.ts).
+  assertConforms(method, `${base}${path}`, { status: response.status, headers: response.headers, text });
   return { status: response.status, headers: response.headers, text, body: parsed } satisfies Res;
 };
 

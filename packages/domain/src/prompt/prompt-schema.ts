@@ -1,7 +1,7 @@
 import { Schema } from "effect";
 import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
-import { LongText, Name } from "../validation/text.js";
+import { LongText, Name, Timestamp } from "../validation/text.js";
 
 /** One argument a prompt takes. */
 export const PromptArgument = Schema.Struct({
@@ -30,7 +30,7 @@ const PromptArguments = Schema.Array(PromptArgument).pipe(
       seen.add(arg.name);
     }
     return true;
-  }),
+  }, { jsonSchema: { description: "the prompt's arguments; names are distinct" } }),
 );
 
 const promptFields = {
@@ -55,8 +55,8 @@ export const PROMPT_OUTPUT_FIELDS = ["id", "providerID", "createdAt", "updatedAt
 export const PromptRecord = Schema.Struct({
   id: Id,
   providerID: Id,
-  createdAt: Schema.String,
-  updatedAt: Schema.String,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
   name: Schema.String,
   description: Schema.String,
   arguments: Schema.Array(PromptArgument),

@@ -6,7 +6,14 @@ import type { Actor } from "../tenancy/actor.js";
 import { read } from "../use-case/use-case-kit.js";
 import { invalid } from "../validation/decode-write.js";
 import { toProviderRecord } from "./provider-record.js";
-import { ApiType, type ProviderRecord, VisibilityType } from "./provider-schema.js";
+import {
+  ApiType,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  ProviderListParameters,
+  type ProviderRecord,
+  VisibilityType,
+} from "./provider-schema.js";
 
 /** Query parameters as an HTTP framework hands them over. */
 export type ProviderListQuery = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>;
@@ -19,9 +26,8 @@ export interface ProviderListPage {
   readonly nextToken: string;
 }
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 1000;
-const KNOWN = ["limit", "token", "nameContains", "baseURLContains", "apiType", "visibility"];
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE };
+const KNOWN: ReadonlyArray<string> = Object.keys(ProviderListParameters.fields);
 const isApiType = Schema.is(ApiType);
 const isVisibility = Schema.is(VisibilityType);
 

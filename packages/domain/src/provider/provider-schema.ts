@@ -3,7 +3,7 @@ import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { ToolRecord } from "../tool/tool-schema.js";
 import { HttpUrl, OptionalHttpUrl } from "../validation/http-url.js";
-import { LongText, Name } from "../validation/text.js";
+import { LongText, Name, Timestamp, WireInt32 } from "../validation/text.js";
 
 /** Provider API kinds accepted on the wire (`INVALID` is refused). */
 export const ApiType = Schema.Literal("REST");
@@ -60,9 +60,9 @@ export const OAuth2ConfigRecord = Schema.Struct({
 /** A provider as returned by the API, with its tools. */
 export const ProviderRecord = Schema.Struct({
   id: Id,
-  createdAt: Schema.String,
-  updatedAt: Schema.String,
-  version: Schema.Number,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  version: WireInt32,
   apiType: ApiType,
   visibilityType: VisibilityType,
   baseURL: Schema.String,
@@ -75,3 +75,35 @@ export const ProviderRecord = Schema.Struct({
   oauth2Config: optional(OAuth2ConfigRecord),
 }).annotations({ identifier: "Provider" });
 export type ProviderRecord = typeof ProviderRecord.Type;
+
+/** Page size of `GET /providers` when `limit` is absent. */
+export const DEFAULT_PAGE_SIZE = 50;
+/** Largest page of `GET /providers`; a larger `limit` is treated as this. */
+export const MAX_PAGE_SIZE = 1000;
+
+/**
+ * The query parameters of `GET /providers` (API-CONTRACT.md §11), each at most once; any other parameter is
+ * refused. They arrive as strings: this schema names them and describes their values (for the OpenAPI
+ * document); `listProvidersPage` reads them.
+ */
+export const ProviderListParameters = Schema.Struct({
+  limit: optional(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
+      default: DEFAULT_PAGE_SIZE,
+      description: `page size, at least 1; values above ${MAX_PAGE_SIZE} are treated as ${MAX_PAGE_SIZE}`,
+    }),
+  ),
+  token: optional(
+    Schema.String.annotations({
+      description: "the nextToken of the previous page (opaque; valid only with the same filters); absent or empty for the first page",
+    }),
+  ),
+  nameContains: optional(
+    Schema.String.annotations({ description: "only providers whose name contains this text (case-insensitive)" }),
+  ),
+  baseURLContains: optional(
+    Schema.String.annotations({ description: "only providers whose baseURL contains this text (case-insensitive)" }),
+  ),
+  apiType: optional(ApiType.annotations({ description: "only providers of this API type" })),
+  visibility: optional(VisibilityType.annotations({ description: "only providers of this visibilityType" })),
+});

@@ -2,7 +2,7 @@ import { Schema } from "effect";
 import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { HttpUrl } from "../validation/http-url.js";
-import { DateTimeString, LongText, Name } from "../validation/text.js";
+import { DateTimeString, LongText, Name, Timestamp, WireInt64 } from "../validation/text.js";
 
 /** MCP resource annotations. */
 export const ResourceAnnotations = Schema.Struct({
@@ -12,13 +12,15 @@ export const ResourceAnnotations = Schema.Struct({
 });
 export type ResourceAnnotations = typeof ResourceAnnotations.Type;
 
+/** `type/subtype` with optional `; name=value` parameters. */
+const MEDIA_TYPE =
+  /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(\s*;\s*[A-Za-z0-9!#$&^_.+-]+=("[^"\r\n]*"|[A-Za-z0-9!#$&^_.+-]+))*$/;
+
 /** A media type such as `text/plain` or `application/json; charset=utf-8`, or "". */
 const MediaType = Schema.String.pipe(
-  Schema.filter((s) =>
-    s === "" || /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(\s*;\s*[A-Za-z0-9!#$&^_.+-]+=("[^"\r\n]*"|[A-Za-z0-9!#$&^_.+-]+))*$/.test(s)
-      ? true
-      : "must be a media type such as text/plain",
-  ),
+  Schema.filter((s) => (s === "" || MEDIA_TYPE.test(s) ? true : "must be a media type such as text/plain"), {
+    jsonSchema: { pattern: `^$|${MEDIA_TYPE.source}`, description: 'a media type such as text/plain, or ""' },
+  }),
 );
 
 const resourceFields = {
@@ -27,7 +29,10 @@ const resourceFields = {
   uri: optional(HttpUrl),
   mimeType: optional(MediaType),
   size: optional(
-    Schema.Int.pipe(Schema.between(0, Number.MAX_SAFE_INTEGER, { message: () => "must be a whole number ≥ 0" })),
+    Schema.Int.pipe(
+      Schema.between(0, Number.MAX_SAFE_INTEGER, { message: () => "must be a whole number ≥ 0" }),
+      Schema.annotations({ jsonSchema: { type: "integer", format: "int64", minimum: 0, maximum: Number.MAX_SAFE_INTEGER } }),
+    ),
   ),
   annotations: optional(ResourceAnnotations),
 };
@@ -49,13 +54,13 @@ export const RESOURCE_OUTPUT_FIELDS = ["id", "providerID", "createdAt", "updated
 export const ResourceRecord = Schema.Struct({
   id: Id,
   providerID: Id,
-  createdAt: Schema.String,
-  updatedAt: Schema.String,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
   name: Schema.String,
   description: Schema.String,
   uri: Schema.String,
   mimeType: Schema.String,
-  size: Schema.Number,
+  size: WireInt64,
   annotations: ResourceAnnotations,
 }).annotations({ identifier: "ProviderResource" });
 export type ResourceRecord = typeof ResourceRecord.Type;

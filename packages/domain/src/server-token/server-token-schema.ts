@@ -1,7 +1,7 @@
 import { Schema } from "effect";
 import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
-import { DateTimeString, Name } from "../validation/text.js";
+import { DateTimeString, Name, Timestamp } from "../validation/text.js";
 
 /** Write shape of a server token: `name` required, `expiresAt` optional (absent or null = never). */
 export const ServerTokenCreate = Schema.Struct({
@@ -17,8 +17,8 @@ export const SERVER_TOKEN_OUTPUT_FIELDS = ["id", "serverID", "createdAt", "value
 export const ServerTokenRecord = Schema.Struct({
   id: Id,
   serverID: Id,
-  createdAt: Schema.String,
-  expiresAt: optional(Schema.String),
+  createdAt: Timestamp,
+  expiresAt: optional(Timestamp),
   name: Schema.String,
   value: optional(Schema.String),
 }).annotations({ identifier: "ServerToken" });

@@ -4,18 +4,18 @@ import { Id } from "../ids/id.js";
 import { PromptRecord } from "../prompt/prompt-schema.js";
 import { ProviderRecord } from "../provider/provider-schema.js";
 import { ResourceRecord } from "../resource/resource-schema.js";
-import { Int32, LongText, Name } from "../validation/text.js";
+import { AnyJsonValue, Int32, LongText, Name, Timestamp, WireInt32 } from "../validation/text.js";
 
 /**
  * A reference by id. Only the id is used: other fields (a client echoing full records back) are ignored,
  * as the spec says of the server write shape.
  */
-const RefById = Schema.Struct({ id: Id }, Schema.Record({ key: Schema.String, value: Schema.Unknown }));
+const RefById = Schema.Struct({ id: Id }, Schema.Record({ key: Schema.String, value: AnyJsonValue }));
 
 /** A provider chosen for a server; `tools` absent means every tool the provider has now. */
 export const ServerProviderRef = Schema.Struct(
   { id: Id, tools: optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))) },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  Schema.Record({ key: Schema.String, value: AnyJsonValue }),
 );
 
 const serverFields = {
@@ -46,13 +46,13 @@ export const SERVER_OUTPUT_FIELDS = ["id", "createdAt", "updatedAt", "gitProvide
 /** A server as returned by the API: full provider records (with the chosen tools only), resources, prompts. */
 export const ServerRecord = Schema.Struct({
   id: Id,
-  createdAt: Schema.String,
-  updatedAt: Schema.String,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
   name: Schema.String,
   description: Schema.String,
   requestHeadersProxyEnabled: Schema.Boolean,
   dynamicToolDiscoveryEnabled: Schema.Boolean,
-  version: Schema.Number,
+  version: WireInt32,
   gitProvider: Schema.String,
   gitRepoFullName: Schema.String,
   providers: Schema.Array(ProviderRecord),
@@ -62,8 +62,8 @@ export const ServerRecord = Schema.Struct({
 export type ServerRecord = typeof ServerRecord.Type;
 
 /** Body of `POST /servers/{id}/tools`. */
-export const ServerToolLink = Schema.Struct({ providerID: Id, toolID: Id });
+export const ServerToolLink = Schema.Struct({ providerID: Id, toolID: Id }).annotations({ identifier: "ServerToolLink" });
 /** Body of `POST /servers/{id}/resources`. */
-export const ServerResourceLink = Schema.Struct({ resourceID: Id });
+export const ServerResourceLink = Schema.Struct({ resourceID: Id }).annotations({ identifier: "ServerResourceLink" });
 /** Body of `POST /servers/{id}/prompts`. */
-export const ServerPromptLink = Schema.Struct({ promptID: Id });
+export const ServerPromptLink = Schema.Struct({ promptID: Id }).annotations({ identifier: "ServerPromptLink" });

@@ -7,7 +7,13 @@ import { JsonObject, LongText } from "../validation/text.js";
 
 /** The HTTP methods a tool may call, normalised to upper case on input. */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
-export const HttpMethod = Schema.compose(Schema.Uppercase, Schema.Literal(...HTTP_METHODS), { strict: false });
+export const HttpMethod = Schema.compose(Schema.Uppercase, Schema.Literal(...HTTP_METHODS), { strict: false }).annotations({
+  jsonSchema: {
+    type: "string",
+    enum: HTTP_METHODS,
+    description: "the upstream HTTP method; any case is accepted and stored upper case",
+  },
+});
 
 /** An MCP tool name: camelCase, 1–20 characters. */
 export const ToolName = Schema.String.pipe(
@@ -20,17 +26,30 @@ export const ToolName = Schema.String.pipe(
 export const pathPlaceholders = (path: string): ReadonlyArray<string> =>
   Array.from(path.matchAll(/\{([^{}]*)\}/g), (m) => m[1] ?? "");
 
+/** The rules of `ToolPath` as one regular expression, for its JSON Schema. */
+const TOOL_PATH_PATTERN = /^\/(?:[^\s?#{}\u0000-\u001f\u007f]|\{[A-Za-z_][A-Za-z0-9_]*\})*$/;
+
 /** An upstream path template: starts with `/`, no query or fragment, `{name}` placeholders. */
 export const ToolPath = Schema.String.pipe(
-  Schema.filter((path) => {
-    if (!path.startsWith("/")) return "must start with /";
-    if (path.length > 2048) return "must be at most 2048 characters";
-    if (/[\s?#\u0000-\u001f\u007f]/.test(path)) return "must not contain white space, control characters, ? or #";
-    if (/[{}]/.test(path.replace(/\{[^{}]*\}/g, ""))) return "has unbalanced braces";
-    for (const name of pathPlaceholders(path))
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `placeholder {${name}} must be a name of letters, digits and _`;
-    return true;
-  }),
+  Schema.filter(
+    (path) => {
+      if (!path.startsWith("/")) return "must start with /";
+      if (path.length > 2048) return "must be at most 2048 characters";
+      if (/[\s?#\u0000-\u001f\u007f]/.test(path)) return "must not contain white space, control characters, ? or #";
+      if (/[{}]/.test(path.replace(/\{[^{}]*\}/g, ""))) return "has unbalanced braces";
+      for (const name of pathPlaceholders(path))
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `placeholder {${name}} must be a name of letters, digits and _`;
+      return true;
+    },
+    {
+      jsonSchema: {
+        pattern: TOOL_PATH_PATTERN.source,
+        maxLength: 2048,
+        description:
+          "upstream path template: starts with /, no white space, query or fragment; {name} placeholders, each a required property of pathArgsJSONSchema",
+      },
+    },
+  ),
 );
 
 /** One extra header a tool sends upstream; the value may reference variables as `${NAME}`. */

@@ -15,14 +15,25 @@ export const httpUrlProblem = (value: string): string | undefined => {
   return undefined;
 };
 
+/** The JSON Schema of an acceptable URL (what `httpUrlProblem` checks, as far as JSON Schema can say it). */
+const HTTP_URL_JSON_SCHEMA = { format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#:][^@/?#]*(?:[/?#]|$)", maxLength: 2048 };
+
 /** An absolute http(s) URL without credentials. */
 export const HttpUrl = Schema.String.pipe(
-  Schema.filter((s) => httpUrlProblem(s) ?? true),
-  Schema.annotations({ format: "uri", description: "absolute http(s) URL" } as Record<string, unknown>),
+  Schema.filter((s) => httpUrlProblem(s) ?? true, {
+    jsonSchema: { ...HTTP_URL_JSON_SCHEMA, description: "absolute http(s) URL without credentials" },
+  }),
+  Schema.annotations({ description: "absolute http(s) URL" }),
 );
 
 /** An absolute http(s) URL, or "" for none. */
 export const OptionalHttpUrl = Schema.String.pipe(
-  Schema.filter((s) => (s === "" ? true : (httpUrlProblem(s) ?? true))),
+  Schema.filter((s) => (s === "" ? true : (httpUrlProblem(s) ?? true)), {
+    jsonSchema: {
+      type: "string",
+      anyOf: [{ const: "" }, HTTP_URL_JSON_SCHEMA],
+      description: 'absolute http(s) URL without credentials, or "" for none',
+    },
+  }),
   Schema.annotations({ description: 'absolute http(s) URL, or "" for none' }),
 );

@@ -25,13 +25,22 @@ export const jsonSchemaProblem = (schema: JsonObject): string | undefined => {
 
 /** A JSON Schema object; `{}` means "none". */
 export const JsonSchemaObject = JsonObject.pipe(
-  Schema.filter((s) => (Object.keys(s).length === 0 ? true : (jsonSchemaProblem(s) ?? true))),
+  Schema.filter((s) => (Object.keys(s).length === 0 ? true : (jsonSchemaProblem(s) ?? true)), {
+    jsonSchema: {
+      description: "a JSON Schema (2020-12, or draft-07 when its $schema says so) of at most 64 KiB; {} for none",
+    },
+  }),
   Schema.annotations({ description: "a JSON Schema; {} for none" }),
 );
 
 /** A JSON Schema of `type: "object"`; `{}` means "none". */
 export const ObjectJsonSchema = JsonSchemaObject.pipe(
-  Schema.filter((s) =>
-    Object.keys(s).length === 0 || s.type === "object" ? true : 'must be a JSON Schema with type "object"',
+  Schema.filter(
+    (s) => (Object.keys(s).length === 0 || s.type === "object" ? true : 'must be a JSON Schema with type "object"'),
+    {
+      jsonSchema: {
+        description: 'a JSON Schema with type "object" (2020-12, or draft-07 when its $schema says so) of at most 64 KiB; {} for none',
+      },
+    },
   ),
 );

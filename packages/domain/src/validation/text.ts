@@ -1,10 +1,20 @@
 import { Schema } from "effect";
 
+/**
+ * What a client may send as a name: any white space around 1–100 characters whose first and last are not
+ * white space (`\s` is exactly the set `String.prototype.trim` removes).
+ */
+const NAME_PATTERN = /^\s*\S(?:[\s\S]{0,98}\S)?\s*$/;
+
 /** A display name: trimmed, then 1–100 characters. */
 export const Name = Schema.Trim.pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),
   Schema.maxLength(100, { message: () => "must be at most 100 characters" }),
-  Schema.annotations({ description: "1–100 characters after trimming" }),
+  Schema.annotations({
+    description: "1–100 characters after trimming",
+    // The JSON Schema of the encoded side (what a client sends), which effect cannot derive through Trim.
+    jsonSchema: { type: "string", pattern: NAME_PATTERN.source, description: "1–100 characters after trimming" },
+  }),
 );
 
 /** A description or instructions text: at most 10,000 characters. */
@@ -18,6 +28,7 @@ export const utf8Bytes = (value: string): number => Buffer.byteLength(value, "ut
 /** A 32-bit signed integer. */
 export const Int32 = Schema.Int.pipe(
   Schema.between(-2147483648, 2147483647, { message: () => "must be a 32-bit integer" }),
+  Schema.annotations({ jsonSchema: { type: "integer", format: "int32", minimum: -2147483648, maximum: 2147483647 } }),
 );
 
 /** An RFC 3339 date-time string with a time zone. */
@@ -25,11 +36,39 @@ export const DateTimeString = Schema.String.pipe(
   Schema.filter(
     (s) =>
       /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(s) && !Number.isNaN(Date.parse(s)),
-    { message: () => "must be an RFC 3339 date-time such as 2030-01-01T00:00:00Z" },
+    {
+      message: () => "must be an RFC 3339 date-time such as 2030-01-01T00:00:00Z",
+      jsonSchema: { format: "date-time", description: "RFC 3339 date-time with a time zone" },
+    },
   ),
-  Schema.annotations({ format: "date-time" } as Record<string, unknown>),
 );
 
 /** A JSON object of any content. */
-export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown });
+export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  jsonSchema: { type: "object", additionalProperties: true, description: "a JSON object" },
+});
 export type JsonObject = typeof JsonObject.Type;
+
+/**
+ * Any JSON value. effect renders `Schema.Unknown` with an `$id` of its own, which would repeat across a
+ * document; this says the same in plain JSON Schema.
+ */
+export const AnyJsonValue = Schema.Unknown.annotations({
+  jsonSchema: { type: ["null", "boolean", "object", "array", "number", "string"], additionalProperties: true, items: true },
+});
+
+// Fields of records as the service writes them. Records are produced, never decoded, so these only describe
+// the wire (for the OpenAPI document and the typed client).
+
+/** A timestamp as the service writes it: RFC 3339 UTC with millisecond precision (API-CONTRACT.md §12). */
+export const Timestamp = Schema.String.annotations({
+  jsonSchema: { format: "date-time", description: "RFC 3339 UTC timestamp with milliseconds" },
+});
+
+/** An int32 as the service writes it. */
+export const WireInt32 = Schema.Number.annotations({ jsonSchema: { type: "integer", format: "int32" } });
+
+/** A non-negative int64 as the service writes it (within JavaScript's safe integers). */
+export const WireInt64 = Schema.Number.annotations({
+  jsonSchema: { type: "integer", format: "int64", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+});

@@ -1,6 +1,6 @@
 import { Schema } from "effect";
 import { Id } from "../ids/id.js";
-import { utf8Bytes } from "../validation/text.js";
+import { Timestamp, utf8Bytes } from "../validation/text.js";
 
 /** Variable kinds: `ENV` is plain configuration, `SECRET` is stored encrypted and never returned. */
 export const VariableType = Schema.Literal("ENV", "SECRET");
@@ -15,7 +15,10 @@ export const VariableName = Schema.String.pipe(
 
 /** A variable value: at most 64 KiB of UTF-8. */
 export const VariableValue = Schema.String.pipe(
-  Schema.filter((s) => (utf8Bytes(s) <= 64 * 1024 ? true : "must be at most 64 KiB")),
+  Schema.filter((s) => (utf8Bytes(s) <= 64 * 1024 ? true : "must be at most 64 KiB"), {
+    // A UTF-8 byte limit: a value of more than 65536 characters is always too long.
+    jsonSchema: { maxLength: 64 * 1024, description: "at most 64 KiB of UTF-8" },
+  }),
 );
 
 /** Write shape of a variable on create. */
@@ -39,8 +42,8 @@ export const MASKED_VALUE = "***";
 /** A variable as returned by the API (a SECRET's value masked). */
 export const VariableRecord = Schema.Struct({
   id: Id,
-  createdAt: Schema.String,
-  updatedAt: Schema.String,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
   type: VariableType,
   value: Schema.String,
   name: Schema.String,

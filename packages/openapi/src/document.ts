@@ -1,0 +1,337 @@
+import * as D from "@mcpsm/domain";
+import { JSONSchema, type Schema, type SchemaAST } from "effect";
+import { MANAGEMENT_ROUTES, type ManagementRoute, type Method, pathParameters, TAGS } from "./management-routes.js";
+import { PROBLEM_STATUSES, type ProblemStatus, Problem, problemOf } from "./problem-schema.js";
+import * as W from "./wire-schemas.js";
+
+/** What varies between deployments. */
+export interface DocumentOptions {
+  /**
+   * Base URL of the OAuth 2.0 authorization server: the flows use `{authUrl}/oauth2/auth` and
+   * `{authUrl}/oauth2/token` (spec §5). The service takes it from `AUTH_URL`.
+   */
+  readonly authUrl?: string;
+}
+
+/** The authorization server named when none is configured (the committed document uses it). */
+export const DEFAULT_AUTH_URL = "https://auth.example.com";
+
+/** The version of the interface (spec §9). */
+export const API_VERSION = "1.0.0";
+
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is free-form JSON
+export type OpenApiDocument = Record<string, any>;
+
+const JSON_TYPE = "application/json";
+const PROBLEM_TYPE = "application/problem+json";
+
+const DESCRIPTION = `Register REST APIs as **providers** with **tools**, compose them into **MCP servers**, and mint
+**server tokens** for the servers' MCP endpoints.
+
+**Authentication.** Every management operation needs \`Authorization: Bearer <access token>\`: an OAuth 2.0
+access token (a JWT) that carries the operation's scope (shown on each operation). Server tokens are never
+accepted here.
+
+**Errors** are RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\` and the request's
+\`requestId\`; validation failures list every problem in \`errors\`. Checks run in this order: authentication
+(401), scope (403), request validation (400, 413, 415), existence (404), then conflicts (409, 412) and quotas
+(429). A path that names no resource answers 404, and a method that a path does not support answers 405 with an
+\`Allow\` header (\`#/components/responses/NotFound\` and \`#/components/responses/MethodNotAllowed\`).
+
+**Writes** carry their record in an envelope (\`{"server": {...}}\`). Output-only fields in a write are ignored;
+any other unknown field is refused. PATCH replaces the fields it names. Servers and providers carry a
+\`version\` and an \`ETag\`; \`If-Match\` makes a PATCH or DELETE conditional (412).
+
+**Pages.** \`GET /providers\` returns one page with \`matchCount\` and \`nextToken\`; pass \`nextToken\` back as
+\`token\` (with the same filters) until it is "".
+
+Every response carries \`X-Request-Id\`.`;
+
+/** The JSON Schemas of the document, with named schemas collected under `components/schemas`. */
+const schemaRegistry = () => {
+  const definitions: Record<string, JSONSchema.JsonSchema7> = {};
+  const of = (schema: { readonly ast: SchemaAST.AST }): JSONSchema.JsonSchema7 =>
+    JSONSchema.fromAST(schema.ast, { definitions, definitionPath: "#/components/schemas/", target: "openApi3.1" });
+  const sorted = () => Object.fromEntries(Object.entries(definitions).sort(([a], [b]) => a.localeCompare(b)));
+  return { of, sorted };
+};
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
+/** The error statuses an operation can answer, from what it does (API-CONTRACT.md §§2–3). */
+export const problemStatuses = (route: ManagementRoute): ReadonlyArray<ProblemStatus> => {
+  const hasBody = route.request !== undefined;
+  const hasParams = pathParameters(route.path).length > 0;
+  const writes = route.method !== "GET";
+  const statuses: Array<ProblemStatus> = [];
+  if (hasBody || hasParams || route.query !== undefined) statuses.push(400);
+  statuses.push(401, 403);
+  if (hasParams) statuses.push(404);
+  if (writes) statuses.push(409);
+  if (route.ifMatch) statuses.push(412);
+  if (hasBody) statuses.push(413, 415);
+  if (route.quota) statuses.push(429);
+  statuses.push(500, 503);
+  return statuses;
+};
+
+const PARAMETER_NOUNS: Record<string, string> = {
+  toolID: "tool",
+  promptID: "prompt",
+  resourceID: "resource",
+  tokenID: "server token",
+};
+
+/** What `{id}` and friends name on a path. */
+const describeParameter = (path: string, name: string): string => {
+  if (name !== "id") return `id of the ${PARAMETER_NOUNS[name] ?? name}`;
+  const collection = path.split("/")[1] ?? "";
+  return `id of the ${collection.replace(/s$/, "")}`;
+};
+
+const statusText: Record<200 | 201 | 204, string> = { 200: "OK", 201: "Created", 204: "Deleted (no body)" };
+
+/** The OpenAPI 3.1 document of the service, generated from the route list and the domain's effect schemas. */
+export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument => {
+  const authUrl = (options.authUrl ?? DEFAULT_AUTH_URL).replace(/\/+$/, "");
+  const schemas = schemaRegistry();
+  const idSchema = schemas.of(D.Id);
+  const requiredHeader = (schema: { readonly ast: SchemaAST.AST }) => ({ required: true, schema: schemas.of(schema) });
+
+  const managementOperation = (route: ManagementRoute) => {
+    const scope = D.requiredScope(route.operation);
+    const parameters: Array<unknown> = pathParameters(route.path).map((name) => ({
+      name,
+      in: "path",
+      required: true,
+      description: `${describeParameter(route.path, name)} (11 letters or digits; anything else answers 400)`,
+      schema: idSchema,
+    }));
+    if (route.query !== undefined) {
+      const query = schemas.of(route.query) as { properties: Record<string, unknown>; required?: Array<string> };
+      for (const [name, schema] of Object.entries(query.properties)) {
+        const { description, ...rest } = schema as { description?: string };
+        parameters.push({
+          name,
+          in: "query",
+          required: query.required?.includes(name) ?? false,
+          ...(description === undefined ? {} : { description }),
+          schema: rest,
+        });
+      }
+    }
+    if (route.ifMatch) parameters.push({ $ref: "#/components/parameters/IfMatch" });
+    const successHeaders: Record<string, unknown> = { "X-Request-Id": headerRef("X-Request-Id") };
+    if (route.status === 201) successHeaders.Location = requiredHeader(W.Location);
+    if (route.etag) successHeaders.ETag = requiredHeader(W.EntityTag);
+    const responses: Record<string, unknown> = {
+      [route.status]: {
+        description: statusText[route.status],
+        headers: successHeaders,
+        ...(route.response === undefined ? {} : { content: { [JSON_TYPE]: { schema: schemas.of(route.response) } } }),
+      },
+    };
+    for (const status of problemStatuses(route)) responses[status] = responseRef(PROBLEM_STATUSES[status].name);
+    return {
+      operationId: route.operation,
+      summary: route.summary,
+      description: `Needs the scope \`${scope}\` (${D.SCOPES[scope]}).`,
+      tags: [route.tag],
+      security: [{ oauth2: [scope] }, { bearerToken: [scope] }],
+      "x-required-scope": scope,
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(route.request === undefined
+        ? {}
+        : { requestBody: { required: true, content: { [JSON_TYPE]: { schema: schemas.of(route.request) } } } }),
+      responses,
+    };
+  };
+
+  /** An operation of a reserved path: no token, a fixed answer. */
+  const reservedOperation = (
+    operationId: string,
+    summary: string,
+    description: string,
+    ok: { readonly type: string; readonly schema: Schema.Schema.Any },
+    problems: ReadonlyArray<ProblemStatus>,
+    extra: Record<string, unknown> = {},
+  ) => ({
+    operationId,
+    summary,
+    description,
+    tags: ["Service"],
+    security: [],
+    ...extra,
+    responses: {
+      200: {
+        description: "OK",
+        headers: { "X-Request-Id": headerRef("X-Request-Id") },
+        content: { [ok.type]: { schema: schemas.of(ok.schema) } },
+      },
+      ...Object.fromEntries(problems.map((status) => [status, responseRef(PROBLEM_STATUSES[status].name)])),
+    },
+  });
+
+  const paths: Record<string, Partial<Record<Lowercase<Method>, unknown>>> = {};
+  for (const route of MANAGEMENT_ROUTES) {
+    const item = paths[route.path] ?? {};
+    item[route.method.toLowerCase() as Lowercase<Method>] = managementOperation(route);
+    paths[route.path] = item;
+  }
+  paths["/healthz"] = {
+    get: reservedOperation("health", "Liveness", "200 while the process runs.", { type: JSON_TYPE, schema: W.Health }, [500]),
+  };
+  paths["/readyz"] = {
+    get: reservedOperation(
+      "readiness",
+      "Readiness",
+      "200 when the store answers, else 503 (the process stays up and recovers by itself).",
+      { type: JSON_TYPE, schema: W.Readiness },
+      [500, 503],
+    ),
+  };
+  paths["/openapi.json"] = {
+    get: reservedOperation(
+      "openApiDocument",
+      "This document",
+      "The OpenAPI 3.1 description of the service, generated from the schemas it validates with.",
+      { type: JSON_TYPE, schema: W.OpenApiObject },
+      [500],
+    ),
+  };
+  paths["/docs"] = {
+    get: reservedOperation(
+      "apiReference",
+      "Interactive API reference",
+      "An HTML page that renders this document; it loads its scripts and styles from /docs/ only.",
+      { type: "text/html", schema: W.HtmlPage },
+      [500],
+    ),
+  };
+  paths["/docs/{asset}"] = {
+    get: reservedOperation(
+      "apiReferenceAsset",
+      "A file of the API reference page",
+      "The scripts, style sheet, OAuth 2.0 redirect page and icon of the API reference, served by the service itself.",
+      { type: "text/javascript", schema: W.Asset },
+      [404, 500],
+      {
+        parameters: [{ name: "asset", in: "path", required: true, schema: schemas.of(W.AssetName) }],
+      },
+    ),
+  };
+  // The same route answers the other kinds of file.
+  const assetContent = (paths["/docs/{asset}"].get as { responses: Record<string, { content: Record<string, unknown> }> })
+    .responses[200]!.content;
+  for (const type of ["text/css", "text/html", "image/png"]) assetContent[type] = { schema: schemas.of(W.Asset) };
+  paths["/.well-known/jwks.json"] = {
+    get: reservedOperation(
+      "devAuthKeys",
+      "Dev-auth public keys",
+      "Only in dev-auth mode (no AUTH_* settings): the key set that verifies the tokens `./run token` mints. Otherwise 404.",
+      { type: JSON_TYPE, schema: W.JwkSet },
+      [404, 500],
+    ),
+  };
+
+  // The MCP endpoint of each server: the MCP specification describes its messages, not this document.
+  const serverIdParameter = { name: "serverId", in: "path", required: true, description: "id of the MCP server", schema: idSchema };
+  const mcpOperation = (method: string, what: string) => ({
+    operationId: `mcp${method}`,
+    summary: `MCP Streamable HTTP: ${what}`,
+    description:
+      "The MCP endpoint of a server (stateless Streamable HTTP). Its requests and answers are JSON-RPC messages as the MCP specification defines them; a 401 names the protected resource metadata in WWW-Authenticate.",
+    tags: ["MCP endpoint"],
+    externalDocs: { description: "MCP specification: transports", url: "https://modelcontextprotocol.io/specification" },
+    security: [{ serverToken: [] }, { oauth2: [] }],
+    parameters: [serverIdParameter],
+    responses: { default: { description: "an MCP Streamable HTTP answer (application/json or text/event-stream)" } },
+  });
+  paths["/mcp/{serverId}"] = {
+    post: mcpOperation("Post", "send a JSON-RPC message"),
+    get: mcpOperation("Get", "open a server-to-client stream"),
+    delete: mcpOperation("Delete", "end a session"),
+  };
+  paths["/.well-known/oauth-protected-resource/mcp/{serverId}"] = {
+    get: {
+      ...reservedOperation(
+        "mcpResourceMetadata",
+        "Protected resource metadata of an MCP endpoint",
+        "RFC 9728 metadata: the MCP endpoint's resource URL and the authorization servers that issue tokens for it.",
+        { type: JSON_TYPE, schema: W.ResourceMetadata },
+        [],
+        { parameters: [serverIdParameter] },
+      ),
+      tags: ["MCP endpoint"],
+    },
+  };
+
+  const problemResponse = (status: ProblemStatus) => {
+    const headers: Record<string, unknown> = { "X-Request-Id": headerRef("X-Request-Id") };
+    if (status === 401) headers["WWW-Authenticate"] = requiredHeader(W.WwwAuthenticate);
+    if (status === 403) headers["WWW-Authenticate"] = { schema: schemas.of(W.WwwAuthenticate) };
+    if (status === 405) headers.Allow = requiredHeader(W.Allow);
+    if (status === 429) headers["Retry-After"] = { schema: schemas.of(W.RetryAfter) };
+    return {
+      description: `${PROBLEM_STATUSES[status].title}: ${PROBLEM_STATUSES[status].codes.join(", ")}`,
+      headers,
+      content: { [PROBLEM_TYPE]: { schema: schemas.of(problemOf(status)) } },
+    };
+  };
+  const statuses = Object.keys(PROBLEM_STATUSES).map(Number) as Array<ProblemStatus>;
+  const responses = Object.fromEntries(statuses.map((s) => [PROBLEM_STATUSES[s].name, problemResponse(s)]));
+  // The general problem shape, for clients that handle every error alike.
+  schemas.of(Problem);
+  const headers = { "X-Request-Id": { schema: schemas.of(W.RequestId) } };
+  const ifMatch = {
+    name: "If-Match",
+    in: "header",
+    required: false,
+    description: "makes the write conditional on the record's current ETag",
+    schema: schemas.of(W.IfMatch),
+  };
+
+  return {
+    openapi: "3.1.1",
+    info: {
+      title: "MCP Server Management Service",
+      version: API_VERSION,
+      description: DESCRIPTION,
+    },
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    paths,
+    components: {
+      schemas: schemas.sorted(),
+      responses,
+      parameters: { IfMatch: ifMatch },
+      headers,
+      securitySchemes: {
+        oauth2: {
+          type: "oauth2",
+          description: "OAuth 2.0 authorization code flow; each operation names the scope it needs.",
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${authUrl}/oauth2/auth`,
+              tokenUrl: `${authUrl}/oauth2/token`,
+              scopes: { ...D.SCOPES },
+            },
+          },
+        },
+        serverToken: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "For /mcp/{serverId} only: a server token of that server (mcps_…), or an OAuth access token whose audience is the server's URL.",
+        },
+        bearerToken: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description:
+            "An access token obtained elsewhere (in dev-auth mode: `./run token`). It must carry the scope that the operation's oauth2 requirement names.",
+        },
+      },
+    },
+  };
+};

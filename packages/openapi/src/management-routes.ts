@@ -1,0 +1,321 @@
+import * as D from "@mcpsm/domain";
+import type { Operation } from "@mcpsm/domain";
+import { Schema } from "effect";
+
+// Every management route of the spec and of API-CONTRACT.md §§8–10 as data: method, path, operation (and so
+// scope), success status and the effect schemas of its bodies. The service binds a handler to each
+// (apps/api/src/http/route-table.ts); the OpenAPI document is generated from the same list.
+
+export type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+/** Groups of operations, in the order the document lists them. */
+export const TAGS = {
+  Servers: "MCP servers: providers, tools, resources and prompts composed into one MCP endpoint",
+  "Server members": "Add or remove one tool, resource or prompt of a server at a time",
+  "Server tokens": "Access tokens of an MCP server (for its /mcp endpoint, never for this API)",
+  Providers: "Upstream REST APIs",
+  "Provider tools": "The tools of a provider: one MCP tool maps to one HTTP method and path",
+  "Provider prompts": "The MCP prompts of a provider",
+  "Provider resources": "The MCP resources of a provider",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the syntax of a variable reference, not a template
+  Variables: "Named values that tool headers reference as ${NAME}",
+  Service: "Health, readiness and this description; no token needed",
+  "MCP endpoint": "Each server's MCP endpoint (Streamable HTTP), described by the MCP specification",
+} as const;
+export type Tag = keyof typeof TAGS;
+
+export interface ManagementRoute {
+  readonly method: Method;
+  /** Path template with `{name}` parameters (each an 11-character id), as in the OpenAPI document. */
+  readonly path: string;
+  readonly operation: Operation;
+  readonly summary: string;
+  readonly tag: Tag;
+  /** Status of success (API-CONTRACT.md §5): create 201 with Location, GET and PATCH 200, DELETE 204. */
+  readonly status: 200 | 201 | 204;
+  /** Schema of the request body (its envelope included). */
+  readonly request?: Schema.Schema.Any;
+  /** Schema of the success body (its envelope included); none for 204. */
+  readonly response?: Schema.Schema.Any;
+  /** Success answers carry `ETag: W/"<version>"`. */
+  readonly etag?: boolean;
+  /** `If-Match` is honoured (412 when it does not match). */
+  readonly ifMatch?: boolean;
+  /** A per-tenant (or per-parent) quota applies: 429 when it is exhausted. */
+  readonly quota?: boolean;
+  /** The query parameters, when the operation takes any. */
+  readonly query?: Schema.Struct<Schema.Struct.Fields>;
+}
+
+/** `{ <name>: schema }`: the envelope every body travels in. */
+const envelope = <K extends string, S extends Schema.Schema.Any>(name: K, schema: S) =>
+  Schema.Struct({ [name]: schema } as { [P in K]: S });
+
+const list = <K extends string, S extends Schema.Schema.Any>(name: K, schema: S) => envelope(name, Schema.Array(schema));
+
+/** The five routes of a provider's tools, prompts or resources, which share their shape. */
+const providerChildRoutes = (options: {
+  readonly segment: "tools" | "prompts" | "resources";
+  readonly param: "toolID" | "promptID" | "resourceID";
+  readonly envelope: "tool" | "prompt" | "resource";
+  readonly noun: string;
+  readonly tag: Tag;
+  readonly create: Schema.Schema.Any;
+  readonly patch: Schema.Schema.Any;
+  readonly record: Schema.Schema.Any;
+  readonly quota?: boolean;
+  readonly ops: { list: Operation; create: Operation; get: Operation; update: Operation; remove: Operation };
+}): ReadonlyArray<ManagementRoute> => {
+  const { segment, param, noun, tag, ops } = options;
+  const base = `/providers/{id}/${segment}`;
+  const child = `${base}/{${param}}`;
+  const one = (schema: Schema.Schema.Any) => envelope(options.envelope, schema);
+  return [
+    { method: "GET", path: base, operation: ops.list, summary: `List a provider's ${noun}s`, tag, status: 200, response: list(segment, options.record) },
+    {
+      method: "POST",
+      path: base,
+      operation: ops.create,
+      summary: `Create a ${noun} of a provider`,
+      tag,
+      status: 201,
+      request: one(options.create),
+      response: one(options.record),
+      ...(options.quota ? { quota: true } : {}),
+    },
+    { method: "GET", path: child, operation: ops.get, summary: `Get a ${noun}`, tag, status: 200, response: one(options.record) },
+    {
+      method: "PATCH",
+      path: child,
+      operation: ops.update,
+      summary: `Update a ${noun}`,
+      tag,
+      status: 200,
+      request: one(options.patch),
+      response: one(options.record),
+    },
+    { method: "DELETE", path: child, operation: ops.remove, summary: `Delete a ${noun}`, tag, status: 204 },
+  ];
+};
+
+/** Every management route, in the order of the document. */
+export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
+  { method: "GET", path: "/servers", operation: "listServers", summary: "List MCP servers", tag: "Servers", status: 200, response: list("servers", D.ServerRecord) },
+  {
+    method: "POST",
+    path: "/servers",
+    operation: "createServer",
+    summary: "Create an MCP server",
+    tag: "Servers",
+    status: 201,
+    request: envelope("server", D.ServerCreate),
+    response: envelope("server", D.ServerRecord),
+    etag: true,
+    quota: true,
+  },
+  {
+    method: "GET",
+    path: "/servers/{id}",
+    operation: "getServer",
+    summary: "Get an MCP server",
+    tag: "Servers",
+    status: 200,
+    response: envelope("server", D.ServerRecord),
+    etag: true,
+  },
+  {
+    method: "PATCH",
+    path: "/servers/{id}",
+    operation: "updateServer",
+    summary: "Update an MCP server",
+    tag: "Servers",
+    status: 200,
+    request: envelope("server", D.ServerPatch),
+    response: envelope("server", D.ServerRecord),
+    etag: true,
+    ifMatch: true,
+  },
+  { method: "DELETE", path: "/servers/{id}", operation: "deleteServer", summary: "Delete an MCP server (and its tokens)", tag: "Servers", status: 204, ifMatch: true },
+
+  { method: "GET", path: "/servers/{id}/tools", operation: "listServerTools", summary: "List the tools of a server", tag: "Server members", status: 200, response: list("tools", D.ToolRecord) },
+  {
+    method: "POST",
+    path: "/servers/{id}/tools",
+    operation: "addServerTool",
+    summary: "Add a provider's tool to a server",
+    tag: "Server members",
+    status: 201,
+    request: envelope("tool", D.ServerToolLink),
+    response: envelope("tool", D.ToolRecord),
+  },
+  { method: "DELETE", path: "/servers/{id}/tools/{toolID}", operation: "removeServerTool", summary: "Remove a tool from a server", tag: "Server members", status: 204 },
+  { method: "GET", path: "/servers/{id}/resources", operation: "listServerResources", summary: "List the resources of a server", tag: "Server members", status: 200, response: list("resources", D.ResourceRecord) },
+  {
+    method: "POST",
+    path: "/servers/{id}/resources",
+    operation: "addServerResource",
+    summary: "Add a resource to a server",
+    tag: "Server members",
+    status: 201,
+    request: envelope("resource", D.ServerResourceLink),
+    response: envelope("resource", D.ResourceRecord),
+  },
+  { method: "DELETE", path: "/servers/{id}/resources/{resourceID}", operation: "removeServerResource", summary: "Remove a resource from a server", tag: "Server members", status: 204 },
+  { method: "GET", path: "/servers/{id}/prompts", operation: "listServerPrompts", summary: "List the prompts of a server", tag: "Server members", status: 200, response: list("prompts", D.PromptRecord) },
+  {
+    method: "POST",
+    path: "/servers/{id}/prompts",
+    operation: "addServerPrompt",
+    summary: "Add a prompt to a server",
+    tag: "Server members",
+    status: 201,
+    request: envelope("prompt", D.ServerPromptLink),
+    response: envelope("prompt", D.PromptRecord),
+  },
+  { method: "DELETE", path: "/servers/{id}/prompts/{promptID}", operation: "removeServerPrompt", summary: "Remove a prompt from a server", tag: "Server members", status: 204 },
+
+  {
+    method: "POST",
+    path: "/servers/{id}/tokens",
+    operation: "createServerToken",
+    summary: "Create a server token (its value is shown only here)",
+    tag: "Server tokens",
+    status: 201,
+    request: envelope("token", D.ServerTokenCreate),
+    response: envelope("token", D.ServerTokenRecord),
+    quota: true,
+  },
+  { method: "GET", path: "/servers/{id}/tokens", operation: "listServerTokens", summary: "List a server's tokens (without values)", tag: "Server tokens", status: 200, response: list("tokens", D.ServerTokenRecord) },
+  { method: "GET", path: "/servers/{id}/tokens/{tokenID}", operation: "getServerToken", summary: "Get a server token (without its value)", tag: "Server tokens", status: 200, response: envelope("token", D.ServerTokenRecord) },
+  { method: "DELETE", path: "/servers/{id}/tokens/{tokenID}", operation: "revokeServerToken", summary: "Revoke a server token", tag: "Server tokens", status: 204 },
+
+  {
+    method: "GET",
+    path: "/providers",
+    operation: "listProviders",
+    summary: "List providers (own and PUBLIC), one page at a time",
+    tag: "Providers",
+    status: 200,
+    query: D.ProviderListParameters,
+    response: Schema.Struct({
+      providers: Schema.Array(D.ProviderRecord),
+      matchCount: Schema.Int.annotations({ description: "records matching the filters over all pages" }),
+      nextToken: Schema.String.annotations({ description: 'pass as `token` for the next page; "" on the last page' }),
+    }).annotations({ identifier: "ProviderPage" }),
+  },
+  {
+    method: "POST",
+    path: "/providers",
+    operation: "createProvider",
+    summary: "Create a provider",
+    tag: "Providers",
+    status: 201,
+    request: envelope("provider", D.ProviderCreate),
+    response: envelope("provider", D.ProviderRecord),
+    etag: true,
+    quota: true,
+  },
+  {
+    method: "GET",
+    path: "/providers/{id}",
+    operation: "getProvider",
+    summary: "Get a provider",
+    tag: "Providers",
+    status: 200,
+    response: envelope("provider", D.ProviderRecord),
+    etag: true,
+  },
+  {
+    method: "PATCH",
+    path: "/providers/{id}",
+    operation: "updateProvider",
+    summary: "Update a provider",
+    tag: "Providers",
+    status: 200,
+    request: envelope("provider", D.ProviderPatch),
+    response: envelope("provider", D.ProviderRecord),
+    etag: true,
+    ifMatch: true,
+  },
+  { method: "DELETE", path: "/providers/{id}", operation: "deleteProvider", summary: "Delete a provider", tag: "Providers", status: 204, ifMatch: true },
+  ...providerChildRoutes({
+    segment: "tools",
+    param: "toolID",
+    envelope: "tool",
+    noun: "tool",
+    tag: "Provider tools",
+    create: D.ToolCreate,
+    patch: D.ToolPatch,
+    record: D.ToolRecord,
+    quota: true,
+    ops: {
+      list: "listProviderTools",
+      create: "createProviderTool",
+      get: "getProviderTool",
+      update: "updateProviderTool",
+      remove: "deleteProviderTool",
+    },
+  }),
+  ...providerChildRoutes({
+    segment: "prompts",
+    param: "promptID",
+    envelope: "prompt",
+    noun: "prompt",
+    tag: "Provider prompts",
+    create: D.PromptCreate,
+    patch: D.PromptPatch,
+    record: D.PromptRecord,
+    ops: {
+      list: "listProviderPrompts",
+      create: "createProviderPrompt",
+      get: "getProviderPrompt",
+      update: "updateProviderPrompt",
+      remove: "deleteProviderPrompt",
+    },
+  }),
+  ...providerChildRoutes({
+    segment: "resources",
+    param: "resourceID",
+    envelope: "resource",
+    noun: "resource",
+    tag: "Provider resources",
+    create: D.ResourceCreate,
+    patch: D.ResourcePatch,
+    record: D.ResourceRecord,
+    ops: {
+      list: "listProviderResources",
+      create: "createProviderResource",
+      get: "getProviderResource",
+      update: "updateProviderResource",
+      remove: "deleteProviderResource",
+    },
+  }),
+
+  { method: "GET", path: "/variables", operation: "listVariables", summary: "List variables", tag: "Variables", status: 200, response: list("variables", D.VariableRecord) },
+  {
+    method: "POST",
+    path: "/variables",
+    operation: "createVariable",
+    summary: "Create a variable",
+    tag: "Variables",
+    status: 201,
+    request: envelope("variable", D.VariableCreate),
+    response: envelope("variable", D.VariableRecord),
+    quota: true,
+  },
+  { method: "GET", path: "/variables/{id}", operation: "getVariable", summary: "Get a variable", tag: "Variables", status: 200, response: envelope("variable", D.VariableRecord) },
+  {
+    method: "PATCH",
+    path: "/variables/{id}",
+    operation: "updateVariable",
+    summary: "Update a variable's value",
+    tag: "Variables",
+    status: 200,
+    request: envelope("variable", D.VariablePatch),
+    response: envelope("variable", D.VariableRecord),
+  },
+  { method: "DELETE", path: "/variables/{id}", operation: "deleteVariable", summary: "Delete a variable", tag: "Variables", status: 204 },
+];
+
+/** The names of a path template's parameters: `/providers/{id}/tools/{toolID}` → `["id", "toolID"]`. */
+export const pathParameters = (path: string): ReadonlyArray<string> => Array.from(path.matchAll(/\{([^{}]+)\}/g), (m) => m[1]!);
