@@ -24,7 +24,7 @@ const CALLS = Number(process.argv[2] ?? 2000);
 const WARMUP = 200;
 
 const payload = JSON.stringify({ id: 42, name: "widget", tags: ["a", "b"], price: 9.99 });
-const upstream = createServer((req, res) => {
+const upstream = createServer((_req, res) => {
   res.writeHead(200, { "Content-Type": "application/json" });
   res.end(payload);
 });
