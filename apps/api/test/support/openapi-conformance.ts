@@ -1,3 +1,4 @@
+import { appendFileSync } from "node:fs";
 import { openApiDocument } from "@mcpsm/openapi";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -49,6 +50,19 @@ const validatorAt = (at: string): ValidateFunction => {
     validators.set(at, validate);
   }
   return validate;
+};
+
+/**
+ * With OPENAPI_COVERAGE_FILE set, each (operation, status) pair the suite sees is appended to that file once per
+ * test file, to list the declared answers that no test provokes.
+ */
+const observed = new Set<string>();
+const observe = (operationId: string, status: string) => {
+  const file = process.env.OPENAPI_COVERAGE_FILE;
+  const key = `${operationId} ${status}`;
+  if (file === undefined || observed.has(key)) return;
+  observed.add(key);
+  appendFileSync(file, `${key}\n`);
 };
 
 /** What the checker needs of an answer. */
@@ -133,6 +147,7 @@ export const conformanceProblems = (method: string, url: string, res: ObservedRe
     return problems;
   }
   const status = String(res.status);
+  observe(operation.operationId, status);
   if (operation.responses[status] === undefined) {
     // A `default` answer is the document saying "described elsewhere" (the MCP endpoint).
     if (operation.responses.default !== undefined) return [];
