@@ -100,5 +100,5 @@ describe("the API reference page in Chromium", () => {
     expect(consoleErrors.filter((e) => /Content.Security.Policy|Refused/i.test(e))).toEqual([]);
     expect(consoleErrors).toEqual([]);
     await page.close();
-  });
+  }, 120_000);
 });
