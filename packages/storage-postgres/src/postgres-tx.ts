@@ -564,6 +564,8 @@ export const makeStorageTx = (runner: Runner): StorageTx => {
         [tenant],
         decodeServerGraph,
       ),
+    // A transaction-scoped advisory lock on a 64-bit hash of the key: released at COMMIT or ROLLBACK.
+    lock: (key) => Effect.asVoid(Effect.orDie(rows("select pg_advisory_xact_lock(hashtextextended($1, 0))", [key]))),
     countServers: (tenant) => count("select count(*)::int as n from servers where tenant = $1", [tenant]),
     serversReferencing,
 

@@ -9,6 +9,8 @@ import {
   alreadyExists,
   blockedByReference,
   checkIfMatch,
+  lockProvider,
+  lockQuota,
   now,
   ownedProvider,
   read,
@@ -57,6 +59,7 @@ export const createProvider = (actor: Actor, body: unknown) =>
     const oauth2Config = yield* mergeOAuth2(null, input.oauth2Config);
     return yield* transact((tx) =>
       Effect.gen(function* () {
+        yield* lockQuota(tx, "providers", actor.tenant);
         if ((yield* tx.countProviders(actor.tenant)) >= quotas.providersPerTenant)
           return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.providersPerTenant} providers` });
         const at = yield* now;
@@ -105,6 +108,7 @@ export const updateProvider = (actor: Actor, id: string, body: unknown, ifMatch?
     const patch = yield* decodeEnvelope("provider", ProviderPatch, PROVIDER_OUTPUT_FIELDS, body);
     return yield* transact((tx) =>
       Effect.gen(function* () {
+        yield* lockProvider(tx, id);
         const stored = yield* ownedProvider(tx, actor, id);
         yield* checkIfMatch("provider", stored.version, ifMatch);
         if (stored.visibilityType === "PUBLIC" && patch.visibilityType === "INTERNAL") {
@@ -147,6 +151,7 @@ export const deleteProvider = (actor: Actor, id: string, ifMatch?: number) =>
     yield* decodePathId("id", id);
     yield* transact((tx) =>
       Effect.gen(function* () {
+        yield* lockProvider(tx, id);
         const stored = yield* ownedProvider(tx, actor, id);
         yield* checkIfMatch("provider", stored.version, ifMatch);
         const users = yield* tx.serversReferencing({ kind: "provider", id });

@@ -7,7 +7,7 @@ import type { ServerTokenRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
-import { blockedByReference, now, read, transact } from "../use-case/use-case-kit.js";
+import { blockedByReference, lockServer, now, read, transact } from "../use-case/use-case-kit.js";
 import { decodeEnvelope, decodePathId, invalid } from "../validation/decode-write.js";
 import { toServerTokenRecord } from "./server-token-record.js";
 import { SERVER_TOKEN_OUTPUT_FIELDS, SERVER_TOKEN_PREFIX, ServerTokenCreate } from "./server-token-schema.js";
@@ -33,6 +33,7 @@ export const createServerToken = (actor: Actor, serverId: string, body: unknown)
     const quotas = yield* Quotas;
     return yield* transact((tx) =>
       Effect.gen(function* () {
+        yield* lockServer(tx, serverId);
         yield* ownedServer(tx, actor, serverId);
         const at = yield* now;
         const expiresAt = input.expiresAt == null ? null : new Date(input.expiresAt);

@@ -6,7 +6,7 @@ import type { ServerGraph, ServerRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { toToolRecord } from "../tool/tool-record.js";
-import { canSee, now, read, transact } from "../use-case/use-case-kit.js";
+import { canSee, lockServer, now, read, transact } from "../use-case/use-case-kit.js";
 import { decodeEnvelope, decodePathId, invalid } from "../validation/decode-write.js";
 import { checkDistinctToolNames } from "./server-composition.js";
 import { ServerPromptLink, ServerResourceLink, ServerToolLink } from "./server-schema.js";
@@ -25,6 +25,7 @@ const changeServer = <E>(
   id: string,
   change: (tx: StorageTx, stored: ServerRow) => Effect.Effect<ServerRow, E>,
 ) => transact((tx) => Effect.gen(function* () {
+  yield* lockServer(tx, id);
   const stored = yield* ownedServer(tx, actor, id);
   const next = yield* change(tx, stored);
   yield* saveServer(tx, stored, { ...next, version: stored.version + 1, updatedAt: yield* now }, false);
@@ -52,6 +53,7 @@ export const addServerTool = (actor: Actor, id: string, body: unknown) =>
     const link = yield* decodeEnvelope("tool", ServerToolLink, [], body);
     return yield* transact((tx) =>
       Effect.gen(function* () {
+        yield* lockServer(tx, id);
         const stored = yield* ownedServer(tx, actor, id);
         const provider = yield* tx.findProvider(link.providerID);
         if (provider === undefined || !canSee(actor, provider))
@@ -107,6 +109,7 @@ const childAssociation = <Rec>(spec: {
       const childId = yield* spec.decode(body);
       return yield* transact((tx) =>
         Effect.gen(function* () {
+          yield* lockServer(tx, id);
           const stored = yield* ownedServer(tx, actor, id);
           const row = yield* spec.find(tx, childId);
           const provider = row === undefined ? undefined : yield* tx.findProvider(row.providerId);

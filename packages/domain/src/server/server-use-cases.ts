@@ -8,6 +8,8 @@ import {
   alreadyExists,
   blockedByReference,
   checkIfMatch,
+  lockQuota,
+  lockServer,
   now,
   owned,
   read,
@@ -62,6 +64,7 @@ export const createServer = (actor: Actor, body: unknown) =>
     const quotas = yield* Quotas;
     return yield* transact((tx) =>
       Effect.gen(function* () {
+        yield* lockQuota(tx, "servers", actor.tenant);
         if ((yield* tx.countServers(actor.tenant)) >= quotas.serversPerTenant)
           return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.serversPerTenant} servers` });
         const composition = yield* resolveComposition(tx, actor, input, EMPTY);
@@ -118,6 +121,7 @@ export const updateServer = (actor: Actor, id: string, body: unknown, ifMatch?: 
     const description = yield* instructionsOf(patch);
     return yield* transact((tx) =>
       Effect.gen(function* () {
+        yield* lockServer(tx, id);
         const stored = yield* ownedServer(tx, actor, id);
         yield* checkIfMatch("server", stored.version, ifMatch);
         if (patch.version !== undefined && patch.version !== stored.version)
@@ -149,6 +153,7 @@ export const deleteServer = (actor: Actor, id: string, ifMatch?: number) =>
     yield* decodePathId("id", id);
     yield* transact((tx) =>
       Effect.gen(function* () {
+        yield* lockServer(tx, id);
         const stored = yield* ownedServer(tx, actor, id);
         yield* checkIfMatch("server", stored.version, ifMatch);
         yield* tx.deleteServer(id);

@@ -55,6 +55,13 @@ type Op<A, E = never> = Effect.Effect<A, E>;
  * compare-and-set and answers false when the stored version moved.
  */
 export interface StorageTx {
+  /**
+   * Holds an exclusive lock on `key` until the transaction ends, so that critical sections such as "count,
+   * then insert under a quota" or "read a provider's version, then bump it" run one at a time across
+   * connections and instances. Call it first in a transaction (and in a fixed key order) to avoid deadlocks.
+   */
+  readonly lock: (key: string) => Op<void>;
+
   readonly insertProvider: (row: ProviderRow) => Op<void, UniqueViolation>;
   readonly updateProvider: (row: ProviderRow, expectedVersion: number) => Op<boolean, UniqueViolation>;
   /** Deletes a provider with its tools, prompts and resources. */

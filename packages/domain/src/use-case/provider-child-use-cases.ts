@@ -16,6 +16,7 @@ import {
   alreadyExists,
   blockedByReference,
   bumpProvider,
+  lockProvider,
   now,
   ownedProvider,
   read,
@@ -83,6 +84,7 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
         const input = yield* decodeEnvelope(kind, spec.create, spec.outputFields, body);
         return yield* transact((tx) =>
           Effect.gen(function* () {
+            yield* lockProvider(tx, providerId);
             const provider = yield* ownedProvider(tx, actor, providerId);
             const at = yield* now;
             const row = spec.build(input, { id: newId(), providerId, createdAt: at, updatedAt: at });
@@ -132,6 +134,7 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
         const patch = yield* decodeEnvelope(kind, spec.patch, spec.outputFields, body);
         return yield* transact((tx) =>
           Effect.gen(function* () {
+            yield* lockProvider(tx, providerId);
             const provider = yield* ownedProvider(tx, actor, providerId);
             const stored = yield* childOf(tx, providerId, id);
             const merged = spec.merge(stored, patch);
@@ -156,6 +159,7 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
         yield* decodePathId(idName, id);
         yield* transact((tx) =>
           Effect.gen(function* () {
+            yield* lockProvider(tx, providerId);
             const provider = yield* ownedProvider(tx, actor, providerId);
             yield* childOf(tx, providerId, id);
             const users = yield* tx.serversReferencing({ kind, id });

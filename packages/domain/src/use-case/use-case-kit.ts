@@ -54,6 +54,18 @@ export const transact = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E | 
 export const read = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(Storage, (storage) => storage.read(work));
 
+/**
+ * Serialises writers of one provider (its fields and its tools, prompts and resources, which bump its
+ * version), so concurrent child writes queue instead of exhausting optimistic retries.
+ */
+export const lockProvider = (tx: StorageTx, id: string) => tx.lock(`provider:${id}`);
+
+/** Serialises writers of one server (its fields, associations and tokens). */
+export const lockServer = (tx: StorageTx, id: string) => tx.lock(`server:${id}`);
+
+/** Serialises the creates counted by one quota, so concurrent creates cannot overshoot it. */
+export const lockQuota = (tx: StorageTx, quota: string, owner: string) => tx.lock(`quota:${quota}:${owner}`);
+
 /** True when the actor may see the provider: its own, or a PUBLIC one. */
 export const canSee = (actor: Actor, row: ProviderRow): boolean =>
   row.tenant === actor.tenant || row.visibilityType === "PUBLIC";

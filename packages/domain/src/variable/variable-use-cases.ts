@@ -6,7 +6,7 @@ import type { VariableRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
-import { alreadyExists, now, owned, read, transact } from "../use-case/use-case-kit.js";
+import { alreadyExists, lockQuota, now, owned, read, transact } from "../use-case/use-case-kit.js";
 import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
 import { toVariableRecord } from "./variable-record.js";
 import { VARIABLE_OUTPUT_FIELDS, VariableCreate, VariablePatch, type VariableType } from "./variable-schema.js";
@@ -26,6 +26,7 @@ export const createVariable = (actor: Actor, body: unknown) =>
     const value = yield* storedValue(input.type, input.value);
     return yield* transact((tx) =>
       Effect.gen(function* () {
+        yield* lockQuota(tx, "variables", actor.tenant);
         if ((yield* tx.countVariables(actor.tenant)) >= quotas.variablesPerTenant)
           return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.variablesPerTenant} variables` });
         const at = yield* now;

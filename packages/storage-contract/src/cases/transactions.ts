@@ -230,4 +230,22 @@ export const transactionCases = (h: Harness) =>
       ]);
       expect(await h.read((tx) => tx.countProviders(TENANT_A))).toBe(1);
     });
+
+    it("lock serialises a count-then-insert: concurrent transactions under one key never overshoot a limit", async () => {
+      // Each transaction inserts only while fewer than 2 variables exist; without the lock, all 6 could
+      // read 0 and insert.
+      const insertUnderLimit = (n: number) =>
+        h.storage().transaction((tx) =>
+          Effect.gen(function* () {
+            yield* tx.lock(`quota:variables:${TENANT_A}`);
+            const existing = yield* tx.countVariables(TENANT_A);
+            yield* Effect.yieldNow();
+            if (existing < 2) yield* tx.insertVariable(variable(n));
+          }),
+        );
+      await Effect.runPromise(
+        Effect.all([1, 2, 3, 4, 5, 6].map(insertUnderLimit), { concurrency: "unbounded", discard: true }),
+      );
+      expect(await h.read((tx) => tx.countVariables(TENANT_A))).toBe(2);
+    });
   });
