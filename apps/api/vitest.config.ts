@@ -1,10 +1,28 @@
 import { defineConfig } from "vitest/config";
 
+// The HTTP suite runs on the in-memory store, and once more on PostgreSQL when TEST_DATABASE_URL names a
+// server (CI sets it): test/support/test-storage.ts switches on API_TEST_STORAGE. Files whose subject is
+// not the store (start-up, the browser page, the third-party MCP tools) run only in the first pass.
+const storeIndependent = [
+  "test/graceful-shutdown.test.ts",
+  "test/docs-page.test.ts",
+  "test/mcp-interop.test.ts",
+  "test/openapi.test.ts",
+];
+const common = {
+  include: ["test/**/*.test.ts"],
+  // Every file starts its own listening service; they run in parallel, one service per file.
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // Every file starts its own listening service; they run in parallel, one service per file.
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    projects: [
+      { test: { ...common, name: "memory" } },
+      ...(process.env.TEST_DATABASE_URL
+        ? [{ test: { ...common, name: "postgres", exclude: storeIndependent, env: { API_TEST_STORAGE: "postgres" } } }]
+        : []),
+    ],
   },
 });

@@ -1,22 +1,39 @@
+import { resolve } from "node:path";
 import { Either } from "effect";
+import pino from "pino";
 import { loadAppConfig } from "./config/app-config.js";
+import { loadDatabaseConfig } from "./config/database-config.js";
 import { startService } from "./service.js";
+import { openStorage } from "./storage/open-storage.js";
 
-// Start-up: read and check the configuration, start, and stop gracefully on SIGTERM/SIGINT.
-const loaded = await loadAppConfig();
-if (Either.isLeft(loaded)) {
-  process.stderr.write(`${loaded.left}\n`);
+// Start-up: read and check the configuration, open the database (waiting for it), start, and stop
+// gracefully on SIGTERM/SIGINT.
+const [app, database] = await Promise.all([loadAppConfig(), loadDatabaseConfig()]);
+if (Either.isLeft(app) || Either.isLeft(database)) {
+  const problems = [Either.getLeft(app), Either.getLeft(database)].flatMap((left) => (left._tag === "Some" ? [left.value] : []));
+  process.stderr.write(`${problems.join("\n")}\n`);
   process.exit(2);
 }
-const service = await startService(loaded.right);
+const config = app.right;
+const logger = pino({ level: config.logLevel });
 let stopping = false;
+const storage = await openStorage(database.right, resolve(config.dataDir), logger);
+const service = await startService(config, {
+  storage: storage.layer,
+  ready: storage.ready,
+  onClose: storage.close,
+  logger,
+});
 const stop = (signal: string) => {
   if (stopping) return;
   stopping = true;
   process.stderr.write(`${signal}: finishing in-flight requests, then stopping\n`);
   service.close().then(
     () => process.exit(0),
-    () => process.exit(1),
+    (error) => {
+      logger.error({ err: error }, "shutdown failed");
+      process.exit(1);
+    },
   );
 };
 process.on("SIGTERM", () => stop("SIGTERM"));

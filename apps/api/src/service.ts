@@ -28,6 +28,10 @@ export interface RunningService {
 export interface ServiceOptions {
   /** The store; defaults to the in-memory one. */
   readonly storage?: Layer.Layer<Storage>;
+  /** Readiness of the store (for /readyz); defaults to a cheap query through the storage port. */
+  readonly ready?: () => Promise<boolean>;
+  /** Runs after the listener closed and the runtime was disposed (e.g. closing the database). */
+  readonly onClose?: () => Promise<void>;
   readonly logger?: Logger;
 }
 
@@ -79,13 +83,15 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   await runtime.runPromise(Effect.void);
   const { verifier, mcpVerifier, authorizationServers, devJwks } = await accessTokenVerifier(config, dataDir, logger);
   // Ready means the store answers a real (cheap) query.
-  const ready = () =>
+  const ready =
+    options.ready ??
+    (() =>
     runtime.runPromise(
       Effect.flatMap(Storage, (s) => s.read((tx) => tx.countServers(""))).pipe(
         Effect.as(true),
         Effect.catchAll(() => Effect.succeed(false)),
       ),
-    );
+    ));
   // The MCP endpoint; its default public URL is the listening URL, known once listening.
   let listenUrl = "";
   const mcp = createMcpRuntime({
@@ -126,6 +132,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       await new Promise<void>((done) => server.close(() => done()));
       await mcp.close();
       await runtime.dispose();
+      await options.onClose?.();
     },
   };
 };

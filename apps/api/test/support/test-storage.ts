@@ -1,6 +1,8 @@
 import type { Storage } from "@mcpsm/domain";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
-import type { Layer } from "effect";
+import { makePostgresStorage } from "@mcpsm/storage-postgres";
+import { createServerDatabase } from "@mcpsm/storage-postgres/testing";
+import { Effect, Layer } from "effect";
 
 /**
  * The one switch point of the HTTP suite's store: every service the suite starts (harness.ts) takes its
@@ -14,4 +16,25 @@ import type { Layer } from "effect";
  * - its resources tied to the layer's scope (acquireRelease): the harness builds the layer once per service
  *   and releases it when the service stops. Building may fail (a database that cannot be reached).
  */
-export const testStorage = (): Layer.Layer<Storage, unknown> => MemoryStorageLive;
+export const testStorage = (): Layer.Layer<Storage, unknown> =>
+  process.env.API_TEST_STORAGE === "postgres" ? postgresTestStorage() : MemoryStorageLive;
+
+/** A fresh, migrated database on the TEST_DATABASE_URL server, dropped when the layer is released. */
+const postgresTestStorage = (): Layer.Layer<Storage, unknown> =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const serverUrl = process.env.TEST_DATABASE_URL;
+      if (serverUrl === undefined || serverUrl === "")
+        return yield* Effect.die(new Error("API_TEST_STORAGE=postgres needs TEST_DATABASE_URL"));
+      const database = yield* Effect.acquireRelease(
+        Effect.tryPromise(() => createServerDatabase(serverUrl)),
+        (db) => Effect.promise(() => db.dispose()),
+      );
+      const postgres = yield* Effect.acquireRelease(
+        Effect.tryPromise(() => makePostgresStorage({ url: database.url, poolSize: 4 })),
+        (pg) => Effect.promise(() => pg.close()),
+      );
+      yield* Effect.tryPromise(() => postgres.migrate());
+      return postgres.layer;
+    }),
+  );

@@ -1,8 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import {
   type EmbeddedPostgres,
   makePostgresStorage,
@@ -10,6 +8,7 @@ import {
   type PostgresStorageOptions,
   startEmbeddedPostgres,
 } from "../../src/index.js";
+import { createServerDatabase as createThrowawayDatabase } from "../../src/testing/index.js";
 
 // The databases the tests run against: always an embedded PGlite; in addition the PostgreSQL server named
 // by TEST_DATABASE_URL when it is set. Each run CREATEs a database of a random name there and DROPs it
@@ -29,33 +28,8 @@ export interface TestDatabase {
 /** A new, empty database on the TEST_DATABASE_URL server. */
 export const createServerDatabase = async (): Promise<TestDatabase> => {
   if (serverUrl === undefined) throw new Error("TEST_DATABASE_URL is not set");
-  const name = `mcpsm_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5_000 });
-  try {
-    await admin.connect();
-  } catch (error) {
-    throw new Error(`TEST_DATABASE_URL is set but the server cannot be reached: ${(error as Error).message}`);
-  }
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    name,
-    options: { url: url.toString() },
-    dispose: async () => {
-      const dropper = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5_000 });
-      await dropper.connect();
-      try {
-        await dropper.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await dropper.end();
-      }
-    },
-  };
+  const database = await createThrowawayDatabase(serverUrl);
+  return { name: database.name, options: { url: database.url }, dispose: database.dispose };
 };
 
 /** A new embedded PostgreSQL (PGlite) in a temporary directory. */

@@ -1,0 +1,75 @@
+import { join } from "node:path";
+import type { Storage } from "@mcpsm/domain";
+import { type EmbeddedPostgres, makePostgresStorage, startEmbeddedPostgres } from "@mcpsm/storage-postgres";
+import { Effect, Either, type Layer } from "effect";
+import type { Logger } from "pino";
+import { type DatabaseConfig, redactedUrl } from "../config/database-config.js";
+
+/** An open store: its layer, a readiness probe and how to release it. */
+export interface OpenedStorage {
+  readonly layer: Layer.Layer<Storage>;
+  readonly ready: () => Promise<boolean>;
+  readonly close: () => Promise<void>;
+}
+
+/** Where the embedded database keeps its files inside DATA_DIR. */
+export const embeddedDataDir = (dataDir: string) => join(dataDir, "pgdata");
+
+const BACKOFF_START_MS = 250;
+const BACKOFF_MAX_MS = 10_000;
+
+/**
+ * Runs `attempt` until it succeeds, waiting 0.25 s, 0.5 s, 1 s … (at most 10 s) between tries and logging
+ * each failure: a database that is still starting must not crash the service. `stopped()` ends the wait.
+ */
+export const retryWithBackoff = async <A>(
+  what: string,
+  attempt: () => Promise<A>,
+  logger: Logger,
+  stopped: () => boolean = () => false,
+): Promise<A> => {
+  for (let n = 1, delay = BACKOFF_START_MS; ; n++, delay = Math.min(delay * 2, BACKOFF_MAX_MS)) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (stopped()) throw error;
+      logger.warn({ attempt: n, retryInMs: delay, reason: (error as Error).message }, `${what} failed; retrying`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+};
+
+/**
+ * Opens the configured store: the embedded PostgreSQL (PGlite, persisted in DATA_DIR) by default, or the
+ * server of DATABASE_URL; waits for it and applies migrations unless that is turned off.
+ */
+export const openStorage = async (config: DatabaseConfig, dataDir: string, logger: Logger): Promise<OpenedStorage> => {
+  let embedded: EmbeddedPostgres | undefined;
+  let options: Parameters<typeof makePostgresStorage>[0];
+  if (config.mode === "embedded") {
+    embedded = await startEmbeddedPostgres(embeddedDataDir(dataDir));
+    options = embedded.storageOptions;
+    logger.info({ dataDir: embeddedDataDir(dataDir) }, "storage: embedded PostgreSQL (PGlite); set DATABASE_URL for a server");
+  } else {
+    options = { url: config.url, poolSize: config.poolSize };
+    logger.info({ database: redactedUrl(config.url), poolSize: config.poolSize }, "storage: PostgreSQL");
+  }
+  const postgres = await makePostgresStorage(options);
+  const ping = async () => {
+    const outcome = await Effect.runPromise(Effect.either(postgres.ping));
+    if (Either.isLeft(outcome)) throw new Error(outcome.left.detail);
+  };
+  await retryWithBackoff("connecting to the database", ping, logger);
+  if (config.migrateOnStart) await retryWithBackoff("applying migrations", () => postgres.migrate(), logger);
+  return {
+    layer: postgres.layer,
+    ready: () => ping().then(
+      () => true,
+      () => false,
+    ),
+    close: async () => {
+      await postgres.close();
+      await embedded?.stop();
+    },
+  };
+};
