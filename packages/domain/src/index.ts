@@ -10,9 +10,10 @@ export { OPERATIONS, type Operation, requiredScope, SCOPE_POLICY } from "./scope
 export { type Actor, hasScope } from "./tenancy/actor.js";
 export { DEFAULT_QUOTAS, Quotas, quotasLayer } from "./tenancy/quotas.js";
 export { aesGcmCipher, aesGcmCipherLayer, keyIdOf, SecretCipher } from "./secrets/secret-cipher.js";
+export { REKEY_BATCH_SIZE, type RekeyReport, rekeySecrets } from "./secrets/rekey.js";
 export { hmacPageTokenSigner, hmacPageTokenSignerLayer, PageTokenSigner } from "./secrets/page-token-signer.js";
 export * from "./storage/index.js";
-export { decodePathId, jsonPath } from "./validation/decode-write.js";
+export { decodePathId, jsonPath, unstorableText, unstorableTextProblems } from "./validation/decode-write.js";
 export { FORBIDDEN_HEADERS } from "./validation/http-header.js";
 export { httpUrlProblem } from "./validation/http-url.js";
 export { jsonSchemaProblem } from "./validation/json-schema.js";

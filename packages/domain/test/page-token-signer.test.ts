@@ -65,3 +65,14 @@ describe("hmacPageTokenSigner", () => {
     expect(hmacPageTokenSigner(k).verify(hmacPageTokenSigner(new Uint8Array(k)).sign("p"))).toBe("p");
   });
 });
+
+describe("rotation", () => {
+  it("tokens signed under a previous key still verify; a stranger's do not", () => {
+    const signer = hmacPageTokenSigner;
+    const [a, b, c] = [1, 2, 3].map((n) => new Uint8Array(32).fill(n));
+    const old = signer(a!).sign("payload");
+    expect(signer(b!, [a!]).verify(old)).toBe("payload");
+    expect(signer(b!).verify(old)).toBeUndefined();
+    expect(signer(b!, [a!]).verify(signer(c!).sign("payload"))).toBeUndefined();
+  });
+});

@@ -118,3 +118,21 @@ describe("aesGcmCipher", () => {
     expect(Effect.runSync(Effect.provide(program, aesGcmCipherLayer(key())))).toBe("via layer");
   });
 });
+
+describe("key rotation helpers", () => {
+  it("isCurrent names ciphertexts under the current key; knowsKeyOf any key it can decrypt with", () => {
+    const [oldKey, newKey, strangerKey] = [key(), key(), key()];
+    const before = encrypt(aesGcmCipher(oldKey), "secret");
+    const stranger = encrypt(aesGcmCipher(strangerKey), "secret");
+    const rotated = aesGcmCipher(newKey, [oldKey]);
+    const after = encrypt(rotated, "secret");
+    expect(rotated.isCurrent(after)).toBe(true);
+    expect(rotated.isCurrent(before)).toBe(false);
+    expect(rotated.knowsKeyOf(before)).toBe(true);
+    expect(rotated.knowsKeyOf(after)).toBe(true);
+    expect(rotated.knowsKeyOf(stranger)).toBe(false);
+    expect(rotated.knowsKeyOf("garbage")).toBe(false);
+    expect(Effect.runSync(rotated.decrypt(before))).toBe("secret");
+    expect(after.split(".")[1]).toBe(keyIdOf(newKey));
+  });
+});

@@ -6,6 +6,7 @@ import { orderingCases } from "./cases/ordering.js";
 import { providerSearchCases } from "./cases/provider-search.js";
 import { referenceCases } from "./cases/references.js";
 import { roundTripCases } from "./cases/round-trips.js";
+import { secretCases } from "./cases/secrets.js";
 import { serverGraphCases } from "./cases/server-graphs.js";
 import { transactionCases } from "./cases/transactions.js";
 import { uniquenessCases } from "./cases/uniqueness.js";
@@ -64,5 +65,6 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     serverGraphCases(h);
     lookupCases(h);
     transactionCases(h);
+    secretCases(h);
   });
 };

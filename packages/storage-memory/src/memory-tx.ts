@@ -8,6 +8,7 @@ import {
   type ServerReference,
   type ServerRow,
   type StorageTx,
+  type StoredSecret,
   type ToolRow,
   UniqueViolation,
 } from "@mcpsm/domain";
@@ -305,5 +306,40 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
         cloneAll(inCreationOrder([...serverTokens.values()].filter((row) => row.serverId === serverId))),
       ),
     countServerTokens: (serverId) => count(serverTokens, (row) => row.serverId === serverId),
+
+    listSecrets: (after, limit) =>
+      Effect.sync(() => {
+        const all: Array<StoredSecret> = [];
+        for (const row of providers.values()) {
+          const ciphertext = row.oauth2Config?.clientSecretCipher;
+          if (ciphertext != null) all.push({ kind: "providerClientSecret", id: row.id, ciphertext });
+        }
+        for (const row of variables.values())
+          if (row.type === "SECRET") all.push({ kind: "variable", id: row.id, ciphertext: row.value });
+        const key = (s: { kind: string; id: string }) => [s.kind, s.id] as const;
+        const before = (a: { kind: string; id: string }, b: { kind: string; id: string }) => {
+          const [ak, ai] = key(a);
+          const [bk, bi] = key(b);
+          return ak < bk || (ak === bk && ai < bi);
+        };
+        return all
+          .filter((s) => after === undefined || before(after, s))
+          .sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
+          .slice(0, limit);
+      }),
+    replaceSecret: (secret, ciphertext) =>
+      Effect.sync(() => {
+        if (secret.kind === "variable") {
+          const stored = variables.get(secret.id);
+          if (stored === undefined || stored.type !== "SECRET" || stored.value !== secret.ciphertext) return false;
+          variables.set(secret.id, { ...stored, value: ciphertext });
+          return true;
+        }
+        const stored = providers.get(secret.id);
+        const config = stored?.oauth2Config;
+        if (stored === undefined || config == null || config.clientSecretCipher !== secret.ciphertext) return false;
+        providers.set(secret.id, { ...stored, oauth2Config: { ...config, clientSecretCipher: ciphertext } });
+        return true;
+      }),
   };
 };

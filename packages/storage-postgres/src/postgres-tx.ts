@@ -4,6 +4,7 @@ import {
   ReferenceViolation,
   type ServerReference,
   type ServerRow,
+  type SecretKind,
   type StorageTx,
   UniqueViolation,
 } from "@mcpsm/domain";
@@ -613,5 +614,42 @@ export const makeStorageTx = (runner: Runner): StorageTx => {
       ),
     countServerTokens: (serverId) =>
       count("select count(*)::int as n from server_tokens where server_id = $1", [serverId]),
+
+    // Keyset pages over both places secrets live, in code unit order (COLLATE "C") as the port requires.
+    listSecrets: (after, limit) =>
+      Effect.map(
+        rows(
+          `select kind, id, ciphertext from (
+             select 'providerClientSecret' as kind, id, oauth2_config->>'clientSecretCipher' as ciphertext
+               from providers where oauth2_config->>'clientSecretCipher' is not null
+             union all
+             select 'variable', id, value from variables where type = 'SECRET') s
+           where $1::text is null or (kind collate "C", id collate "C") > ($1::text collate "C", $2::text collate "C")
+           order by kind collate "C", id collate "C"
+           limit $3`,
+          [after?.kind ?? null, after?.id ?? null, limit],
+        ),
+        (result) =>
+          result.map((row) => ({
+            kind: row.kind as SecretKind,
+            id: String(row.id),
+            ciphertext: String(row.ciphertext),
+          })),
+      ),
+    replaceSecret: (secret, ciphertext) =>
+      Effect.map(
+        secret.kind === "variable"
+          ? rows("update variables set value = $3 where id = $1 and type = 'SECRET' and value = $2 returning id", [
+              secret.id,
+              secret.ciphertext,
+              ciphertext,
+            ])
+          : rows(
+              `update providers set oauth2_config = jsonb_set(oauth2_config, '{clientSecretCipher}', to_jsonb($3::text))
+               where id = $1 and oauth2_config->>'clientSecretCipher' = $2 returning id`,
+              [secret.id, secret.ciphertext, ciphertext],
+            ),
+        (result) => result.length > 0,
+      ),
   };
 };

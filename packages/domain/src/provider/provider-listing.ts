@@ -4,7 +4,7 @@ import { PageTokenSigner } from "../secrets/page-token-signer.js";
 import type { ProviderCursor } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { read } from "../use-case/use-case-kit.js";
-import { invalid } from "../validation/decode-write.js";
+import { invalid, unstorableText } from "../validation/decode-write.js";
 import { toProviderRecord } from "./provider-record.js";
 import {
   ApiType,
@@ -43,7 +43,13 @@ const parseQuery = (query: ProviderListQuery) => {
   const problems: Array<FieldProblem> = [];
   const single = (name: string): string | undefined => {
     const value = query[name];
-    if (typeof value === "string" || value === undefined) return value;
+    if (typeof value === "string") {
+      const message = unstorableText(value);
+      if (message === undefined) return value;
+      problems.push({ path: name, message });
+      return undefined;
+    }
+    if (value === undefined) return value;
     problems.push({ path: name, message: "must be given once" });
     return undefined;
   };

@@ -11,9 +11,13 @@ export class PageTokenSigner extends Context.Tag("@mcpsm/domain/PageTokenSigner"
   }
 >() {}
 
-/** A PageTokenSigner using HMAC-SHA-256 under `key`. */
-export const hmacPageTokenSigner = (key: Uint8Array) => {
-  const mac = (payload: string) => createHmac("sha256", key).update(payload).digest();
+/**
+ * A PageTokenSigner using HMAC-SHA-256 under `key`; tokens signed under a `previous` key are still accepted
+ * (so a key rotation does not break the pages clients are walking).
+ */
+export const hmacPageTokenSigner = (key: Uint8Array, previous: ReadonlyArray<Uint8Array> = []) => {
+  const macUnder = (k: Uint8Array, payload: string) => createHmac("sha256", k).update(payload).digest();
+  const mac = (payload: string) => macUnder(key, payload);
   return PageTokenSigner.of({
     sign: (payload) => `${Buffer.from(payload, "utf8").toString("base64url")}.${mac(payload).toString("base64url")}`,
     verify: (token) => {
@@ -21,11 +25,15 @@ export const hmacPageTokenSigner = (key: Uint8Array) => {
       if (body === undefined || signature === undefined || token.split(".").length !== 2) return undefined;
       const payload = Buffer.from(body, "base64url").toString("utf8");
       const given = Buffer.from(signature, "base64url");
-      const expected = mac(payload);
-      return given.length === expected.length && timingSafeEqual(given, expected) ? payload : undefined;
+      for (const k of [key, ...previous]) {
+        const expected = macUnder(k, payload);
+        if (given.length === expected.length && timingSafeEqual(given, expected)) return payload;
+      }
+      return undefined;
     },
   });
 };
 
 /** A PageTokenSigner layer under `key`. */
-export const hmacPageTokenSignerLayer = (key: Uint8Array) => Layer.succeed(PageTokenSigner, hmacPageTokenSigner(key));
+export const hmacPageTokenSignerLayer = (key: Uint8Array, previous: ReadonlyArray<Uint8Array> = []) =>
+  Layer.succeed(PageTokenSigner, hmacPageTokenSigner(key, previous));

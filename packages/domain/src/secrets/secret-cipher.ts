@@ -8,6 +8,10 @@ export class SecretCipher extends Context.Tag("@mcpsm/domain/SecretCipher")<
     readonly encrypt: (plaintext: string) => Effect.Effect<string>;
     /** Dies when the ciphertext is not from a known key: that is corruption or a lost key, not user error. */
     readonly decrypt: (ciphertext: string) => Effect.Effect<string>;
+    /** True when `ciphertext` is under the current key (re-encrypting it would change nothing). */
+    readonly isCurrent: (ciphertext: string) => boolean;
+    /** True when one of the keys (current or previous) is the one `ciphertext` names. */
+    readonly knowsKeyOf: (ciphertext: string) => boolean;
   }
 >() {}
 
@@ -22,7 +26,16 @@ export const aesGcmCipher = (current: Uint8Array, previous: ReadonlyArray<Uint8A
   for (const key of [current, ...previous]) if (key.length !== 32) throw new Error("encryption keys must be 32 bytes");
   const keys = new Map([current, ...previous].map((key) => [keyIdOf(key), key] as const));
   const currentId = keyIdOf(current);
+  const keyIdIn = (ciphertext: string) => {
+    const [version, keyId] = ciphertext.split(".", 2);
+    return version === "v1" ? keyId : undefined;
+  };
   return SecretCipher.of({
+    isCurrent: (ciphertext) => keyIdIn(ciphertext) === currentId,
+    knowsKeyOf: (ciphertext) => {
+      const keyId = keyIdIn(ciphertext);
+      return keyId !== undefined && keys.has(keyId);
+    },
     encrypt: (plaintext) =>
       Effect.sync(() => {
         const nonce = randomBytes(12);

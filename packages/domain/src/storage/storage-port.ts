@@ -48,6 +48,22 @@ export type ServerReference =
 
 type Op<A, E = never> = Effect.Effect<A, E>;
 
+/** Where a secret is kept: a SECRET variable's value, or a provider's OAuth 2.0 client secret. */
+export type SecretKind = "providerClientSecret" | "variable";
+
+/** One stored secret: the record holding it and its ciphertext. */
+export interface StoredSecret {
+  readonly kind: SecretKind;
+  readonly id: string;
+  readonly ciphertext: string;
+}
+
+/** A position in the order of stored secrets (kind, then id, compared code unit by code unit). */
+export interface SecretCursor {
+  readonly kind: SecretKind;
+  readonly id: string;
+}
+
 /**
  * What the use cases need of a store, inside one transaction. Lists come in creation order (then id).
  * Adapters enforce uniqueness and references themselves (so concurrent writers cannot break them) and
@@ -119,6 +135,18 @@ export interface StorageTx {
   readonly findServerTokenByHash: (valueHash: string) => Op<ServerTokenRow | undefined>;
   readonly listServerTokens: (serverId: string) => Op<ReadonlyArray<ServerTokenRow>>;
   readonly countServerTokens: (serverId: string) => Op<number>;
+
+  /**
+   * Up to `limit` stored secrets of every tenant after `after`, ordered by kind then id (code unit order):
+   * SECRET variable values and providers' client secrets, as ciphertext. For key rotation.
+   */
+  readonly listSecrets: (after: SecretCursor | undefined, limit: number) => Op<ReadonlyArray<StoredSecret>>;
+  /**
+   * Replaces the ciphertext of a stored secret if it is still `secret.ciphertext` (compare-and-set, so a
+   * concurrent write of a new secret is never overwritten); false when it changed or is gone. Nothing else
+   * of the record changes (not its version or updatedAt: the secret itself is the same).
+   */
+  readonly replaceSecret: (secret: StoredSecret, ciphertext: string) => Op<boolean>;
 }
 
 /**

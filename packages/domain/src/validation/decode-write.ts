@@ -73,6 +73,46 @@ export const invalid = (errors: ReadonlyArray<FieldProblem>): InvalidArgument =>
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Why a string cannot be stored, or undefined: U+0000 (PostgreSQL text and jsonb cannot hold it) and unpaired
+ * UTF-16 surrogates (not Unicode text: jsonb refuses their escapes and a text column would silently turn them
+ * into U+FFFD). The message never repeats the value, which may be a secret.
+ */
+export const unstorableText = (value: string): string | undefined =>
+  value.includes("\u0000")
+    ? "must not contain the NUL character (U+0000)"
+    : LONE_SURROGATE.test(value)
+      ? "must be well-formed Unicode (no unpaired surrogate)"
+      : undefined;
+
+/**
+ * Every string of a JSON value (object keys included) that cannot be stored, located under `root`. One
+ * check for every field of every write, so no field can forget it.
+ */
+export const unstorableTextProblems = (root: string, value: unknown): ReadonlyArray<FieldProblem> => {
+  const problems: Array<FieldProblem> = [];
+  const visit = (node: unknown, path: ReadonlyArray<PropertyKey>) => {
+    if (typeof node === "string") {
+      const message = unstorableText(node);
+      if (message !== undefined) problems.push({ path: jsonPath(root, path), message });
+    } else if (Array.isArray(node)) {
+      for (const [index, item] of node.entries()) visit(item, [...path, index]);
+    } else if (typeof node === "object" && node !== null)
+      for (const [key, item] of Object.entries(node)) {
+        const message = unstorableText(key);
+        // A bad key is reported at its parent, since the key itself cannot be printed safely.
+        if (message !== undefined)
+          problems.push({ path: jsonPath(root, path), message: `a field name here ${message}` });
+        visit(item, [...path, key]);
+      }
+  };
+  visit(value, []);
+  return problems;
+};
+
 /**
  * Decodes a write body `{ <envelope>: {...} }` with `schema`: output-only `ignored` fields are dropped,
  * any other unknown field is refused, and every problem is reported with its JSON path.
@@ -97,6 +137,9 @@ export const decodeEnvelope = <A, I>(
   const input: Record<string, unknown> = Object.fromEntries(
     Object.entries(inner).filter(([key]) => !ignored.includes(key)),
   );
+  // Text no store can keep is refused here, once for every write, before the schema sees it.
+  const unstorable = unstorableTextProblems(envelope, input);
+  if (unstorable.length > 0) return Effect.fail(invalid([...problems, ...unstorable]));
   const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input);
   if (Either.isLeft(decoded)) problems.push(...parseProblems(envelope, decoded.left));
   if (problems.length > 0 || Either.isLeft(decoded)) return Effect.fail(invalid(problems));
