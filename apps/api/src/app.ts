@@ -10,6 +10,7 @@ import { requestId } from "./http/request-id.js";
 import { requestLog } from "./http/request-log.js";
 import { ROUTES } from "./http/route-table.js";
 import { sendProblem } from "./http/send-problem.js";
+import { addressRateLimit, corsFor, securityHeaders } from "./security/http-guards.js";
 
 export interface AppDeps extends OperationDeps {
   /** True when the store answers; drives /readyz. */
@@ -20,33 +21,32 @@ export interface AppDeps extends OperationDeps {
   readonly mcp?: Pick<McpRuntime, "matches" | "handleNode">;
   /** The OAuth 2.0 authorization server the OpenAPI document names (`{authUrl}/oauth2/auth`, `/oauth2/token`). */
   readonly authUrl?: string;
+  /** Origins allowed by CORS (none: CORS off). */
+  readonly corsOrigins?: ReadonlyArray<string>;
+  /** Proxies in front whose X-Forwarded-For names the client (0: the peer address is the client). */
+  readonly trustProxyHops?: number;
 }
 
 /** Hands the MCP paths to the MCP runtime, which answers on the raw Node response itself. */
-const mcpEndpoint = (mcp: Pick<McpRuntime, "matches" | "handleNode">): Middleware => async (ctx, next) => {
-  if (!mcp.matches(ctx.path)) return next();
-  ctx.respond = false;
-  await mcp.handleNode(ctx.req, ctx.res);
-};
-
-/** Headers every response carries: no sniffing, no caching of API data, no framing. */
-const securityHeaders = (): Middleware => async (ctx, next) => {
-  ctx.set("X-Content-Type-Options", "nosniff");
-  ctx.set("Cache-Control", "no-store");
-  ctx.set("X-Frame-Options", "DENY");
-  ctx.set("Referrer-Policy", "no-referrer");
-  await next();
-};
+const mcpEndpoint =
+  (mcp: Pick<McpRuntime, "matches" | "handleNode">): Middleware =>
+  async (ctx, next) => {
+    if (!mcp.matches(ctx.path)) return next();
+    ctx.respond = false;
+    await mcp.handleNode(ctx.req, ctx.res);
+  };
 
 /** Turns anything thrown below into a 500 problem (and a log line) rather than Koa's default text. */
-const errorBoundary = (logger: Logger): Middleware => async (ctx, next) => {
-  try {
-    await next();
-  } catch (error) {
-    logger.error({ requestId: ctx.state.requestId, err: error }, "unhandled error");
-    sendProblem(ctx, httpProblems.internal());
-  }
-};
+const errorBoundary =
+  (logger: Logger): Middleware =>
+  async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      logger.error({ requestId: ctx.state.requestId, err: error }, "unhandled error");
+      sendProblem(ctx, httpProblems.internal());
+    }
+  };
 
 /** Unknown paths and wrong methods answer in the problem shape too. */
 const unmatched = (): Middleware => async (ctx, next) => {
@@ -61,6 +61,10 @@ const unmatched = (): Middleware => async (ctx, next) => {
 export const createApp = (deps: AppDeps): Koa => {
   const app = new Koa();
   app.silent = true;
+  if ((deps.trustProxyHops ?? 0) > 0) {
+    app.proxy = true;
+    app.maxIpsCount = deps.trustProxyHops ?? 0;
+  }
   const router = new Router();
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
@@ -69,7 +73,12 @@ export const createApp = (deps: AppDeps): Koa => {
     const ready = await deps.ready().catch(() => false);
     if (ready) ctx.body = { status: "ready" };
     else
-      sendProblem(ctx, { status: 503, code: "UNAVAILABLE", title: "Service Unavailable", detail: "the database is not reachable" });
+      sendProblem(ctx, {
+        status: 503,
+        code: "UNAVAILABLE",
+        title: "Service Unavailable",
+        detail: "the database is not reachable",
+      });
   });
   if (deps.devJwks !== undefined) {
     const jwks = deps.devJwks;
@@ -90,6 +99,9 @@ export const createApp = (deps: AppDeps): Koa => {
   app.use(requestLog(deps.logger));
   app.use(securityHeaders());
   app.use(errorBoundary(deps.logger));
+  const cors = corsFor(deps.corsOrigins ?? []);
+  if (cors !== undefined) app.use(cors);
+  if (deps.rateLimiter !== undefined) app.use(addressRateLimit(deps.rateLimiter));
   if (deps.mcp !== undefined) app.use(mcpEndpoint(deps.mcp));
   app.use(unmatched());
   app.use(router.routes());

@@ -1,10 +1,10 @@
 import { hkdfSync } from "node:crypto";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer, Storage } from "@mcpsm/domain";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
-import { Effect, Layer, ManagedRuntime, Option } from "effect";
+import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect";
 import { createMcpRuntime, defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { createLocalJWKSet, createRemoteJWKSet, type JWK } from "jose";
 import pino, { type Logger } from "pino";
@@ -13,7 +13,10 @@ import type { AccessTokenVerifier } from "./auth/access-token-verifier.js";
 import { jwtAccessTokenVerifier } from "./auth/access-token-verifier.js";
 import { DEV_ISSUER, devAuth } from "./auth/dev-auth.js";
 import { mcpAccessTokenVerifier } from "./auth/mcp-token-verifier.js";
+import { introspectionVerifiers } from "./auth/introspection.js";
 import type { AppConfig } from "./config/app-config.js";
+import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
+import { createRateLimiter } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 
 /** A running service. */
@@ -40,8 +43,26 @@ const derivedKey = (key: Uint8Array, purpose: string) =>
   new Uint8Array(hkdfSync("sha256", key, new Uint8Array(0), `mcpsm:${purpose}`, 32));
 
 const accessTokenVerifier = async (config: AppConfig, dataDir: string, logger: Logger) => {
+  if (config.auth.mode === "introspection") {
+    const { verifier, mcpVerifier } = introspectionVerifiers({
+      url: config.auth.introspectionUrl,
+      clientId: config.auth.clientId,
+      clientSecret: Redacted.value(config.auth.clientSecret),
+      issuer: config.auth.issuer,
+      audience: config.auth.audience,
+      tenantClaim: config.auth.tenantClaim,
+    });
+    const authorizationServers = [config.auth.issuer];
+    return { verifier, mcpVerifier, authorizationServers, devJwks: undefined as { keys: JWK[] } | undefined };
+  }
   if (config.auth.mode === "jwks") {
-    const keys = createRemoteJWKSet(config.auth.jwksUrl);
+    // jose caches the key set and refetches it when a token names an unknown `kid` (key rotation at the
+    // authorization server), at most once per cooldown, so a flood of made-up kids cannot hammer it.
+    const keys = createRemoteJWKSet(config.auth.jwksUrl, {
+      cooldownDuration: config.auth.jwksCooldownMs ?? 30_000,
+      cacheMaxAge: 10 * 60_000,
+      timeoutDuration: 5_000,
+    });
     const verifier: AccessTokenVerifier = jwtAccessTokenVerifier({
       keys,
       issuer: config.auth.issuer,
@@ -49,7 +70,11 @@ const accessTokenVerifier = async (config: AppConfig, dataDir: string, logger: L
       tenantClaim: config.auth.tenantClaim,
     });
     // MCP clients get tokens from the same authorization server, with the MCP server's URL as audience.
-    const mcpVerifier = mcpAccessTokenVerifier({ keys, issuer: config.auth.issuer, tenantClaim: config.auth.tenantClaim });
+    const mcpVerifier = mcpAccessTokenVerifier({
+      keys,
+      issuer: config.auth.issuer,
+      tenantClaim: config.auth.tenantClaim,
+    });
     const authorizationServers = [config.auth.issuer];
     return { verifier, mcpVerifier, authorizationServers, devJwks: undefined as { keys: JWK[] } | undefined };
   }
@@ -72,11 +97,16 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     : await localEncryptionKey(dataDir);
   const storage = options.storage ?? MemoryStorageLive;
   if (options.storage === undefined) logger.info("storage: in memory (records are lost when the process stops)");
+  const oldKeys = config.encryptionKeysOld ?? [];
+  const security = config.security ?? DEFAULT_SECURITY_SETTINGS;
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(
       storage,
-      aesGcmCipherLayer(encryptionKey),
-      hmacPageTokenSignerLayer(derivedKey(encryptionKey, "page-token")),
+      aesGcmCipherLayer(encryptionKey, oldKeys),
+      hmacPageTokenSignerLayer(
+        derivedKey(encryptionKey, "page-token"),
+        oldKeys.map((key) => derivedKey(key, "page-token")),
+      ),
       quotasLayer(config.quotas),
     ),
   );
@@ -86,12 +116,12 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   const ready =
     options.ready ??
     (() =>
-    runtime.runPromise(
-      Effect.flatMap(Storage, (s) => s.read((tx) => tx.countServers(""))).pipe(
-        Effect.as(true),
-        Effect.catchAll(() => Effect.succeed(false)),
-      ),
-    ));
+      runtime.runPromise(
+        Effect.flatMap(Storage, (s) => s.read((tx) => tx.countServers(""))).pipe(
+          Effect.as(true),
+          Effect.catchAll(() => Effect.succeed(false)),
+        ),
+      ));
   // The MCP endpoint; its default public URL is the listening URL, known once listening.
   let listenUrl = "";
   const mcp = createMcpRuntime({
@@ -102,25 +132,43 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     defaultAuthorizationServers: authorizationServers,
     onError: (error) => logger.warn({ err: error }, "mcp request failed"),
   });
-  const authUrl = config.authUrl ?? (config.auth.mode === "jwks" && /^https?:\/\//i.test(config.auth.issuer) ? config.auth.issuer : undefined);
+  const authUrl =
+    config.authUrl ??
+    (config.auth.mode !== "dev" && /^https?:\/\//i.test(config.auth.issuer) ? config.auth.issuer : undefined);
+  const rateLimiter = createRateLimiter(security.rateLimit, logger);
+  if (rateLimiter !== undefined && security.rateLimit.redisUrl !== undefined && !(await rateLimiter.ready(2_000)))
+    logger.warn("rate limits: Redis did not answer at start; counting in this process until it does");
   const app = createApp({
     runtime,
     verifier,
     logger,
     ready,
     mcp,
+    rateLimiter,
+    corsOrigins: security.corsOrigins,
+    trustProxyHops: security.http.trustProxyHops,
     ...(devJwks ? { devJwks } : {}),
     ...(authUrl === undefined ? {} : { authUrl }),
   });
-  const server = app.listen(config.port, config.host);
+  // Slow clients must not hold connections forever: the head must arrive within headersTimeout and the whole
+  // request within requestTimeout (checked every second rather than Node's default 30 s); heads over
+  // maxHeaderBytes answer 431.
+  const limits = security.http;
+  const server = createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    app.callback(),
+  );
+  server.listen(config.port, config.host);
   await new Promise<void>((resolveListen, reject) => {
     server.once("listening", resolveListen);
     server.once("error", reject);
   });
-  // Slow clients must not hold connections forever.
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   listenUrl = url;
@@ -131,6 +179,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     close: async () => {
       await new Promise<void>((done) => server.close(() => done()));
       await mcp.close();
+      await rateLimiter?.close();
       await runtime.dispose();
       await options.onClose?.();
     },

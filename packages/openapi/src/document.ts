@@ -33,14 +33,19 @@ access token (a JWT) that carries the operation's scope (shown on each operation
 accepted here.
 
 **Errors** are RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\` and the request's
-\`requestId\`; validation failures list every problem in \`errors\`. Checks run in this order: authentication
-(401), scope (403), request validation (400, 413, 415), existence (404), then conflicts (409, 412) and quotas
+\`requestId\`; validation failures list every problem in \`errors\`. Checks run in this order: the client address's
+rate limit (429), authentication (401), the tenant's rate limit (429), scope (403), request validation (400, 413, 415), existence (404), then conflicts (409, 412) and quotas
 (429). A path that names no resource answers 404, and a method that a path does not support answers 405 with an
 \`Allow\` header (\`#/components/responses/NotFound\` and \`#/components/responses/MethodNotAllowed\`).
 
 **Writes** carry their record in an envelope (\`{"server": {...}}\`). Output-only fields in a write are ignored;
 any other unknown field is refused. PATCH replaces the fields it names. Servers and providers carry a
 \`version\` and an \`ETag\`; \`If-Match\` makes a PATCH or DELETE conditional (412).
+
+**Limits.** Requests are rate limited per client address and per tenant: over the budget an operation
+answers 429 with \`Retry-After\`, and answers carry \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`
+and \`RateLimit-Policy\`. Creates beyond a per-tenant quota answer 429 too (without \`Retry-After\`). Bodies are at
+most 1 MiB and 64 levels deep; request heads at most 16 KiB (431 beyond, answered by the HTTP server itself).
 
 **Pages.** \`GET /providers\` returns one page with \`matchCount\` and \`nextToken\`; pass \`nextToken\` back as
 \`token\` (with the same filters) until it is "".
@@ -57,6 +62,14 @@ const schemaRegistry = () => {
 };
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** The RateLimit-* headers (present whenever rate limiting is on). */
+const RATE_LIMIT_HEADERS = Object.fromEntries(
+  ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"].map((name) => [
+    name,
+    headerRef(name),
+  ]),
+);
 const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 /** The error statuses an operation can answer, from what it does (API-CONTRACT.md §§2–3). */
@@ -71,8 +84,8 @@ export const problemStatuses = (route: ManagementRoute): ReadonlyArray<ProblemSt
   if (writes) statuses.push(409);
   if (route.ifMatch) statuses.push(412);
   if (hasBody) statuses.push(413, 415);
-  if (route.quota) statuses.push(429);
-  statuses.push(500, 503);
+  // Rate limits apply to every operation (per client address and per tenant); quotas to some creates.
+  statuses.push(429, 500, 503);
   return statuses;
 };
 
@@ -122,7 +135,10 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
       }
     }
     if (route.ifMatch) parameters.push({ $ref: "#/components/parameters/IfMatch" });
-    const successHeaders: Record<string, unknown> = { "X-Request-Id": headerRef("X-Request-Id") };
+    const successHeaders: Record<string, unknown> = {
+      "X-Request-Id": headerRef("X-Request-Id"),
+      ...RATE_LIMIT_HEADERS,
+    };
     if (route.status === 201) successHeaders.Location = requiredHeader(W.Location);
     if (route.etag) successHeaders.ETag = requiredHeader(W.EntityTag);
     const responses: Record<string, unknown> = {
@@ -136,7 +152,7 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
     return {
       operationId: route.operation,
       summary: route.summary,
-      description: `Needs the scope \`${scope}\` (${D.SCOPES[scope]}).`,
+      description: `Needs the scope \`${scope}\` (${D.SCOPES[scope]}).${route.quota ? " A per-tenant quota applies: the create beyond it answers 429." : ""}`,
       tags: [route.tag],
       security: [{ oauth2: [scope] }, { bearerToken: [scope] }],
       "x-required-scope": scope,
@@ -166,7 +182,7 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
     responses: {
       200: {
         description: "OK",
-        headers: { "X-Request-Id": headerRef("X-Request-Id") },
+        headers: { "X-Request-Id": headerRef("X-Request-Id"), ...RATE_LIMIT_HEADERS },
         content: { [ok.type]: { schema: schemas.of(ok.schema) } },
       },
       ...Object.fromEntries(problems.map((status) => [status, responseRef(PROBLEM_STATUSES[status].name)])),
@@ -180,7 +196,13 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
     paths[route.path] = item;
   }
   paths["/healthz"] = {
-    get: reservedOperation("health", "Liveness", "200 while the process runs.", { type: JSON_TYPE, schema: W.Health }, [500]),
+    get: reservedOperation(
+      "health",
+      "Liveness",
+      "200 while the process runs.",
+      { type: JSON_TYPE, schema: W.Health },
+      [500],
+    ),
   };
   paths["/readyz"] = {
     get: reservedOperation(
@@ -197,7 +219,7 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
       "This document",
       "The OpenAPI 3.1 description of the service, generated from the schemas it validates with.",
       { type: JSON_TYPE, schema: W.OpenApiObject },
-      [500],
+      [429, 500],
     ),
   };
   paths["/docs"] = {
@@ -206,7 +228,7 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
       "Interactive API reference",
       "An HTML page that renders this document; it loads its scripts and styles from /docs/ only.",
       { type: "text/html", schema: W.HtmlPage },
-      [500],
+      [429, 500],
     ),
   };
   paths["/docs/{asset}"] = {
@@ -215,15 +237,16 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
       "A file of the API reference page",
       "The scripts, style sheet, OAuth 2.0 redirect page and icon of the API reference, served by the service itself.",
       { type: "text/javascript", schema: W.Asset },
-      [404, 500],
+      [404, 429, 500],
       {
         parameters: [{ name: "asset", in: "path", required: true, schema: schemas.of(W.AssetName) }],
       },
     ),
   };
   // The same route answers the other kinds of file.
-  const assetContent = (paths["/docs/{asset}"].get as { responses: Record<string, { content: Record<string, unknown> }> })
-    .responses[200]!.content;
+  const assetContent = (
+    paths["/docs/{asset}"].get as { responses: Record<string, { content: Record<string, unknown> }> }
+  ).responses[200]!.content;
   for (const type of ["text/css", "text/html", "image/png"]) assetContent[type] = { schema: schemas.of(W.Asset) };
   paths["/.well-known/jwks.json"] = {
     get: reservedOperation(
@@ -231,19 +254,28 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
       "Dev-auth public keys",
       "Only in dev-auth mode (no AUTH_* settings): the key set that verifies the tokens `./run token` mints. Otherwise 404.",
       { type: JSON_TYPE, schema: W.JwkSet },
-      [404, 500],
+      [404, 429, 500],
     ),
   };
 
   // The MCP endpoint of each server: the MCP specification describes its messages, not this document.
-  const serverIdParameter = { name: "serverId", in: "path", required: true, description: "id of the MCP server", schema: idSchema };
+  const serverIdParameter = {
+    name: "serverId",
+    in: "path",
+    required: true,
+    description: "id of the MCP server",
+    schema: idSchema,
+  };
   const mcpOperation = (method: string, what: string) => ({
     operationId: `mcp${method}`,
     summary: `MCP Streamable HTTP: ${what}`,
     description:
       "The MCP endpoint of a server (stateless Streamable HTTP). Its requests and answers are JSON-RPC messages as the MCP specification defines them; a 401 names the protected resource metadata in WWW-Authenticate.",
     tags: ["MCP endpoint"],
-    externalDocs: { description: "MCP specification: transports", url: "https://modelcontextprotocol.io/specification" },
+    externalDocs: {
+      description: "MCP specification: transports",
+      url: "https://modelcontextprotocol.io/specification",
+    },
     security: [{ serverToken: [] }, { oauth2: [] }],
     parameters: [serverIdParameter],
     responses: { default: { description: "an MCP Streamable HTTP answer (application/json or text/event-stream)" } },
@@ -260,7 +292,7 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
         "Protected resource metadata of an MCP endpoint",
         "RFC 9728 metadata: the MCP endpoint's resource URL and the authorization servers that issue tokens for it.",
         { type: JSON_TYPE, schema: W.ResourceMetadata },
-        [],
+        [429],
         { parameters: [serverIdParameter] },
       ),
       tags: ["MCP endpoint"],
@@ -272,7 +304,13 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
     if (status === 401) headers["WWW-Authenticate"] = requiredHeader(W.WwwAuthenticate);
     if (status === 403) headers["WWW-Authenticate"] = { schema: schemas.of(W.WwwAuthenticate) };
     if (status === 405) headers.Allow = requiredHeader(W.Allow);
-    if (status === 429) headers["Retry-After"] = { schema: schemas.of(W.RetryAfter) };
+    if (status === 429) {
+      headers["Retry-After"] = {
+        schema: schemas.of(W.RetryAfter),
+        description: "present when a rate limit (not a quota) was hit",
+      };
+      Object.assign(headers, RATE_LIMIT_HEADERS);
+    }
     return {
       description: `${PROBLEM_STATUSES[status].title}: ${PROBLEM_STATUSES[status].codes.join(", ")}`,
       headers,
@@ -283,7 +321,13 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
   const responses = Object.fromEntries(statuses.map((s) => [PROBLEM_STATUSES[s].name, problemResponse(s)]));
   // The general problem shape, for clients that handle every error alike.
   schemas.of(Problem);
-  const headers = { "X-Request-Id": { schema: schemas.of(W.RequestId) } };
+  const headers = {
+    "X-Request-Id": { schema: schemas.of(W.RequestId) },
+    "RateLimit-Limit": { schema: schemas.of(W.RateLimitLimit) },
+    "RateLimit-Remaining": { schema: schemas.of(W.RateLimitRemaining) },
+    "RateLimit-Reset": { schema: schemas.of(W.RateLimitReset) },
+    "RateLimit-Policy": { schema: schemas.of(W.RateLimitPolicy) },
+  };
   const ifMatch = {
     name: "If-Match",
     in: "header",

@@ -30,6 +30,26 @@ export const RetryAfter = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annota
   description: "seconds to wait before retrying",
 });
 
+/** `RateLimit-Limit`: requests per window of the budget the answer reports. */
+export const RateLimitLimit = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({
+  description: "requests allowed per window (the steady budget; a burst allowance comes on top)",
+});
+
+/** `RateLimit-Remaining`. */
+export const RateLimitRemaining = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({
+  description: "requests left in the current window",
+});
+
+/** `RateLimit-Reset`. */
+export const RateLimitReset = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({
+  description: "seconds until the window restarts",
+});
+
+/** `RateLimit-Policy`. */
+export const RateLimitPolicy = Schema.String.pipe(Schema.pattern(/^\d+;w=\d+$/)).annotations({
+  description: "the budget as `<requests>;w=<window seconds>`",
+});
+
 /** `Allow` of a 405: the methods the path supports. */
 export const Allow = Schema.String.annotations({ description: "comma-separated methods the path supports" });
 
@@ -68,7 +88,11 @@ export const AssetName = Schema.String.annotations({ description: "file name" })
 
 /** RFC 9728 protected resource metadata of an MCP endpoint. */
 export const ResourceMetadata = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-  jsonSchema: { type: "object", additionalProperties: true, description: "OAuth 2.0 protected resource metadata (RFC 9728)" },
+  jsonSchema: {
+    type: "object",
+    additionalProperties: true,
+    description: "OAuth 2.0 protected resource metadata (RFC 9728)",
+  },
 });
 
 /** A file of the API reference page (script, style sheet, page, icon). */

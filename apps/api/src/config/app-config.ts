@@ -1,9 +1,30 @@
 import { type McpSettings, mcpSettingsConfig } from "@mcpsm/mcp-runtime";
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect";
+import { securityConfig, type SecuritySettings } from "./security-config.js";
 
-/** How access tokens are checked: an external authorization server, or the built-in dev-auth key. */
+/**
+ * How access tokens are checked: JWTs against an authorization server's key set, opaque tokens by RFC 7662
+ * introspection at the authorization server, or the built-in dev-auth key.
+ */
 export type AuthConfig =
-  | { readonly mode: "jwks"; readonly jwksUrl: URL; readonly issuer: string; readonly audience: string; readonly tenantClaim: string }
+  | {
+      readonly mode: "jwks";
+      readonly jwksUrl: URL;
+      readonly issuer: string;
+      readonly audience: string;
+      readonly tenantClaim: string;
+      /** Least time between two key set fetches (an unknown `kid` triggers one); default 30 s. */
+      readonly jwksCooldownMs?: number;
+    }
+  | {
+      readonly mode: "introspection";
+      readonly introspectionUrl: URL;
+      readonly clientId: string;
+      readonly clientSecret: Redacted.Redacted<string>;
+      readonly issuer: string;
+      readonly audience: string;
+      readonly tenantClaim: string;
+    }
   | { readonly mode: "dev"; readonly tenantClaim: string };
 
 /** Everything the service reads from its environment. */
@@ -15,6 +36,10 @@ export interface AppConfig {
   readonly auth: AuthConfig;
   /** 32 bytes; when absent, one is generated once into the data directory. */
   readonly encryptionKey: Option.Option<Uint8Array>;
+  /** Previous keys (ENCRYPTION_KEYS_OLD): they still decrypt, never encrypt; `rekey` retires them. */
+  readonly encryptionKeysOld?: ReadonlyArray<Uint8Array>;
+  /** Rate limits, CORS and HTTP limits; defaults when absent. */
+  readonly security?: SecuritySettings;
   readonly quotas: {
     readonly serversPerTenant: number;
     readonly variablesPerTenant: number;
@@ -48,24 +73,85 @@ const httpsOrHttpUrl = (name: string) =>
     }),
   );
 
+/** A 32-byte key in base64, or why it is not one (never the value itself). */
+const decodeKey = (text: string): Uint8Array | undefined => {
+  const bytes = Buffer.from(text.trim(), "base64");
+  return bytes.length === 32 ? new Uint8Array(bytes) : undefined;
+};
+
 const key32 = Config.redacted("ENCRYPTION_KEY").pipe(
   Config.mapOrFail((secret) => {
-    const bytes = Buffer.from(Redacted.value(secret), "base64");
-    return bytes.length === 32
-      ? Either.right(new Uint8Array(bytes))
+    const key = decodeKey(Redacted.value(secret));
+    return key !== undefined
+      ? Either.right(key)
       : Either.left(ConfigError.InvalidData(["ENCRYPTION_KEY"], "must be 32 bytes, base64-encoded"));
+  }),
+);
+
+const oldKeys = Config.option(Config.redacted("ENCRYPTION_KEYS_OLD")).pipe(
+  Config.mapOrFail((secret): Either.Either<ReadonlyArray<Uint8Array>, ConfigError.ConfigError> => {
+    if (Option.isNone(secret)) return Either.right([]);
+    const parts = Redacted.value(secret.value)
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== "");
+    const keys = parts.map(decodeKey);
+    const bad = keys.flatMap((key, index) => (key === undefined ? [index + 1] : []));
+    return bad.length === 0
+      ? Either.right(keys as ReadonlyArray<Uint8Array>)
+      : Either.left(
+          ConfigError.InvalidData(
+            ["ENCRYPTION_KEYS_OLD"],
+            `must be comma-separated 32-byte base64 keys (entry ${bad.join(", ")} is not)`,
+          ),
+        );
   }),
 );
 
 const authConfig = Config.all({
   jwksUrl: Config.option(httpsOrHttpUrl("AUTH_JWKS_URL")),
+  introspectionUrl: Config.option(httpsOrHttpUrl("AUTH_INTROSPECTION_URL")),
+  clientId: Config.option(Config.nonEmptyString("AUTH_INTROSPECTION_CLIENT_ID")),
+  clientSecret: Config.option(Config.redacted("AUTH_INTROSPECTION_CLIENT_SECRET")),
   issuer: Config.option(Config.nonEmptyString("AUTH_ISSUER")),
   audience: Config.option(Config.nonEmptyString("AUTH_AUDIENCE")),
   tenantClaim: Config.nonEmptyString("AUTH_TENANT_CLAIM").pipe(Config.withDefault("sub")),
+  jwksCooldownSeconds: Config.integer("AUTH_JWKS_COOLDOWN_SECONDS").pipe(
+    Config.validate({ message: "must be a whole number of seconds, 0 or more", validation: (n) => n >= 0 }),
+    Config.withDefault(30),
+  ),
 }).pipe(
-  Config.mapOrFail(({ jwksUrl, issuer, audience, tenantClaim }): Either.Either<AuthConfig, ConfigError.ConfigError> => {
+  Config.mapOrFail((c): Either.Either<AuthConfig, ConfigError.ConfigError> => {
+    const { jwksUrl, introspectionUrl, clientId, clientSecret, issuer, audience, tenantClaim } = c;
+    const invalid = (message: string) => Either.left(ConfigError.InvalidData(["AUTH_ISSUER"], message));
+    if (Option.isSome(jwksUrl) && Option.isSome(introspectionUrl))
+      return invalid("set AUTH_JWKS_URL (JWT access tokens) or AUTH_INTROSPECTION_URL (opaque tokens), not both");
+    if (Option.isSome(introspectionUrl)) {
+      if (Option.isSome(clientId) && Option.isSome(clientSecret) && Option.isSome(issuer) && Option.isSome(audience))
+        return Either.right({
+          mode: "introspection",
+          introspectionUrl: introspectionUrl.value,
+          clientId: clientId.value,
+          clientSecret: clientSecret.value,
+          issuer: issuer.value,
+          audience: audience.value,
+          tenantClaim,
+        });
+      return invalid(
+        "AUTH_INTROSPECTION_URL needs AUTH_INTROSPECTION_CLIENT_ID, AUTH_INTROSPECTION_CLIENT_SECRET, AUTH_ISSUER and AUTH_AUDIENCE",
+      );
+    }
+    if (Option.isSome(clientId) || Option.isSome(clientSecret))
+      return invalid("AUTH_INTROSPECTION_CLIENT_ID and _SECRET are only used with AUTH_INTROSPECTION_URL");
     if (Option.isSome(jwksUrl) && Option.isSome(issuer) && Option.isSome(audience))
-      return Either.right({ mode: "jwks", jwksUrl: jwksUrl.value, issuer: issuer.value, audience: audience.value, tenantClaim });
+      return Either.right({
+        mode: "jwks",
+        jwksUrl: jwksUrl.value,
+        issuer: issuer.value,
+        audience: audience.value,
+        tenantClaim,
+        jwksCooldownMs: c.jwksCooldownSeconds * 1000,
+      });
     if (Option.isNone(jwksUrl) && Option.isNone(issuer) && Option.isNone(audience))
       return Either.right({ mode: "dev", tenantClaim });
     return Either.left(
@@ -82,11 +168,19 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   ),
   host: Config.nonEmptyString("HOST").pipe(Config.withDefault("127.0.0.1")),
   dataDir: Config.nonEmptyString("DATA_DIR").pipe(Config.withDefault("./.data")),
-  logLevel: Config.literal("fatal", "error", "warn", "info", "debug", "trace", "silent")("LOG_LEVEL").pipe(
-    Config.withDefault("info" as const),
-  ),
+  logLevel: Config.literal(
+    "fatal",
+    "error",
+    "warn",
+    "info",
+    "debug",
+    "trace",
+    "silent",
+  )("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   auth: authConfig,
   encryptionKey: Config.option(key32),
+  encryptionKeysOld: oldKeys,
+  security: securityConfig,
   quotas: Config.all({
     serversPerTenant: positive("QUOTA_SERVERS_PER_TENANT", 1_000),
     variablesPerTenant: positive("QUOTA_VARIABLES_PER_TENANT", 10_000),
@@ -95,7 +189,9 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     tokensPerServer: positive("QUOTA_TOKENS_PER_SERVER", 100),
   }),
   mcp: mcpSettingsConfig,
-  authUrl: Config.option(httpsOrHttpUrl("AUTH_URL")).pipe(Config.map(Option.match({ onNone: () => undefined, onSome: (url) => url.href }))),
+  authUrl: Config.option(httpsOrHttpUrl("AUTH_URL")).pipe(
+    Config.map(Option.match({ onNone: () => undefined, onSome: (url) => url.href })),
+  ),
 });
 
 /** Loads the configuration, or a readable message listing every bad value. */

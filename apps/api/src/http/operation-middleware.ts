@@ -3,6 +3,8 @@ import { Cause, Exit, type ManagedRuntime } from "effect";
 import type { Context } from "koa";
 import type { Logger } from "pino";
 import type { AccessTokenVerifier } from "../auth/access-token-verifier.js";
+import { consumeTenantBudget } from "../security/http-guards.js";
+import type { RateLimiter } from "../security/rate-limit.js";
 import { etagOf, ifMatchVersion } from "./entity-tag.js";
 import { readJsonBody } from "./json-body.js";
 import { httpProblems, problemFor } from "./problem-response.js";
@@ -13,6 +15,8 @@ export interface OperationDeps {
   readonly runtime: ManagedRuntime.ManagedRuntime<AppServices, never>;
   readonly verifier: AccessTokenVerifier;
   readonly logger: Logger;
+  /** Per-tenant (and per-address) rate limits; none when rate limiting is off. */
+  readonly rateLimiter?: RateLimiter | undefined;
 }
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -36,12 +40,14 @@ const writeReply = (ctx: Context, reply: Reply) => {
 };
 
 /**
- * Runs one management operation in the contract's order of checks: authentication (401) → scope (403) →
- * body and validation (400/413/415) → the use case (404, 409, ...). Defects become a 500 without details.
+ * Runs one management operation in the contract's order of checks: authentication (401) → the tenant's rate
+ * limit (429) → scope (403) → body and validation (400/413/415) → the use case (404, 409, ...). Defects
+ * become a 500 without details.
  */
 export const operationMiddleware = (route: Route, deps: OperationDeps) => async (ctx: Context) => {
   const actor = await authenticate(ctx, deps.verifier);
   if (isDomainError(actor)) return sendProblem(ctx, problemFor(actor));
+  if (deps.rateLimiter !== undefined && !(await consumeTenantBudget(ctx, deps.rateLimiter, actor.tenant))) return;
   const scope = requiredScope(route.operation);
   if (!actor.scopes.has(scope))
     return sendProblem(
@@ -67,7 +73,9 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => async 
   if (Exit.isSuccess(exit)) return writeReply(ctx, exit.value);
   const failure = Cause.failureOption(exit.cause);
   if (failure._tag === "Some") return sendProblem(ctx, problemFor(failure.value));
-  deps.logger.error({ requestId: ctx.state.requestId, cause: Cause.pretty(exit.cause) }, "operation failed unexpectedly");
+  deps.logger.error(
+    { requestId: ctx.state.requestId, cause: Cause.pretty(exit.cause) },
+    "operation failed unexpectedly",
+  );
   return sendProblem(ctx, httpProblems.internal());
 };
-

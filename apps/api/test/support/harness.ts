@@ -6,7 +6,8 @@ import { ALL_SCOPES, DEFAULT_QUOTAS, Storage, type StorageTx } from "@mcpsm/doma
 import { type Effect, Layer, ManagedRuntime, Option } from "effect";
 import pino from "pino";
 import { mintDevToken } from "../../src/auth/dev-auth.js";
-import type { AppConfig } from "../../src/config/app-config.js";
+import type { AppConfig, AuthConfig } from "../../src/config/app-config.js";
+import { DEFAULT_SECURITY_SETTINGS, type SecuritySettings } from "../../src/config/security-config.js";
 import { startService } from "../../src/service.js";
 import { assertConforms } from "./openapi-conformance.js";
 import { testStorage } from "./test-storage.js";
@@ -67,6 +68,16 @@ export interface StartOptions {
    * runs on the suite's storage.
    */
   readonly brokenStorage?: Layer.Layer<Storage>;
+  /**
+   * Rate limits, CORS and HTTP limits. The suite runs with rate limiting off (every file sends many requests
+   * from one address); the security tests turn it on with small budgets.
+   */
+  readonly security?: Partial<SecuritySettings>;
+  /** Another way to check access tokens than dev-auth (tokens from `token()` are then not accepted). */
+  readonly auth?: AuthConfig;
+  /** The encryption key and the previous ones (default: a key generated into the data directory). */
+  readonly encryptionKey?: Uint8Array;
+  readonly encryptionKeysOld?: ReadonlyArray<Uint8Array>;
 }
 
 const send = async (
@@ -127,9 +138,15 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     host: "127.0.0.1",
     dataDir,
     logLevel: "silent",
-    auth: { mode: "dev", tenantClaim: options.tenantClaim ?? "sub" },
-    encryptionKey: Option.none(),
+    auth: options.auth ?? { mode: "dev", tenantClaim: options.tenantClaim ?? "sub" },
+    encryptionKey: options.encryptionKey === undefined ? Option.none() : Option.some(options.encryptionKey),
+    encryptionKeysOld: options.encryptionKeysOld ?? [],
     quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
+    security: {
+      ...DEFAULT_SECURITY_SETTINGS,
+      rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, enabled: false },
+      ...options.security,
+    },
   };
   const service = await startService(config, { storage: Layer.succeed(Storage, storage), logger });
   const token = (tenant: string, scopes: ReadonlyArray<string> = ALL_SCOPES) =>
