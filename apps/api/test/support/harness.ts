@@ -10,6 +10,7 @@ import type { AppConfig, AuthConfig } from "../../src/config/app-config.js";
 import { DEFAULT_SECURITY_SETTINGS, type SecuritySettings } from "../../src/config/security-config.js";
 import { startService } from "../../src/service.js";
 import { assertConforms } from "./openapi-conformance.js";
+import { leakedIn, plantFromRequest, plantFromResponse } from "./planted-secrets.js";
 import { testStorage } from "./test-storage.js";
 
 /** One HTTP answer, read completely. `body` is the parsed JSON (undefined when the body is empty or not JSON). */
@@ -68,6 +69,8 @@ export interface StartOptions {
    * runs on the suite's storage.
    */
   readonly brokenStorage?: Layer.Layer<Storage>;
+  /** A store the test owns (to read its raw rows, or to keep it across services); default: the suite's. */
+  readonly ownStorage?: Layer.Layer<Storage>;
   /**
    * Rate limits, CORS and HTTP limits. The suite runs with rate limiting off (every file sends many requests
    * from one address); the security tests turn it on with small budgets.
@@ -89,6 +92,8 @@ const send = async (
 ) => {
   const headers: Record<string, string> = {};
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  const route = path.split("?")[0] ?? path;
+  plantFromRequest(method, route, token, options.body);
   let body: string | undefined;
   if (options.body !== undefined) {
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
@@ -108,6 +113,11 @@ const send = async (
   }
   // Every answer must be one the OpenAPI document describes (see openapi-conformance.ts).
   assertConforms(method, `${base}${path}`, { status: response.status, headers: response.headers, text });
+  // No answer may repeat a secret the suite planted earlier (planted-secrets.ts).
+  const headerText = [...response.headers].map(([name, value]) => `${name}: ${value}`).join("\n");
+  const leaked = leakedIn(`${headerText}\n${text}`);
+  if (leaked.length > 0) throw new Error(`${method} ${route} answered ${response.status} with a planted ${leaked.join(", ")}`);
+  plantFromResponse(method, route, response.status, parsed);
   return { status: response.status, headers: response.headers, text, body: parsed } satisfies Res;
 };
 
@@ -131,7 +141,7 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   // The store is built here (not inside the service) so the tests can also look at it directly.
-  const storeRuntime = ManagedRuntime.make(options.brokenStorage ?? testStorage());
+  const storeRuntime = ManagedRuntime.make(options.brokenStorage ?? options.ownStorage ?? testStorage());
   const storage = await storeRuntime.runPromise(Storage);
   const config: AppConfig = {
     port: 0,
@@ -167,6 +177,9 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
       await service.close();
       await storeRuntime.dispose();
       await rm(dataDir, { recursive: true, force: true });
+      // No log line may hold a secret the suite planted.
+      const leaked = leakedIn(JSON.stringify(logs));
+      if (leaked.length > 0) throw new Error(`the service logged a planted ${leaked.join(", ")}`);
     },
   };
 };
