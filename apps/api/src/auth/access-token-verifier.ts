@@ -31,6 +31,16 @@ export interface JwtVerifierOptions {
 
 const reject = (detail: string) => new Unauthenticated({ detail });
 
+/**
+ * True when jose failed to get the key set (not a fault of the token): a timeout, a key set that is not valid
+ * JSON Web Key Set, or the plain JOSEError jose throws for a non-200 answer or unparsable JSON.
+ */
+export const isKeySetFailure = (error: unknown): boolean =>
+  error instanceof errors.JWKSTimeout ||
+  error instanceof errors.JWKSInvalid ||
+  (error instanceof errors.JOSEError && error.constructor === errors.JOSEError) ||
+  !(error instanceof errors.JOSEError);
+
 /** Verifies JWT access tokens: signature by the key set, `iss`, `aud`, `exp` (required) and `nbf`. */
 export const jwtAccessTokenVerifier = (options: JwtVerifierOptions): AccessTokenVerifier => ({
   verify: async (token) => {
@@ -47,11 +57,10 @@ export const jwtAccessTokenVerifier = (options: JwtVerifierOptions): AccessToken
       return { tenant, scopes: scopesOf(payload) };
     } catch (error) {
       if (error instanceof errors.JWTExpired) return reject("the access token has expired");
-      if (error instanceof errors.JWKSTimeout)
+      // The key set fetch failing (network, an error answer, garbage) is not the caller's fault.
+      if (isKeySetFailure(error))
         return new Unavailable({ detail: "the authorization server's key set could not be fetched" });
-      if (error instanceof errors.JOSEError) return reject("the access token is invalid");
-      // Anything else is the key set fetch failing (network), not the caller's fault.
-      return new Unavailable({ detail: "the authorization server's key set could not be fetched" });
+      return reject("the access token is invalid");
     }
   },
 });

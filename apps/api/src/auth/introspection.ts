@@ -91,6 +91,7 @@ export const introspectionVerifiers = (options: IntrospectionOptions) => {
   const cache = new LRUCache<string, Answer>({
     max: options.maxEntries ?? 10_000,
     ttlAutopurge: false,
+    ttlResolution: 0,
     // The cache's clock is the verifier's, so tests can move time for both.
     perf: { now },
   });

@@ -1,6 +1,6 @@
 import type { OAuthAccessTokenVerifier } from "@mcpsm/mcp-runtime";
-import { errors, type JWTVerifyGetKey, jwtVerify } from "jose";
-import { ALLOWED_ALGORITHMS, scopesOf } from "./access-token-verifier.js";
+import { type JWTVerifyGetKey, jwtVerify } from "jose";
+import { ALLOWED_ALGORITHMS, isKeySetFailure, scopesOf } from "./access-token-verifier.js";
 
 export interface McpTokenVerifierOptions {
   readonly keys: JWTVerifyGetKey;
@@ -32,9 +32,8 @@ export const mcpAccessTokenVerifier = (options: McpTokenVerifierOptions): OAuthA
             : undefined;
       return { tenant, clientId, scopes: [...scopesOf(payload)], expiresAt: payload.exp };
     } catch (error) {
-      if (error instanceof errors.JWKSTimeout) throw error;
-      if (error instanceof errors.JOSEError) return undefined;
-      throw error;
+      if (isKeySetFailure(error)) throw error;
+      return undefined;
     }
   },
 });
