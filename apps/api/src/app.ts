@@ -51,6 +51,9 @@ const errorBoundary =
 /** Unknown paths and wrong methods answer in the problem shape too. */
 const unmatched = (): Middleware => async (ctx, next) => {
   await next();
+  // A plain OPTIONS (not a CORS preflight, which CORS answers before this) is a method no route documents.
+  if (ctx.method === "OPTIONS" && ctx.status === 200 && (ctx.body === undefined || ctx.body === null || ctx.body === ""))
+    return sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, ctx.response.get("Allow") || ""));
   if (ctx.body !== undefined && ctx.body !== null) return;
   if (ctx.status === 404) sendProblem(ctx, httpProblems.notFound(ctx.path));
   else if (ctx.status === 405 || ctx.status === 501)
@@ -65,7 +68,8 @@ export const createApp = (deps: AppDeps): Koa => {
     app.proxy = true;
     app.maxIpsCount = deps.trustProxyHops ?? 0;
   }
-  const router = new Router();
+  // Exact paths only: `/servers/` and `/SERVERS` are not routes (no undocumented spelling answers).
+  const router = new Router({ strict: true, sensitive: true });
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
   });
