@@ -8,6 +8,7 @@ import pino from "pino";
 import { mintDevToken } from "../../src/auth/dev-auth.js";
 import type { AppConfig, AuthConfig } from "../../src/config/app-config.js";
 import { DEFAULT_SECURITY_SETTINGS, type SecuritySettings } from "../../src/config/security-config.js";
+import { defaultMcpSettings, type McpSettings } from "@mcpsm/mcp-runtime";
 import { startService } from "../../src/service.js";
 import { assertConforms } from "./openapi-conformance.js";
 import { leakedIn, plantFromRequest, plantFromResponse } from "./planted-secrets.js";
@@ -81,6 +82,8 @@ export interface StartOptions {
   /** The encryption key and the previous ones (default: a key generated into the data directory). */
   readonly encryptionKey?: Uint8Array;
   readonly encryptionKeysOld?: ReadonlyArray<Uint8Array>;
+  /** MCP endpoint settings (e.g. the upstream network policy); default: the service's defaults. */
+  readonly mcp?: Partial<McpSettings>;
 }
 
 const send = async (
@@ -116,7 +119,8 @@ const send = async (
   // No answer may repeat a secret the suite planted earlier (planted-secrets.ts).
   const headerText = [...response.headers].map(([name, value]) => `${name}: ${value}`).join("\n");
   const leaked = leakedIn(`${headerText}\n${text}`);
-  if (leaked.length > 0) throw new Error(`${method} ${route} answered ${response.status} with a planted ${leaked.join(", ")}`);
+  if (leaked.length > 0)
+    throw new Error(`${method} ${route} answered ${response.status} with a planted ${leaked.join(", ")}`);
   plantFromResponse(method, route, response.status, parsed);
   return { status: response.status, headers: response.headers, text, body: parsed } satisfies Res;
 };
@@ -152,6 +156,7 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     encryptionKey: options.encryptionKey === undefined ? Option.none() : Option.some(options.encryptionKey),
     encryptionKeysOld: options.encryptionKeysOld ?? [],
     quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
+    ...(options.mcp === undefined ? {} : { mcp: defaultMcpSettings(options.mcp) }),
     security: {
       ...DEFAULT_SECURITY_SETTINGS,
       rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, enabled: false },
