@@ -39,6 +39,8 @@ export interface AuthServer {
   readonly authorizations: Array<string>;
   /** Answer 503 to everything while true. */
   down: boolean;
+  /** When set, the key set endpoint answers this instead of the keys. */
+  jwksAnswer: { readonly status: number; readonly body: string; readonly type?: string } | undefined;
   readonly sign: (key: SigningKey, claims: JWTPayload) => Promise<string>;
   readonly close: () => Promise<void>;
 }
@@ -64,6 +66,7 @@ export const startAuthServer = async (options: AuthServerOptions = {}): Promise<
   const state = {
     keys: [] as Array<SigningKey>,
     down: false,
+    jwksAnswer: undefined as AuthServer["jwksAnswer"],
   };
   const answers = new Map<string, IntrospectionScript>();
   const hits = { jwks: 0, introspection: 0, byToken: new Map<string, number>() };
@@ -76,6 +79,8 @@ export const startAuthServer = async (options: AuthServerOptions = {}): Promise<
     const path = new URL(req.url ?? "/", "http://x").pathname;
     if (path === "/jwks.json") hits.jwks++;
     if (state.down) return send(res, 503, "{}");
+    if (path === "/jwks.json" && state.jwksAnswer !== undefined)
+      return send(res, state.jwksAnswer.status, state.jwksAnswer.body, state.jwksAnswer.type);
     if (path === "/jwks.json") return send(res, 200, JSON.stringify({ keys: state.keys.map((k) => k.publicJwk) }));
     if (path === "/introspect" && req.method === "POST") {
       hits.introspection++;
@@ -109,6 +114,12 @@ export const startAuthServer = async (options: AuthServerOptions = {}): Promise<
     answers,
     hits,
     authorizations,
+    get jwksAnswer() {
+      return state.jwksAnswer;
+    },
+    set jwksAnswer(value) {
+      state.jwksAnswer = value;
+    },
     get down() {
       return state.down;
     },
