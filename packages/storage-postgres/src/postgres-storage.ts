@@ -27,6 +27,13 @@ export interface PostgresStorageOptions {
   readonly connectTimeoutMs?: number;
   /** How long an idle pooled connection is kept (default 10,000 ms; 0 keeps it until it breaks). */
   readonly idleTimeoutMs?: number;
+  /**
+   * How long a statement of a request may go without an answer before its connection is given up and the
+   * request fails with Unavailable (default 30,000 ms; 0: no limit). A database that stops answering
+   * without closing the connection (a network partition) must not hold requests forever. Migrations are
+   * not limited.
+   */
+  readonly queryTimeoutMs?: number;
   /** Attempts of a transaction that hits a deadlock or serialization failure (default 3). */
   readonly maxTransactionAttempts?: number;
   /**
@@ -77,10 +84,15 @@ const call = <A>(run: () => Promise<A>): Effect.Effect<A, ConstraintBreach> =>
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 
-const statement = (target: Queryable, sql: string, params: ReadonlyArray<unknown> = []) =>
-  call(() => target.query(sql, params as Array<unknown>)).pipe(
-    Effect.map((result) => result.rows as ReadonlyArray<Record<string, unknown>>),
-  );
+/** One statement; `timeoutMs` > 0 bounds the wait for its answer (pg's `query_timeout`). */
+const statement = (target: Queryable, sql: string, params: ReadonlyArray<unknown>, timeoutMs: number) =>
+  call(() =>
+    target.query({
+      text: sql,
+      values: params as Array<unknown>,
+      ...(timeoutMs > 0 ? { query_timeout: timeoutMs } : {}),
+    } as pg.QueryConfig),
+  ).pipe(Effect.map((result) => result.rows as ReadonlyArray<Record<string, unknown>>));
 
 /** The marker defect of a cause, if any: unreachable first (it explains any other failure). */
 const markerOf = (cause: Cause.Cause<unknown>) => {
@@ -141,17 +153,20 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   });
   const pool = await poolOf(orm);
   const maxAttempts = Math.max(1, options.maxTransactionAttempts ?? 3);
+  const queryTimeoutMs = Math.max(0, options.queryTimeoutMs ?? 30_000);
+  const send = (target: Queryable, sql: string, params: ReadonlyArray<unknown> = []) =>
+    statement(target, sql, params, queryTimeoutMs);
 
   /** Statements outside a transaction: each takes a pooled connection for itself. */
   const poolRunner: Runner = {
-    rows: (sql, params) => statement(pool, sql, params),
+    rows: (sql, params) => send(pool, sql, params),
     guarded: (write) => write,
   };
 
   /** Takes a connection and opens a transaction on it (uninterruptible, as acquisition in acquireUseRelease). */
   const begin = Effect.gen(function* () {
     const client = yield* Effect.orDie(call(() => pool.connect()));
-    const began = yield* Effect.exit(Effect.orDie(statement(client, "begin")));
+    const began = yield* Effect.exit(Effect.orDie(send(client, "begin")));
     if (Exit.isFailure(began)) {
       client.release(true);
       return yield* Effect.failCause(began.cause);
@@ -161,17 +176,24 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
 
   /**
    * Gives the connection back. A transaction that did not commit (its work failed, died or was
-   * interrupted, or COMMIT failed) is rolled back first; a connection that cannot even do that is dropped.
+   * interrupted, or COMMIT failed) is rolled back first; a connection that cannot even do that is dropped,
+   * and so is one that was lost or stopped answering (no ROLLBACK to wait for: the server rolls back an
+   * open transaction when its connection closes).
    */
-  const end = (conn: { readonly client: pg.PoolClient; committed: boolean }) =>
-    conn.committed
-      ? Effect.sync(() => conn.client.release())
-      : Effect.promise(() =>
-          conn.client.query("rollback").then(
-            () => conn.client.release(),
-            (error: Error) => conn.client.release(error),
-          ),
-        );
+  const end = (conn: { readonly client: pg.PoolClient; committed: boolean }, exit: Exit.Exit<unknown, unknown>) => {
+    if (conn.committed) return Effect.sync(() => conn.client.release());
+    const lost = Exit.isFailure(exit) ? markerOf(exit.cause) : undefined;
+    if (lost instanceof DatabaseUnreachable)
+      return Effect.sync(() => conn.client.release(new Error(`connection dropped: ${lost.reason}`)));
+    return Effect.promise(() =>
+      conn.client
+        .query({ text: "rollback", ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}) } as pg.QueryConfig)
+        .then(
+          () => conn.client.release(),
+          (error: Error) => conn.client.release(error),
+        ),
+    );
+  };
 
   const attempt = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) =>
     Effect.acquireUseRelease(
@@ -181,24 +203,24 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
           const lock = yield* Effect.makeSemaphore(1);
           let open = true;
           const runner: Runner = {
-            rows: (sql, params) => statement(conn.client, sql, params),
+            rows: (sql, params) => send(conn.client, sql, params),
             // A savepoint around a write that may breach a constraint: the breach undoes the write only.
             guarded: (write) =>
               Effect.gen(function* () {
-                yield* Effect.orDie(statement(conn.client, "savepoint breach_guard"));
+                yield* Effect.orDie(send(conn.client, "savepoint breach_guard"));
                 const result = yield* Effect.either(write);
                 if (result._tag === "Left") {
-                  yield* Effect.orDie(statement(conn.client, "rollback to savepoint breach_guard"));
-                  yield* Effect.orDie(statement(conn.client, "release savepoint breach_guard"));
+                  yield* Effect.orDie(send(conn.client, "rollback to savepoint breach_guard"));
+                  yield* Effect.orDie(send(conn.client, "release savepoint breach_guard"));
                   return yield* Effect.fail(result.left);
                 }
-                yield* Effect.orDie(statement(conn.client, "release savepoint breach_guard"));
+                yield* Effect.orDie(send(conn.client, "release savepoint breach_guard"));
                 return result.right;
               }),
           };
           const tx = guardClosed(serialised(makeStorageTx(runner), lock), () => open);
           const value = yield* work(tx).pipe(Effect.ensuring(Effect.sync(() => (open = false))));
-          yield* Effect.orDie(statement(conn.client, "commit"));
+          yield* Effect.orDie(send(conn.client, "commit"));
           conn.committed = true;
           return value;
         }),
@@ -229,7 +251,7 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     layer: Layer.succeed(Storage, storage),
     migrate: () => runMigrations(orm, poolSize > 1),
     pendingMigrations: async () => (await orm.migrator.getPending()).map((m) => m.name),
-    ping: surfaceUnavailable(Effect.orDie(statement(pool, "select 1"))),
+    ping: surfaceUnavailable(Effect.orDie(send(pool, "select 1"))),
     orm,
     close: () => orm.close(true),
   };

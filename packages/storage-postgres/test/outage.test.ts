@@ -25,12 +25,13 @@ for (const target of targets)
       database = await target.create();
       await migrate(database.options);
       proxy = await startOutageProxy(database.options.url);
-      // One pooled connection, and a short wait for it, so that the pool-timeout case is quick.
+      // One pooled connection, and short waits for it and for answers, so that the timeout cases are quick.
       handle = await makePostgresStorage({
         ...database.options,
         url: proxy.url,
         poolSize: 1,
         connectTimeoutMs: 1_000,
+        queryTimeoutMs: 1_000,
       });
       await Effect.runPromise(handle.storage.transaction((tx) => tx.insertProvider(p1)));
     });
@@ -67,6 +68,26 @@ for (const target of targets)
       );
       expect(failureOf(lost)).toBeInstanceOf(Unavailable);
       expect(await Effect.runPromise(handle.storage.read((tx) => tx.findProvider(provider(3).id)))).toBeUndefined();
+    });
+
+    it("while the database stops answering (connections open, nothing carried), requests fail with Unavailable in bounded time; then recover", async () => {
+      // The pooled connection is open and idle when the stall begins: the next statement on it gets no answer.
+      await Effect.runPromise(handle.ping);
+      proxy.stall();
+      const started = Date.now();
+      const read = await Effect.runPromiseExit(handle.storage.read((tx) => tx.findProvider(p1.id)));
+      const write = await Effect.runPromiseExit(handle.storage.transaction((tx) => tx.insertProvider(provider(4))));
+      const ping = await Effect.runPromiseExit(handle.ping);
+      for (const exit of [read, write, ping] as Array<Exit.Exit<unknown, unknown>>)
+        expect(failureOf(exit)).toBeInstanceOf(Unavailable);
+      // Each waited for one statement (queryTimeoutMs) or one connection (connectTimeoutMs), about 1 s: a
+      // bound with room for a loaded machine, where without the query timeout they would wait for ever.
+      expect(Date.now() - started).toBeLessThan(10_000);
+
+      proxy.heal();
+      expect(await Effect.runPromise(handle.storage.read((tx) => tx.findProvider(p1.id)))).toEqual(p1);
+      expect(await Effect.runPromise(handle.storage.read((tx) => tx.findProvider(provider(4).id)))).toBeUndefined();
+      await Effect.runPromise(handle.ping);
     });
 
     it("a request that waits too long for a pooled connection fails with Unavailable", async () => {

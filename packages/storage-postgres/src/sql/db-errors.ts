@@ -59,6 +59,8 @@ const CONNECTION_MESSAGES = [
   "Client was closed and is not queryable",
   "Connection ended",
   "server closed the connection unexpectedly",
+  // A statement that got no answer within the adapter's query timeout: the database stopped answering.
+  "Query read timeout",
 ];
 
 const isPgLike = (error: unknown): error is PgLikeError => typeof error === "object" && error !== null;
