@@ -8,6 +8,10 @@ const storeIndependent = [
   "test/docs-page.test.ts",
   "test/mcp-interop.test.ts",
   "test/openapi.test.ts",
+  // The fault tests pick their own databases (the embedded one, or throwaway ones on TEST_DATABASE_URL).
+  "test/durability.test.ts",
+  "test/database-outage.test.ts",
+  "test/migrate-command.test.ts",
 ];
 const common = {
   include: ["test/**/*.test.ts"],

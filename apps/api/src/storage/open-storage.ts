@@ -39,9 +39,20 @@ export const retryWithBackoff = async <A>(
   }
 };
 
+/** The schema is behind the code and migrating at start-up is turned off: the service must not start. */
+export class PendingMigrations extends Error {
+  constructor(readonly pending: ReadonlyArray<string>) {
+    super(
+      `the database schema is not up to date (pending migrations: ${pending.join(", ")}); run the migrate command, or let the service migrate (DATABASE_MIGRATE_ON_START=true)`,
+    );
+  }
+}
+
 /**
  * Opens the configured store: the embedded PostgreSQL (PGlite, persisted in DATA_DIR) by default, or the
- * server of DATABASE_URL; waits for it and applies migrations unless that is turned off.
+ * server of DATABASE_URL; waits for it and applies migrations unless that is turned off. Then it fails with
+ * PendingMigrations if any are pending: serving on a schema that is behind would answer 500 to every
+ * request while /readyz says ready.
  */
 export const openStorage = async (config: DatabaseConfig, dataDir: string, logger: Logger): Promise<OpenedStorage> => {
   let embedded: EmbeddedPostgres | undefined;
@@ -49,7 +60,10 @@ export const openStorage = async (config: DatabaseConfig, dataDir: string, logge
   if (config.mode === "embedded") {
     embedded = await startEmbeddedPostgres(embeddedDataDir(dataDir));
     options = embedded.storageOptions;
-    logger.info({ dataDir: embeddedDataDir(dataDir) }, "storage: embedded PostgreSQL (PGlite); set DATABASE_URL for a server");
+    logger.info(
+      { dataDir: embeddedDataDir(dataDir) },
+      "storage: embedded PostgreSQL (PGlite); set DATABASE_URL for a server",
+    );
   } else {
     options = { url: config.url, poolSize: config.poolSize };
     logger.info({ database: redactedUrl(config.url), poolSize: config.poolSize }, "storage: PostgreSQL");
@@ -61,12 +75,25 @@ export const openStorage = async (config: DatabaseConfig, dataDir: string, logge
   };
   await retryWithBackoff("connecting to the database", ping, logger);
   if (config.migrateOnStart) await retryWithBackoff("applying migrations", () => postgres.migrate(), logger);
+  else {
+    const pending = await retryWithBackoff(
+      "reading the applied migrations",
+      () => postgres.pendingMigrations(),
+      logger,
+    );
+    if (pending.length > 0) {
+      await postgres.close();
+      await embedded?.stop();
+      throw new PendingMigrations(pending);
+    }
+  }
   return {
     layer: postgres.layer,
-    ready: () => ping().then(
-      () => true,
-      () => false,
-    ),
+    ready: () =>
+      ping().then(
+        () => true,
+        () => false,
+      ),
     close: async () => {
       await postgres.close();
       await embedded?.stop();
