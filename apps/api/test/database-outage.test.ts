@@ -13,7 +13,7 @@ import type { AppConfig } from "../src/config/app-config.js";
 import { type RunningService, startService } from "../src/service.js";
 import { type Client, clientFor, type Res } from "./support/harness.js";
 import { expectProblem, expectStatus } from "./support/problems.js";
-import { type OutageProxy, startOutageProxy } from "./support/proxy.js";
+import { type OutageProxy, startOutageProxy } from "@mcpsm/storage-postgres/testing";
 import { serverWrite } from "./support/records.js";
 import { encryptionKey, type LogEntry, type ServiceProcess, startServiceProcess } from "./support/service-process.js";
 

@@ -3,7 +3,7 @@ import { provider, TENANT_A } from "@mcpsm/storage-contract";
 import { Cause, Effect, Exit, Fiber } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makePostgresStorage, migrate, type PostgresStorage } from "../src/index.js";
-import { type OutageProxy, startOutageProxy } from "./support/proxy.js";
+import { type OutageProxy, startOutageProxy } from "../src/testing/index.js";
 import { targets, type TestDatabase } from "./support/targets.js";
 
 /** The typed failure of `exit`, if it failed with one (and not with a defect or an interruption). */
