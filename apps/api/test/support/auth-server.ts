@@ -9,11 +9,11 @@ import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "
 
 export interface SigningKey {
   readonly kid: string;
-  readonly privateKey: CryptoKey;
+  readonly privateKey: Awaited<ReturnType<typeof generateKeyPair>>["privateKey"];
   readonly publicJwk: JWK;
 }
 
-export const signingKey = async (kid = randomUUID()): Promise<SigningKey> => {
+export const signingKey = async (kid: string = randomUUID()): Promise<SigningKey> => {
   const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
   return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: "ES256", use: "sig" } };
 };
