@@ -60,6 +60,35 @@ describe.skipIf(secondStorePass)("rate limit per client address (before authenti
   });
 });
 
+describe.skipIf(secondStorePass)("the client address behind proxies", () => {
+  it("a made-up X-Forwarded-For does not escape the address limit unless TRUST_PROXY_HOPS says a proxy sets it", async () => {
+    const address = { points: 2, windowSeconds: 60, burst: 0 };
+    const direct = await startTestService({ security: { rateLimit: rateLimit({ address }) } });
+    try {
+      const anonymous = direct.client();
+      for (let i = 0; i < 2; i++)
+        expectStatus(await anonymous.get("/openapi.json", { "x-forwarded-for": `203.0.113.${i}` }), 200);
+      expectRateLimited(await anonymous.get("/openapi.json", { "x-forwarded-for": "203.0.113.99" }), 60);
+    } finally {
+      await direct.close();
+    }
+    const proxied = await startTestService({
+      security: { rateLimit: rateLimit({ address }), http: { ...DEFAULT_SECURITY_SETTINGS.http, trustProxyHops: 1 } },
+    });
+    try {
+      const viaProxy = (client: string) =>
+        proxied.client().get("/openapi.json", { "x-forwarded-for": `spoofed, ${client}` });
+      expectStatus(await viaProxy("198.51.100.1"), 200);
+      expectStatus(await viaProxy("198.51.100.1"), 200);
+      expectRateLimited(await viaProxy("198.51.100.1"), 60);
+      // Another client behind the same proxy has its own budget; the client-chosen left part is ignored.
+      expectStatus(await viaProxy("198.51.100.2"), 200);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
+
 describe.skipIf(secondStorePass)("rate limit per tenant (after authentication)", () => {
   let svc: TestService;
   beforeAll(async () => {
