@@ -12,6 +12,15 @@ const storeIndependent = [
   "test/durability.test.ts",
   "test/database-outage.test.ts",
   "test/migrate-command.test.ts",
+  // Security tests of authentication modes, rate limits, headers, the route inventory and upstream answers.
+  "test/security-api10-unsafe-consumption.test.ts",
+  "test/security-api2-authentication.test.ts",
+  "test/security-api4-resource-consumption.test.ts",
+  "test/security-api5-function-authorization.test.ts",
+  "test/security-api7-ssrf.test.ts",
+  "test/security-api8-misconfiguration.test.ts",
+  "test/security-api9-inventory.test.ts",
+  "test/security-secrets.test.ts",
 ];
 const common = {
   include: ["test/**/*.test.ts"],

@@ -8,7 +8,6 @@ import { type AuthServer, signingKey, startAuthServer } from "./support/auth-ser
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { expectProblem } from "./support/problems.js";
 import { createProvider, createServer as createMcpServer, createToken, createTool } from "./support/records.js";
-import { secondStorePass } from "./support/passes.js";
 
 // OWASP API10:2023 Unsafe Consumption of APIs: what other systems answer is untrusted input. The service
 // consumes three: the authorization server's key set, its introspection endpoint, and the upstream REST APIs
@@ -21,7 +20,7 @@ import { secondStorePass } from "./support/passes.js";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-describe.skipIf(secondStorePass)("a hostile key set", () => {
+describe("a hostile key set", () => {
   let auth: AuthServer;
   let svc: TestService;
   beforeAll(async () => {
@@ -85,7 +84,7 @@ describe.skipIf(secondStorePass)("a hostile key set", () => {
   });
 });
 
-describe.skipIf(secondStorePass)("hostile upstream answers, through the whole service", () => {
+describe("hostile upstream answers, through the whole service", () => {
   let upstream: Server;
   let svc: TestService;
   let alice: Tenant;

@@ -9,7 +9,6 @@ import { type Res, startTestService, type TestService } from "./support/harness.
 import { plant } from "./support/planted-secrets.js";
 import { expectProblem, expectStatus } from "./support/problems.js";
 import { createServer, createToken } from "./support/records.js";
-import { secondStorePass } from "./support/passes.js";
 
 // OWASP API2:2023 Broken Authentication. The attacks on JWTs in dev-auth mode (forged signature, expired,
 // not yet valid, alg none, HS256 key confusion, foreign keys, wrong issuer/audience, no exp, no tenant,
@@ -26,7 +25,7 @@ const expectUnauthenticated = (res: Res) => {
   expect(res.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
 };
 
-describe.skipIf(secondStorePass)("JWT access tokens from an authorization server's key set (JWKS)", () => {
+describe("JWT access tokens from an authorization server's key set (JWKS)", () => {
   let auth: AuthServer;
   let svc: TestService;
   let first: SigningKey;
@@ -122,7 +121,7 @@ describe.skipIf(secondStorePass)("JWT access tokens from an authorization server
   });
 });
 
-describe.skipIf(secondStorePass)("opaque access tokens by RFC 7662 introspection", () => {
+describe("opaque access tokens by RFC 7662 introspection", () => {
   const clientId = "mcpsm service";
   // Characters that client_secret_basic must form-encode before base64 (RFC 6749 §2.3.1).
   const clientSecret = `intro:spe+cial/&é ${randomBytes(8).toString("hex")}`;

@@ -4,7 +4,6 @@ import { ROUTES } from "../src/http/route-table.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { expectProblem, expectStatus } from "./support/problems.js";
 import { callFor, makeRouteFixture, type RouteFixture } from "./support/route-fixture.js";
-import { secondStorePass } from "./support/passes.js";
 
 // OWASP API5:2023 Broken Function Level Authorization. scope-matrix.test.ts is the scope matrix: every route
 // refuses a token holding every scope but its own (403 naming it, nothing changed) and works with only its own
@@ -25,7 +24,7 @@ afterAll(() => svc?.close());
 const writes = ROUTES.filter((r) => r.method !== "GET");
 const READ_SCOPES = ALL_SCOPES.filter((s) => /:(list|read)$/.test(s));
 
-describe.skipIf(secondStorePass)("a token with every read scope cannot write anything", () => {
+describe("a token with every read scope cannot write anything", () => {
   it(`${writes.length} write routes answer 403`, async () => {
     const reader = svc.client(await svc.token(owner.id, READ_SCOPES));
     for (const route of writes) {
@@ -38,7 +37,7 @@ describe.skipIf(secondStorePass)("a token with every read scope cannot write any
   });
 });
 
-describe.skipIf(secondStorePass)("scope spellings that grant nothing", () => {
+describe("scope spellings that grant nothing", () => {
   // Each stands where "server:list" would be; GET /servers must stay 403.
   it.each([
     ["upper case", "SERVER:LIST"],

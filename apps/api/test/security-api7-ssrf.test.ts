@@ -11,7 +11,6 @@ import {
   createTool,
   providerWrite,
 } from "./support/records.js";
-import { secondStorePass } from "./support/passes.js";
 
 // OWASP API7:2023 Server Side Request Forgery. The service fetches what providers name: each tool's upstream
 // (baseURL), resources (uri), and OAuth endpoints (authURL, tokenURL) it may call later. Writes accept only
@@ -60,7 +59,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => upstream.close(() => resolve()));
 });
 
-describe.skipIf(secondStorePass)("URLs in writes: absolute http(s) only, no credentials", () => {
+describe("URLs in writes: absolute http(s) only, no credentials", () => {
   const fields: ReadonlyArray<readonly [string, (url: string) => Record<string, unknown>, string]> = [
     ["provider.baseURL", (url) => ({ provider: providerWrite({ baseURL: url }) }), "/providers"],
     ["provider.documentURL", (url) => ({ provider: providerWrite({ documentURL: url }) }), "/providers"],
@@ -100,7 +99,7 @@ describe.skipIf(secondStorePass)("URLs in writes: absolute http(s) only, no cred
   });
 });
 
-describe.skipIf(secondStorePass)(
+describe(
   "at call time, internal addresses are refused before connecting (default policy)",
   () => {
     it("loopback in every spelling the URL parser accepts, the metadata address and the unspecified address", async () => {

@@ -8,7 +8,6 @@ import { DOCS_CSP } from "../src/http/api-docs.js";
 import { type Res, startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { expectProblem, expectStatus } from "./support/problems.js";
 import { createServer, unknownId } from "./support/records.js";
-import { secondStorePass } from "./support/passes.js";
 
 // OWASP API8:2023 Security Misconfiguration: security headers on every kind of answer, CORS off unless
 // configured (and then only for the listed origins, without credentials), errors that reveal nothing, no
@@ -36,7 +35,7 @@ const expectHardened = (res: Res, what: string, csp = API_CSP, cache = "no-store
   expect(res.headers.get("access-control-allow-origin"), what).toBeNull();
 };
 
-describe.skipIf(secondStorePass)("security headers on every kind of answer", () => {
+describe("security headers on every kind of answer", () => {
   it("probes, the document, management answers of every status, unknown paths and methods, the MCP endpoint", async () => {
     const server = await createServer(alice.api);
     const answers: Array<[string, Res]> = [
@@ -69,7 +68,7 @@ describe.skipIf(secondStorePass)("security headers on every kind of answer", () 
   });
 });
 
-describe.skipIf(secondStorePass)("CORS", () => {
+describe("CORS", () => {
   const preflight = (url: string, origin: string) =>
     fetch(`${url}/servers`, {
       method: "OPTIONS",
@@ -120,7 +119,7 @@ describe.skipIf(secondStorePass)("CORS", () => {
   });
 });
 
-describe.skipIf(secondStorePass)("errors reveal nothing", () => {
+describe("errors reveal nothing", () => {
   it("a defect answers a bare 500 (no stack, message or SQL); the log has it under the request id", async () => {
     const dying = () => Effect.die(new Error('relation "secret_table" at SELECT password FROM users; stack here'));
     const broken = await startTestService({
@@ -171,7 +170,7 @@ describe.skipIf(secondStorePass)("errors reveal nothing", () => {
   });
 });
 
-describe.skipIf(secondStorePass)("configuration errors name the setting, never its value", () => {
+describe("configuration errors name the setting, never its value", () => {
   it("bad keys and secrets are reported without repeating them", async () => {
     const secretish = "not-base64-but-a-secret-value-0123456789";
     const provider = ConfigProvider.fromMap(

@@ -17,7 +17,6 @@ import { leakedIn, plantedCount } from "./support/planted-secrets.js";
 import { expectInvalid, expectProblem, expectStatus } from "./support/problems.js";
 import { createProvider, createServer, createToken, createVariable, uniq } from "./support/records.js";
 import { callFor, makeRouteFixture } from "./support/route-fixture.js";
-import { secondStorePass } from "./support/passes.js";
 
 // Secrets at rest and in transit (issue: "Secrets"). Client secrets and SECRET variable values are stored as
 // AES-256-GCM ciphertext under a key id; server tokens only as a SHA-256. The raw rows of every store (memory,
@@ -148,7 +147,7 @@ afterAll(async () => {
   for (const store of stores) await store.dispose();
 });
 
-describe.skipIf(secondStorePass)("secrets at rest", () => {
+describe("secrets at rest", () => {
   it("no store keeps a plaintext secret: ciphertexts name the key, server tokens are SHA-256 hashes", async () => {
     for (const store of stores) {
       const encryptionKey = key();
@@ -180,7 +179,7 @@ describe.skipIf(secondStorePass)("secrets at rest", () => {
   });
 });
 
-describe.skipIf(secondStorePass)("key rotation", () => {
+describe("key rotation", () => {
   it("ENCRYPTION_KEYS_OLD still decrypts and accepts old page tokens; rekey moves every secret to the new key", async () => {
     for (const store of stores) {
       const [oldKey, newKey] = [key(), key()];
@@ -312,7 +311,7 @@ describe.skipIf(secondStorePass)("key rotation", () => {
   }, 120_000);
 });
 
-describe.skipIf(secondStorePass)("no answer or log line carries a secret", () => {
+describe("no answer or log line carries a secret", () => {
   let svc: TestService;
   let owner: Tenant;
   let planted: Planted;
