@@ -143,6 +143,14 @@ export const makeStorageTx = (runner: Runner): StorageTx => {
   const count = (sql: string, params: ReadonlyArray<unknown>) =>
     Effect.map(rows(sql, params), (result) => Number(result[0]?.n ?? 0));
 
+  /** Deletes a row that servers may still reference; a reference held by the database fails it. */
+  const deleteHeld = (table: "providers" | "tools" | "prompts" | "resources", kind: RecordKind, id: string) =>
+    guarded(
+      runner
+        .rows(`delete from ${table} where id = $1`, [id])
+        .pipe(Effect.asVoid, Effect.catchTag("ConstraintBreach", deleteBreach(kind, id))),
+    );
+
   /** Inserts the provider, tool, resource and prompt links of a server, in one statement. */
   const insertLinks = (server: ServerRow) => {
     const toolProviders: Array<string> = [];
@@ -291,12 +299,7 @@ export const makeStorageTx = (runner: Runner): StorageTx => {
             Effect.catchTag("ConstraintBreach", uniqueBreach(row.name)),
           ),
       ),
-    deleteProvider: (id) =>
-      guarded(
-        runner
-          .rows("delete from providers where id = $1", [id])
-          .pipe(Effect.asVoid, Effect.catchTag("ConstraintBreach", deleteBreach("provider", id))),
-      ),
+    deleteProvider: (id) => deleteHeld("providers", "provider", id),
     findProvider: (id) =>
       one(`select ${providerJson("p")} as r from providers p where p.id = $1`, [id], decodeProvider),
     findProviderWithTools: (id) =>
@@ -356,12 +359,7 @@ export const makeStorageTx = (runner: Runner): StorageTx => {
           )
           .pipe(Effect.asVoid, Effect.catchTag("ConstraintBreach", uniqueBreach(row.name))),
       ),
-    deleteTool: (id) =>
-      guarded(
-        runner
-          .rows("delete from tools where id = $1", [id])
-          .pipe(Effect.asVoid, Effect.catchTag("ConstraintBreach", deleteBreach("tool", id))),
-      ),
+    deleteTool: (id) => deleteHeld("tools", "tool", id),
     findTool: (id) => one(`select ${toolJson("t")} as r from tools t where t.id = $1`, [id], decodeTool),
     listTools: (providerId) =>
       many(
@@ -399,12 +397,7 @@ export const makeStorageTx = (runner: Runner): StorageTx => {
           )
           .pipe(Effect.asVoid, Effect.catchTag("ConstraintBreach", uniqueBreach(row.name))),
       ),
-    deletePrompt: (id) =>
-      guarded(
-        runner
-          .rows("delete from prompts where id = $1", [id])
-          .pipe(Effect.asVoid, Effect.catchTag("ConstraintBreach", deleteBreach("prompt", id))),
-      ),
+    deletePrompt: (id) => deleteHeld("prompts", "prompt", id),
     findPrompt: (id) => one(`select ${promptJson("q")} as r from prompts q where q.id = $1`, [id], decodePrompt),
     listPrompts: (providerId) =>
       many(
@@ -455,12 +448,7 @@ export const makeStorageTx = (runner: Runner): StorageTx => {
           )
           .pipe(Effect.asVoid, Effect.catchTag("ConstraintBreach", uniqueBreach(row.name))),
       ),
-    deleteResource: (id) =>
-      guarded(
-        runner
-          .rows("delete from resources where id = $1", [id])
-          .pipe(Effect.asVoid, Effect.catchTag("ConstraintBreach", deleteBreach("resource", id))),
-      ),
+    deleteResource: (id) => deleteHeld("resources", "resource", id),
     findResource: (id) =>
       one(`select ${resourceJson("r0")} as r from resources r0 where r0.id = $1`, [id], decodeResource),
     listResources: (providerId) =>
@@ -493,6 +481,12 @@ export const makeStorageTx = (runner: Runner): StorageTx => {
     deleteVariable: (id) => Effect.asVoid(rows("delete from variables where id = $1", [id])),
     findVariable: (id) =>
       one(`select ${variableJson("v")} as r from variables v where v.id = $1`, [id], decodeVariable),
+    findVariablesByName: (tenant, names) =>
+      many(
+        `select ${variableJson("v")} as r from variables v where v.tenant = $1 and v.name = any($2::text[])`,
+        [tenant, [...names]],
+        decodeVariable,
+      ),
     listVariables: (tenant) =>
       many(
         `select ${variableJson("v")} as r from variables v where v.tenant = $1 order by v.created_at, v.id`,

@@ -180,5 +180,5 @@ export const introspectionVerifiers = (options: IntrospectionOptions) => {
     },
   };
 
-  return { verifier, mcpVerifier, cacheSize: () => cache.size };
+  return { verifier, mcpVerifier };
 };

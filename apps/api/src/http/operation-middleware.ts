@@ -1,4 +1,4 @@
-import { type Actor, type DomainError, PermissionDenied, requiredScope, Unauthenticated } from "@mcpsm/domain";
+import { type Actor, type DomainError, hasScope, PermissionDenied, requiredScope, Unauthenticated } from "@mcpsm/domain";
 import { Cause, Exit, type ManagedRuntime } from "effect";
 import type { Context } from "koa";
 import type { Logger } from "pino";
@@ -49,7 +49,7 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => async 
   if (isDomainError(actor)) return sendProblem(ctx, problemFor(actor));
   if (deps.rateLimiter !== undefined && !(await consumeTenantBudget(ctx, deps.rateLimiter, actor.tenant))) return;
   const scope = requiredScope(route.operation);
-  if (!actor.scopes.has(scope))
+  if (!hasScope(actor, scope))
     return sendProblem(
       ctx,
       problemFor(new PermissionDenied({ detail: `this operation needs the scope '${scope}'`, requiredScope: scope })),

@@ -10,14 +10,8 @@ import { canSee, lockServer, now, read, transact } from "../use-case/use-case-ki
 import { decodeEnvelope, decodePathId, invalid } from "../validation/decode-write.js";
 import { checkDistinctToolNames } from "./server-composition.js";
 import { ServerPromptLink, ServerResourceLink, ServerToolLink } from "./server-schema.js";
-import { ownedServer, saveServer } from "./server-use-cases.js";
-
-const graphOf = (tx: StorageTx, actor: Actor, id: string) =>
-  Effect.flatMap(tx.findServerGraph(id), (graph) =>
-    graph === undefined || graph.server.tenant !== actor.tenant
-      ? Effect.fail(new NotFound({ kind: "server", id }))
-      : Effect.succeed(graph),
-  );
+import { inIdOrder } from "./server-record.js";
+import { ownedServer, ownedServerGraph as graphOf, saveServer } from "./server-use-cases.js";
 
 /** Applies `change` to a server of the actor's tenant as a new revision. */
 const changeServer = <E>(
@@ -36,13 +30,12 @@ export const listServerTools = (actor: Actor, id: string) =>
   Effect.gen(function* () {
     yield* decodePathId("id", id);
     return yield* read((tx) =>
-      Effect.map(graphOf(tx, actor, id), (graph) => {
-        const tools = new Map(graph.tools.map((t) => [t.id, t]));
-        return graph.server.providers.flatMap((link) => link.toolIds.flatMap((toolId) => {
-          const tool = tools.get(toolId);
-          return tool === undefined ? [] : [toToolRecord(tool)];
-        }));
-      }),
+      Effect.map(graphOf(tx, actor, id), (graph) =>
+        inIdOrder(
+          graph.server.providers.flatMap((link) => link.toolIds),
+          graph.tools,
+        ).map(toToolRecord),
+      ),
     );
   });
 
@@ -54,7 +47,9 @@ export const addServerTool = (actor: Actor, id: string, body: unknown) =>
     return yield* transact((tx) =>
       Effect.gen(function* () {
         yield* lockServer(tx, id);
-        const stored = yield* ownedServer(tx, actor, id);
+        // The graph carries the server's chosen tools, which the name check needs.
+        const graph = yield* graphOf(tx, actor, id);
+        const stored = graph.server;
         const provider = yield* tx.findProvider(link.providerID);
         if (provider === undefined || !canSee(actor, provider))
           return yield* invalid([{ path: "tool.providerID", message: `unknown provider '${link.providerID}'` }]);
@@ -67,7 +62,7 @@ export const addServerTool = (actor: Actor, id: string, body: unknown) =>
         const providers = present
           ? stored.providers.map((p) => (p.providerId === provider.id ? { ...p, toolIds: [...p.toolIds, tool.id] } : p))
           : [...stored.providers, { providerId: provider.id, toolIds: [tool.id] }];
-        yield* checkDistinctToolNames(tx, providers);
+        yield* checkDistinctToolNames([...graph.tools, tool]);
         yield* saveServer(tx, stored, { ...stored, providers, version: stored.version + 1, updatedAt: yield* now }, false);
         return toToolRecord(tool);
       }),
@@ -135,21 +130,13 @@ const childAssociation = <Rec>(spec: {
     }),
 });
 
-const inOrder = <T extends { readonly id: string }>(ids: ReadonlyArray<string>, rows: ReadonlyArray<T>) => {
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row === undefined ? [] : [row];
-  });
-};
-
 /** A server's resources: list, add one, remove one. */
 export const serverResources = childAssociation({
   kind: "resource",
   key: "resourceIds",
   decode: (body) => Effect.map(decodeEnvelope("resource", ServerResourceLink, [], body), (l) => l.resourceID),
   find: (tx, id) => tx.findResource(id),
-  listed: (graph) => inOrder(graph.server.resourceIds, graph.resources).map(toResourceRecord),
+  listed: (graph) => inIdOrder(graph.server.resourceIds, graph.resources).map(toResourceRecord),
   toRecord: toResourceRecord,
 });
 
@@ -159,6 +146,6 @@ export const serverPrompts = childAssociation({
   key: "promptIds",
   decode: (body) => Effect.map(decodeEnvelope("prompt", ServerPromptLink, [], body), (l) => l.promptID),
   find: (tx, id) => tx.findPrompt(id),
-  listed: (graph) => inOrder(graph.server.promptIds, graph.prompts).map(toPromptRecord),
+  listed: (graph) => inIdOrder(graph.server.promptIds, graph.prompts).map(toPromptRecord),
   toRecord: toPromptRecord,
 });

@@ -7,7 +7,7 @@ import { canSee } from "../use-case/use-case-kit.js";
 import { invalid } from "../validation/decode-write.js";
 import type { ServerPatch } from "./server-schema.js";
 
-/** The associations a server write resolves to, with the chosen tool rows for the name check. */
+/** The associations of a server. */
 export interface Composition {
   readonly providers: ReadonlyArray<ServerProviderLink>;
   readonly resourceIds: ReadonlyArray<string>;
@@ -28,6 +28,8 @@ export const resolveComposition = (
   Effect.gen(function* () {
     const problems: Array<FieldProblem> = [];
     let providers = stored.providers;
+    // The rows of the tools the write chooses, in order, for the name check (none when providers are kept).
+    const chosenTools: Array<ToolRow> = [];
     if (input.providers !== undefined) {
       const links: Array<ServerProviderLink> = [];
       const seenProviders = new Set<string>();
@@ -44,7 +46,9 @@ export const resolveComposition = (
           continue;
         }
         if (ref.tools === undefined) {
-          links.push({ providerId: ref.id, toolIds: (yield* tx.listTools(ref.id)).map((t) => t.id) });
+          const all = yield* tx.listTools(ref.id);
+          chosenTools.push(...all);
+          links.push({ providerId: ref.id, toolIds: all.map((t) => t.id) });
           continue;
         }
         const toolIds: Array<string> = [];
@@ -57,7 +61,10 @@ export const resolveComposition = (
           const tool = yield* tx.findTool(toolRef.id);
           if (tool === undefined || tool.providerId !== ref.id)
             problems.push({ path: toolPath, message: `unknown tool '${toolRef.id}' of provider '${ref.id}'` });
-          else toolIds.push(tool.id);
+          else {
+            toolIds.push(tool.id);
+            chosenTools.push(tool);
+          }
         }
         links.push({ providerId: ref.id, toolIds });
       }
@@ -72,7 +79,7 @@ export const resolveComposition = (
         ? stored.promptIds
         : yield* resolveChildren(tx, actor, "prompt", input.prompts, problems, (id) => tx.findPrompt(id));
     if (problems.length > 0) return yield* invalid(problems);
-    return { providers, resourceIds, promptIds } satisfies Composition;
+    return { composition: { providers, resourceIds, promptIds } satisfies Composition, chosenTools };
   });
 
 const resolveChildren = (
@@ -100,18 +107,17 @@ const resolveChildren = (
   });
 
 /** The chosen tools of one server become one MCP tool list, so their names must differ. */
-export const checkDistinctToolNames = (tx: StorageTx, providers: ReadonlyArray<ServerProviderLink>) =>
-  Effect.gen(function* () {
-    const names = new Map<string, string>();
-    for (const link of providers)
-      for (const id of link.toolIds) {
-        const tool: ToolRow | undefined = yield* tx.findTool(id);
-        if (tool === undefined) continue;
-        const other = names.get(tool.name);
-        if (other !== undefined)
-          return yield* new AlreadyExists({
-            detail: `tools '${other}' and '${id}' are both named '${tool.name}'; a server's tool names must differ`,
-          });
-        names.set(tool.name, id);
-      }
-  });
+export const checkDistinctToolNames = (tools: ReadonlyArray<ToolRow>): Effect.Effect<void, AlreadyExists> => {
+  const names = new Map<string, string>();
+  for (const tool of tools) {
+    const other = names.get(tool.name);
+    if (other !== undefined)
+      return Effect.fail(
+        new AlreadyExists({
+          detail: `tools '${other}' and '${tool.id}' are both named '${tool.name}'; a server's tool names must differ`,
+        }),
+      );
+    names.set(tool.name, tool.id);
+  }
+  return Effect.void;
+};

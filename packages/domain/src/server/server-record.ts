@@ -13,6 +13,10 @@ const pick = <T>(ids: ReadonlyArray<string>, rows: Map<string, T>): Array<T> =>
     return row === undefined ? [] : [row];
   });
 
+/** `rows` in the order of `ids` (ids without a row are left out). */
+export const inIdOrder = <T extends { readonly id: string }>(ids: ReadonlyArray<string>, rows: ReadonlyArray<T>) =>
+  pick(ids, byId(rows));
+
 /** The wire form of a server: its providers carry only the chosen tools; lists keep the server's order. */
 export const toServerRecord = (graph: ServerGraph): ServerRecord => {
   const providers = byId(graph.providers);

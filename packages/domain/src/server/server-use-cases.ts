@@ -1,5 +1,5 @@
 import { Effect } from "effect";
-import { Aborted, InvalidArgument, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
+import { Aborted, invalidField, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import type { ServerRow, StorageTx } from "../storage/index.js";
 import type { Actor } from "../tenancy/actor.js";
@@ -26,18 +26,21 @@ const EMPTY: Composition = { providers: [], resourceIds: [], promptIds: [] };
 /** `description` is accepted as an alias of `instructions`; giving both with different texts is an error. */
 const instructionsOf = (input: ServerPatch) =>
   input.instructions !== undefined && input.description !== undefined && input.instructions !== input.description
-    ? Effect.fail(
-        new InvalidArgument({
-          detail: "server.description: is an alias of instructions and must not differ from it",
-          errors: [{ path: "server.description", message: "is an alias of instructions and must not differ from it" }],
-        }),
-      )
+    ? Effect.fail(invalidField("server.description", "is an alias of instructions and must not differ from it"))
     : Effect.succeed(input.instructions ?? input.description);
 
 /** The server as the API returns it, read in one storage round trip. */
 const serverRecord = (tx: StorageTx, id: string) =>
   Effect.flatMap(tx.findServerGraph(id), (graph) =>
     graph === undefined ? Effect.fail(new NotFound({ kind: "server", id })) : Effect.succeed(toServerRecord(graph)),
+  );
+
+/** A server of the actor's tenant with the records its response shows (one storage round trip), or 404. */
+export const ownedServerGraph = (tx: StorageTx, actor: Actor, id: string) =>
+  Effect.flatMap(tx.findServerGraph(id), (graph) =>
+    graph === undefined || graph.server.tenant !== actor.tenant
+      ? Effect.fail(new NotFound({ kind: "server", id }))
+      : Effect.succeed(graph),
   );
 
 /** A server of the actor's tenant, or 404. */
@@ -67,8 +70,8 @@ export const createServer = (actor: Actor, body: unknown) =>
         yield* lockQuota(tx, "servers", actor.tenant);
         if ((yield* tx.countServers(actor.tenant)) >= quotas.serversPerTenant)
           return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.serversPerTenant} servers` });
-        const composition = yield* resolveComposition(tx, actor, input, EMPTY);
-        yield* checkDistinctToolNames(tx, composition.providers);
+        const { composition, chosenTools } = yield* resolveComposition(tx, actor, input, EMPTY);
+        yield* checkDistinctToolNames(chosenTools);
         const at = yield* now;
         const row: ServerRow = {
           id: newId(),
@@ -97,13 +100,7 @@ export const createServer = (actor: Actor, body: unknown) =>
 export const getServer = (actor: Actor, id: string) =>
   Effect.gen(function* () {
     yield* decodePathId("id", id);
-    return yield* read((tx) =>
-      Effect.flatMap(tx.findServerGraph(id), (graph) =>
-        graph === undefined || graph.server.tenant !== actor.tenant
-          ? Effect.fail(new NotFound({ kind: "server", id }))
-          : Effect.succeed(toServerRecord(graph)),
-      ),
-    );
+    return yield* read((tx) => Effect.map(ownedServerGraph(tx, actor, id), toServerRecord));
   });
 
 /** Every server of the actor's tenant, in creation order. */
@@ -128,8 +125,8 @@ export const updateServer = (actor: Actor, id: string, body: unknown, ifMatch?: 
           return yield* new Aborted({
             detail: `version ${patch.version} does not match the stored version ${stored.version}`,
           });
-        const composition = yield* resolveComposition(tx, actor, patch, stored);
-        if (patch.providers !== undefined) yield* checkDistinctToolNames(tx, composition.providers);
+        const { composition, chosenTools } = yield* resolveComposition(tx, actor, patch, stored);
+        yield* checkDistinctToolNames(chosenTools);
         const next: ServerRow = {
           ...stored,
           name: patch.name ?? stored.name,

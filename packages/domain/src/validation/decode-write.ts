@@ -1,5 +1,6 @@
 import { Effect, Either, ParseResult, Schema, SchemaAST } from "effect";
 import { type FieldProblem, InvalidArgument } from "../errors/domain-errors.js";
+import { isId } from "../ids/id.js";
 
 /** Renders a path like ["providers", 0, "id"] under `root` as `root.providers[0].id`. */
 export const jsonPath = (root: string, path: ReadonlyArray<PropertyKey>): string =>
@@ -148,6 +149,6 @@ export const decodeEnvelope = <A, I>(
 
 /** Decodes a path parameter that must be a record id. */
 export const decodePathId = (name: string, value: string): Effect.Effect<string, InvalidArgument> =>
-  /^[A-Za-z0-9]{11}$/.test(value)
+  isId(value)
     ? Effect.succeed(value)
     : Effect.fail(invalid([{ path: name, message: "must be 11 letters or digits" }]));
