@@ -144,6 +144,17 @@ describe("MCP endpoint of the service", () => {
     await client.close();
   });
 
+  it("answers 404, not 500, to a server id that is not valid percent-encoding", async () => {
+    for (const path of ["/mcp/%E0", "/.well-known/oauth-protected-resource/mcp/%E0"]) {
+      const response = await fetch(`${service.url}${path}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(response.status, path).toBe(404);
+    }
+  });
+
   it("answers 401 with a resource_metadata challenge and publishes the metadata without any token", async () => {
     const response = await fetch(`${service.url}/mcp/${serverId}`, {
       method: "POST",

@@ -53,6 +53,16 @@ export interface McpRuntime {
 
 const MCP_PATH = /^\/mcp\/([^/]+)\/?$/;
 const METADATA_PATH = /^\/\.well-known\/oauth-protected-resource\/mcp\/([^/]+)\/?$/;
+
+/** A decoded path segment, or undefined when it is absent or not valid percent-encoding. */
+const pathSegment = (raw: string | undefined): string | undefined => {
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+};
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
@@ -253,9 +263,11 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
   const fetch = async (request: Request): Promise<Response> => {
     const path = new URL(request.url).pathname;
     const mcp = MCP_PATH.exec(path);
-    if (mcp) return serveMcp(request, decodeURIComponent(mcp[1] ?? ""));
-    const metadata = METADATA_PATH.exec(path);
-    if (metadata) return serveMetadata(request, decodeURIComponent(metadata[1] ?? ""));
+    const metadata = mcp ? null : METADATA_PATH.exec(path);
+    // A malformed escape (`/mcp/%E0`) names no server: 404, not a decoding error.
+    const serverId = pathSegment((mcp ?? metadata)?.[1]);
+    if (mcp && serverId !== undefined) return serveMcp(request, serverId);
+    if (metadata && serverId !== undefined) return serveMetadata(request, serverId);
     return rpcError(404, -32001, "not found");
   };
 

@@ -9,8 +9,9 @@ import { copyTables, emptyTables } from "./tables.js";
  * Transactions run one at a time (a semaphore of one permit), each on its own copy of the tables that
  * replaces the committed tables only when the work succeeds; a failed, interrupted or dying transaction
  * therefore leaves no trace. Running one at a time makes them serializable, so compare-and-set and the
- * uniqueness checks can never race. Reads take the same path. Transactions must not nest: a nested one
- * would wait for the permit its caller holds.
+ * uniqueness checks can never race. Reads take the permit too but work on the committed tables directly
+ * (the port's `read` runs read-only work, so there is nothing to roll back and no copy to make).
+ * Transactions must not nest: a nested one would wait for the permit its caller holds.
  */
 export const makeMemoryStorage = (): typeof Storage.Service => {
   let committed = emptyTables();
@@ -24,7 +25,9 @@ export const makeMemoryStorage = (): typeof Storage.Service => {
         });
       }),
     );
-  return { transaction: atomically, read: atomically };
+  const read = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    permit.withPermits(1)(Effect.suspend(() => work(makeMemoryTx(committed))));
+  return { transaction: atomically, read };
 };
 
 /** The storage port backed by a new, empty in-memory store for each build of the layer. */

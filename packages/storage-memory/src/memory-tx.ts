@@ -253,6 +253,11 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
     listVariables: (tenant) =>
       Effect.sync(() => cloneAll(inCreationOrder([...variables.values()].filter((row) => row.tenant === tenant)))),
     countVariables: (tenant) => count(variables, (row) => row.tenant === tenant),
+    findVariablesByName: (tenant, names) =>
+      Effect.sync(() => {
+        const wanted = new Set(names);
+        return cloneAll([...variables.values()].filter((row) => row.tenant === tenant && wanted.has(row.name)));
+      }),
 
     insertServer: (row) =>
       Effect.suspend(() => checkServer(row, row.tenant)).pipe(Effect.andThen(() => insertNew(servers, "server", row))),

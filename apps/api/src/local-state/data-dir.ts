@@ -23,5 +23,10 @@ export const readOrCreate = async (dataDir: string, name: string, make: () => st
 };
 
 /** The local encryption key (32 random bytes, base64), generated once into the data directory. */
-export const localEncryptionKey = async (dataDir: string): Promise<Uint8Array> =>
-  Buffer.from((await readOrCreate(dataDir, "encryption.key", () => randomBytes(32).toString("base64"))).trim(), "base64");
+export const localEncryptionKey = async (dataDir: string): Promise<Uint8Array> => {
+  const text = await readOrCreate(dataDir, "encryption.key", () => randomBytes(32).toString("base64"));
+  const key = Buffer.from(text.trim(), "base64");
+  // A damaged key file must stop the start, not fail the first secret read or write with a 500.
+  if (key.length !== 32) throw new Error(`${join(dataDir, "encryption.key")} does not hold 32 base64-encoded bytes`);
+  return new Uint8Array(key);
+};

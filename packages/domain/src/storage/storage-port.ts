@@ -111,6 +111,8 @@ export interface StorageTx {
   readonly findVariable: (id: string) => Op<VariableRow | undefined>;
   readonly listVariables: (tenant: string) => Op<ReadonlyArray<VariableRow>>;
   readonly countVariables: (tenant: string) => Op<number>;
+  /** The variables of a tenant with the given names (in no particular order); for resolving `${NAME}`. */
+  readonly findVariablesByName: (tenant: string, names: ReadonlyArray<string>) => Op<ReadonlyArray<VariableRow>>;
 
   /** Inserts a server with its provider, tool, resource and prompt links. */
   readonly insertServer: (row: ServerRow) => Op<void, UniqueViolation | ReferenceViolation>;

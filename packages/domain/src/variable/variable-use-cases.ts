@@ -79,11 +79,9 @@ export const deleteVariable = (actor: Actor, id: string) =>
 export const resolveVariables = (tenant: string, names: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const cipher = yield* SecretCipher;
-    const rows = yield* read((tx) => tx.listVariables(tenant));
-    const wanted = new Set(names);
+    const rows = yield* read((tx) => tx.findVariablesByName(tenant, names));
     const values = new Map<string, string>();
-    for (const row of rows)
-      if (wanted.has(row.name)) values.set(row.name, row.type === "SECRET" ? yield* cipher.decrypt(row.value) : row.value);
+    for (const row of rows) values.set(row.name, row.type === "SECRET" ? yield* cipher.decrypt(row.value) : row.value);
     return values;
   });
 

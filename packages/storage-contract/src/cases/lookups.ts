@@ -95,6 +95,15 @@ export const lookupCases = (h: Harness) =>
       expect(counts).toEqual([1, 1, 0, 1, 2, 0, 2, 1, 0, 2, 1, 0]);
     });
 
+    it("findVariablesByName finds exactly the tenant's variables of those names", async () => {
+      const [v1, v2, v3] = [variable(1), variable(2), variable(3)];
+      const sameNameOtherTenant = variable(4, { tenant: TENANT_B, name: v1.name });
+      await h.seed({ variables: [v1, v2, v3, sameNameOtherTenant] });
+      const found = await h.read((tx) => tx.findVariablesByName(TENANT_A, [v1.name, v3.name, "NO_SUCH_VARIABLE"]));
+      expect([...found].sort((a, b) => a.name.localeCompare(b.name))).toEqual([v1, v3]);
+      expect(await h.read((tx) => tx.findVariablesByName(TENANT_A, []))).toEqual([]);
+    });
+
     it("findServerTokenByHash finds the token with that value hash", async () => {
       const tokens = [serverToken(1, sA.id), serverToken(2, sA.id), serverToken(3, sB.id, { tenant: TENANT_B })];
       await h.seed({ ...world, serverTokens: tokens });

@@ -16,8 +16,11 @@ import type {
 // finds, lists and nested graphs; timestamps travel as epoch milliseconds, so no time zone or text format of
 // the session can change them.
 
-/** Epoch milliseconds of a timestamptz column (exact: the columns keep milliseconds). */
-const ms = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
+/**
+ * Epoch milliseconds of a timestamptz column. Rounded: the columns keep milliseconds, but on servers whose
+ * `extract` answers a double (PostgreSQL 13 and older) the product can fall just below the whole number.
+ */
+const ms = (column: string) => `round(extract(epoch from ${column}) * 1000)::float8`;
 
 /** JSON of a `providers` row aliased `a`. */
 export const providerJson = (a: string) =>
