@@ -69,7 +69,10 @@ const { server } = await api("/servers", { server: { name: "Bench", providers: [
 const { token } = await api(`/servers/${server.id}/tokens`, { token: { name: "bench" } });
 
 const connect = async (modern) => {
-  const client = new Client({ name: "bench", version: "1" }, modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {});
+  const client = new Client(
+    { name: "bench", version: "1" },
+    modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+  );
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${service.url}/mcp/${server.id}`), {
       requestInit: { headers: { Authorization: `Bearer ${token.value}` } },
@@ -106,7 +109,9 @@ const pct = (values, p) => {
 };
 const f = (ms) => `${ms.toFixed(3)} ms`;
 const d = { median: pct(samples.direct, 50), p99: pct(samples.direct, 99) };
-console.log(`calls per subject: ${CALLS} (after ${WARMUP} warm-up), node ${process.version}, ${process.platform}/${process.arch}`);
+console.log(
+  `calls per subject: ${CALLS} (after ${WARMUP} warm-up), node ${process.version}, ${process.platform}/${process.arch}`,
+);
 console.log(`direct upstream GET          median ${f(d.median)}  p99 ${f(d.p99)}`);
 for (const name of ["mcpModern", "mcpLegacy"]) {
   const m = { median: pct(samples[name], 50), p99: pct(samples[name], 99) };

@@ -52,7 +52,11 @@ const errorBoundary =
 const unmatched = (): Middleware => async (ctx, next) => {
   await next();
   // A plain OPTIONS (not a CORS preflight, which CORS answers before this) is a method no route documents.
-  if (ctx.method === "OPTIONS" && ctx.status === 200 && (ctx.body === undefined || ctx.body === null || ctx.body === ""))
+  if (
+    ctx.method === "OPTIONS" &&
+    ctx.status === 200 &&
+    (ctx.body === undefined || ctx.body === null || ctx.body === "")
+  )
     return sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, ctx.response.get("Allow") || ""));
   if (ctx.body !== undefined && ctx.body !== null) return;
   if (ctx.status === 404) sendProblem(ctx, httpProblems.notFound(ctx.path));

@@ -73,7 +73,11 @@ describe("the API reference page in Chromium", () => {
 
     const doc = openApiDocument();
     const expected = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
-      .flatMap(([path, item]) => Object.keys(item).filter((m) => METHODS.includes(m)).map((m) => `${m.toUpperCase()} ${path}`))
+      .flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((m) => METHODS.includes(m))
+          .map((m) => `${m.toUpperCase()} ${path}`),
+      )
       .sort();
     const shown = (
       await page.locator(".opblock").evaluateAll((blocks) =>

@@ -38,13 +38,21 @@ describe("declared problem answers happen", () => {
       415,
       "UNSUPPORTED_MEDIA_TYPE",
     );
-    expectProblem(await alice.api.request(route.method, path, { body: `"${"x".repeat(1024 * 1024)}"` }), 413, "PAYLOAD_TOO_LARGE");
+    expectProblem(
+      await alice.api.request(route.method, path, { body: `"${"x".repeat(1024 * 1024)}"` }),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
     expectProblem(await alice.api.request(route.method, path, { body: "{" }), 400, "INVALID_ARGUMENT");
   });
 
   it.each(withIds.map((r) => [label(r), r] as const))("%s: 400 for a malformed id", async (_l, route) => {
     expect(problemStatuses(route)).toEqual(expect.arrayContaining([400, 404]));
-    const res = await alice.api.request(route.method, fill(route, () => "not-an-id"), route.request ? { body: {} } : {});
+    const res = await alice.api.request(
+      route.method,
+      fill(route, () => "not-an-id"),
+      route.request ? { body: {} } : {},
+    );
     expectProblem(res, 400, "INVALID_ARGUMENT");
   });
 
@@ -57,7 +65,10 @@ describe("declared problem answers happen", () => {
 
   it("405 for every documented path with a method it does not support", async () => {
     for (const path of new Set(MANAGEMENT_ROUTES.map((r) => r.path))) {
-      const res = await alice.api.request("PUT", path.replace(/\{[^{}]+\}/g, () => unknownId()));
+      const res = await alice.api.request(
+        "PUT",
+        path.replace(/\{[^{}]+\}/g, () => unknownId()),
+      );
       expectProblem(res, 405, "METHOD_NOT_ALLOWED");
     }
   });

@@ -138,7 +138,10 @@ describe("the conformance checker (every answer of the suite passes through it)"
   it("accepts answers the document describes", () => {
     expect(conformanceProblems("GET", "/servers", { status: 200, ...json({ servers: [] }) })).toEqual([]);
     expect(
-      conformanceProblems("GET", "/providers/Ab3dE5gH9jK", { status: 200, ...json({ provider }, "application/json", { etag: 'W/"1"' }) }),
+      conformanceProblems("GET", "/providers/Ab3dE5gH9jK", {
+        status: 200,
+        ...json({ provider }, "application/json", { etag: 'W/"1"' }),
+      }),
     ).toEqual([]);
     expect(
       conformanceProblems("GET", "/nope", {
@@ -149,29 +152,52 @@ describe("the conformance checker (every answer of the suite passes through it)"
     expect(
       conformanceProblems("PUT", "/servers", {
         status: 405,
-        ...json(problem(405, "METHOD_NOT_ALLOWED", "Method Not Allowed"), "application/problem+json", { allow: "HEAD, GET, POST" }),
+        ...json(problem(405, "METHOD_NOT_ALLOWED", "Method Not Allowed"), "application/problem+json", {
+          allow: "HEAD, GET, POST",
+        }),
       }),
     ).toEqual([]);
-    expect(conformanceProblems("DELETE", "/variables/Ab3dE5gH9jK", { status: 204, headers: new Headers(), text: "" })).toEqual([]);
+    expect(
+      conformanceProblems("DELETE", "/variables/Ab3dE5gH9jK", { status: 204, headers: new Headers(), text: "" }),
+    ).toEqual([]);
   });
 
   it("refuses answers the document does not describe", () => {
     const refused = [
       // A status the operation does not declare.
       conformanceProblems("GET", "/servers", { status: 418, ...json({}) }),
-      conformanceProblems("GET", "/servers", { status: 404, ...json(problem(404, "NOT_FOUND", "Not Found"), "application/problem+json") }),
+      conformanceProblems("GET", "/servers", {
+        status: 404,
+        ...json(problem(404, "NOT_FOUND", "Not Found"), "application/problem+json"),
+      }),
       // A body that misses its envelope, or carries a field the record does not have (a leaked secret).
       conformanceProblems("GET", "/servers", { status: 200, ...json({ items: [] }) }),
       conformanceProblems("GET", "/providers/Ab3dE5gH9jK", {
         status: 200,
-        ...json({ provider: { ...provider, oauth2Config: { clientID: "c", clientSecret: "s", authURL: "", tokenURL: "" } } }, "application/json", { etag: 'W/"1"' }),
+        ...json(
+          { provider: { ...provider, oauth2Config: { clientID: "c", clientSecret: "s", authURL: "", tokenURL: "" } } },
+          "application/json",
+          { etag: 'W/"1"' },
+        ),
       }),
       // A required header missing, or malformed.
       conformanceProblems("POST", "/variables", {
         status: 201,
-        ...json({ variable: { id: "Ab3dE5gH9jK", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", type: "ENV", value: "", name: "X" } }),
+        ...json({
+          variable: {
+            id: "Ab3dE5gH9jK",
+            createdAt: "2026-01-01T00:00:00.000Z",
+            updatedAt: "2026-01-01T00:00:00.000Z",
+            type: "ENV",
+            value: "",
+            name: "X",
+          },
+        }),
       }),
-      conformanceProblems("GET", "/providers/Ab3dE5gH9jK", { status: 200, ...json({ provider }, "application/json", { etag: '"one"' }) }),
+      conformanceProblems("GET", "/providers/Ab3dE5gH9jK", {
+        status: 200,
+        ...json({ provider }, "application/json", { etag: '"one"' }),
+      }),
       // The wrong media type, a problem with the wrong code, a body on a 204.
       conformanceProblems("GET", "/servers", { status: 200, ...json({ servers: [] }, "text/plain") }),
       conformanceProblems("GET", "/servers/Ab3dE5gH9jK", {
@@ -236,7 +262,9 @@ describe("the typed client (@mcpsm/client)", () => {
   it("pages through providers with the typed query parameters", async () => {
     const client = api();
     for (const n of [1, 2, 3])
-      await client.POST("/providers", { body: { provider: { name: `Paged ${n}`, baseURL: `https://paged${n}.example.com` } } });
+      await client.POST("/providers", {
+        body: { provider: { name: `Paged ${n}`, baseURL: `https://paged${n}.example.com` } },
+      });
     const seen: Array<string> = [];
     let token: string | undefined;
     do {

@@ -36,7 +36,9 @@ describe("the README's curl session", () => {
     // The token comes from the documented CLI (`./run token` runs dist/cli/token.js), signed with the
     // service's dev-auth key in its DATA_DIR.
     const cli = join(import.meta.dirname, "..", "dist", "cli", "token.js");
-    const token = (await run(process.execPath, [cli], { env: { ...process.env, DATA_DIR: service.dataDir } })).stdout.trim();
+    const token = (
+      await run(process.execPath, [cli], { env: { ...process.env, DATA_DIR: service.dataDir } })
+    ).stdout.trim();
     // One bash process for the whole session, as a user's shell; a marker separates the steps' outputs.
     const marker = "----- next step -----";
     const script = steps.map((step) => `${step.commands}\necho '${marker}'`).join("\n");

@@ -99,49 +99,46 @@ describe("URLs in writes: absolute http(s) only, no credentials", () => {
   });
 });
 
-describe(
-  "at call time, internal addresses are refused before connecting (default policy)",
-  () => {
-    it("loopback in every spelling the URL parser accepts, the metadata address and the unspecified address", async () => {
-      const port = (upstream.address() as AddressInfo).port;
-      const bases = [
-        `http://127.0.0.1:${port}`,
-        `http://localhost:${port}`,
-        `http://2130706433:${port}`, // decimal
-        `http://0x7f.0.0.1:${port}`, // hex
-        `http://0177.0.0.1:${port}`, // octal
-        `http://127.1:${port}`, // short form
-        `http://[::1]:${port}`,
-        `http://[::ffff:7f00:1]:${port}`, // IPv4-mapped, hex
-        `http://0.0.0.0:${port}`,
-        "http://169.254.169.254/latest/meta-data",
-      ];
-      const providers: Array<{ id: string }> = [];
-      const names: Array<string> = [];
-      for (const [i, baseURL] of bases.entries()) {
-        const provider = await createProvider(alice.api, { baseURL });
-        const tool = await createTool(alice.api, provider.id, { name: `reach${i}`, path: "/anything" });
-        providers.push({ id: provider.id });
-        names.push(tool.name);
+describe("at call time, internal addresses are refused before connecting (default policy)", () => {
+  it("loopback in every spelling the URL parser accepts, the metadata address and the unspecified address", async () => {
+    const port = (upstream.address() as AddressInfo).port;
+    const bases = [
+      `http://127.0.0.1:${port}`,
+      `http://localhost:${port}`,
+      `http://2130706433:${port}`, // decimal
+      `http://0x7f.0.0.1:${port}`, // hex
+      `http://0177.0.0.1:${port}`, // octal
+      `http://127.1:${port}`, // short form
+      `http://[::1]:${port}`,
+      `http://[::ffff:7f00:1]:${port}`, // IPv4-mapped, hex
+      `http://0.0.0.0:${port}`,
+      "http://169.254.169.254/latest/meta-data",
+    ];
+    const providers: Array<{ id: string }> = [];
+    const names: Array<string> = [];
+    for (const [i, baseURL] of bases.entries()) {
+      const provider = await createProvider(alice.api, { baseURL });
+      const tool = await createTool(alice.api, provider.id, { name: `reach${i}`, path: "/anything" });
+      providers.push({ id: provider.id });
+      names.push(tool.name);
+    }
+    const server = await createMcpServer(alice.api, { providers });
+    const token = await createToken(alice.api, server.id);
+    const client = new Client({ name: "ssrf-test", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${server.id}`), {
+        requestInit: { headers: { Authorization: `Bearer ${token.value}` } },
+      }),
+    );
+    try {
+      for (const name of names) {
+        const result = await client.callTool({ name });
+        expect(result.isError, name).toBe(true);
+        expect(JSON.stringify(result.content), name).toMatch(/not allow/);
       }
-      const server = await createMcpServer(alice.api, { providers });
-      const token = await createToken(alice.api, server.id);
-      const client = new Client({ name: "ssrf-test", version: "1" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${server.id}`), {
-          requestInit: { headers: { Authorization: `Bearer ${token.value}` } },
-        }),
-      );
-      try {
-        for (const name of names) {
-          const result = await client.callTool({ name });
-          expect(result.isError, name).toBe(true);
-          expect(JSON.stringify(result.content), name).toMatch(/not allow/);
-        }
-      } finally {
-        await client.close();
-      }
-      expect(hits).toBe(0);
-    });
-  },
-);
+    } finally {
+      await client.close();
+    }
+    expect(hits).toBe(0);
+  });
+});

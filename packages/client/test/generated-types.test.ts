@@ -12,10 +12,14 @@ describe("@mcpsm/client", () => {
     const dir = mkdtempSync(join(tmpdir(), "mcpsm-client-"));
     try {
       const out = join(dir, "openapi-types.ts");
-      execFileSync(join(packageDir, "node_modules", ".bin", "openapi-typescript"), [join("..", "..", "docs", "openapi.json"), "--output", out], {
-        cwd: packageDir,
-        stdio: "pipe",
-      });
+      execFileSync(
+        join(packageDir, "node_modules", ".bin", "openapi-typescript"),
+        [join("..", "..", "docs", "openapi.json"), "--output", out],
+        {
+          cwd: packageDir,
+          stdio: "pipe",
+        },
+      );
       expect(readFileSync(join(packageDir, "src", "openapi-types.ts"), "utf8")).toBe(readFileSync(out, "utf8"));
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -26,7 +30,10 @@ describe("@mcpsm/client", () => {
     const seen: Array<Request> = [];
     const fetch = async (request: Request) => {
       seen.push(request);
-      return new Response(JSON.stringify({ variables: [] }), { status: 200, headers: { "content-type": "application/json" } });
+      return new Response(JSON.stringify({ variables: [] }), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
     };
     const api = createMcpsmClient({ baseUrl: "http://api.test/", token: () => "t0ken", fetch });
     const { data } = await api.GET("/variables");

@@ -20,8 +20,19 @@ export { jsonSchemaProblem } from "./validation/json-schema.js";
 
 export * from "./provider/provider-schema.js";
 export { secretPrefixOf } from "./provider/secret-prefix.js";
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type ProviderListPage, type ProviderListQuery } from "./provider/provider-listing.js";
-export { createProvider, deleteProvider, getProvider, listProviders, updateProvider } from "./provider/provider-use-cases.js";
+export {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  type ProviderListPage,
+  type ProviderListQuery,
+} from "./provider/provider-listing.js";
+export {
+  createProvider,
+  deleteProvider,
+  getProvider,
+  listProviders,
+  updateProvider,
+} from "./provider/provider-use-cases.js";
 export * from "./tool/tool-schema.js";
 export { toolUseCases } from "./tool/tool-use-cases.js";
 export * from "./prompt/prompt-schema.js";
@@ -30,7 +41,13 @@ export * from "./resource/resource-schema.js";
 export { resourceUseCases } from "./resource/resource-use-cases.js";
 export * from "./server/server-schema.js";
 export { createServer, deleteServer, getServer, listServers, updateServer } from "./server/server-use-cases.js";
-export { addServerTool, listServerTools, removeServerTool, serverPrompts, serverResources } from "./server/server-associations.js";
+export {
+  addServerTool,
+  listServerTools,
+  removeServerTool,
+  serverPrompts,
+  serverResources,
+} from "./server/server-associations.js";
 export * from "./variable/variable-schema.js";
 export {
   createVariable,

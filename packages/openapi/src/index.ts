@@ -19,5 +19,12 @@ export {
   openApiDocument,
   problemStatuses,
 } from "./document.js";
-export { FieldProblem, PROBLEM_CODES, PROBLEM_STATUSES, Problem, type ProblemStatus, problemOf } from "./problem-schema.js";
+export {
+  FieldProblem,
+  PROBLEM_CODES,
+  PROBLEM_STATUSES,
+  Problem,
+  type ProblemStatus,
+  problemOf,
+} from "./problem-schema.js";
 export { renderDocument } from "./render.js";

@@ -51,7 +51,8 @@ export interface ManagementRoute {
 const envelope = <K extends string, S extends Schema.Schema.Any>(name: K, schema: S) =>
   Schema.Struct({ [name]: schema } as { [P in K]: S });
 
-const list = <K extends string, S extends Schema.Schema.Any>(name: K, schema: S) => envelope(name, Schema.Array(schema));
+const list = <K extends string, S extends Schema.Schema.Any>(name: K, schema: S) =>
+  envelope(name, Schema.Array(schema));
 
 /** The five routes of a provider's tools, prompts or resources, which share their shape. */
 const providerChildRoutes = (options: {
@@ -71,7 +72,15 @@ const providerChildRoutes = (options: {
   const child = `${base}/{${param}}`;
   const one = (schema: Schema.Schema.Any) => envelope(options.envelope, schema);
   return [
-    { method: "GET", path: base, operation: ops.list, summary: `List a provider's ${noun}s`, tag, status: 200, response: list(segment, options.record) },
+    {
+      method: "GET",
+      path: base,
+      operation: ops.list,
+      summary: `List a provider's ${noun}s`,
+      tag,
+      status: 200,
+      response: list(segment, options.record),
+    },
     {
       method: "POST",
       path: base,
@@ -83,7 +92,15 @@ const providerChildRoutes = (options: {
       response: one(options.record),
       ...(options.quota ? { quota: true } : {}),
     },
-    { method: "GET", path: child, operation: ops.get, summary: `Get a ${noun}`, tag, status: 200, response: one(options.record) },
+    {
+      method: "GET",
+      path: child,
+      operation: ops.get,
+      summary: `Get a ${noun}`,
+      tag,
+      status: 200,
+      response: one(options.record),
+    },
     {
       method: "PATCH",
       path: child,
@@ -100,7 +117,15 @@ const providerChildRoutes = (options: {
 
 /** Every management route, in the order of the document. */
 export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
-  { method: "GET", path: "/servers", operation: "listServers", summary: "List MCP servers", tag: "Servers", status: 200, response: list("servers", D.ServerRecord) },
+  {
+    method: "GET",
+    path: "/servers",
+    operation: "listServers",
+    summary: "List MCP servers",
+    tag: "Servers",
+    status: 200,
+    response: list("servers", D.ServerRecord),
+  },
   {
     method: "POST",
     path: "/servers",
@@ -135,9 +160,25 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     etag: true,
     ifMatch: true,
   },
-  { method: "DELETE", path: "/servers/{id}", operation: "deleteServer", summary: "Delete an MCP server (and its tokens)", tag: "Servers", status: 204, ifMatch: true },
+  {
+    method: "DELETE",
+    path: "/servers/{id}",
+    operation: "deleteServer",
+    summary: "Delete an MCP server (and its tokens)",
+    tag: "Servers",
+    status: 204,
+    ifMatch: true,
+  },
 
-  { method: "GET", path: "/servers/{id}/tools", operation: "listServerTools", summary: "List the tools of a server", tag: "Server members", status: 200, response: list("tools", D.ToolRecord) },
+  {
+    method: "GET",
+    path: "/servers/{id}/tools",
+    operation: "listServerTools",
+    summary: "List the tools of a server",
+    tag: "Server members",
+    status: 200,
+    response: list("tools", D.ToolRecord),
+  },
   {
     method: "POST",
     path: "/servers/{id}/tools",
@@ -148,8 +189,23 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     request: envelope("tool", D.ServerToolLink),
     response: envelope("tool", D.ToolRecord),
   },
-  { method: "DELETE", path: "/servers/{id}/tools/{toolID}", operation: "removeServerTool", summary: "Remove a tool from a server", tag: "Server members", status: 204 },
-  { method: "GET", path: "/servers/{id}/resources", operation: "listServerResources", summary: "List the resources of a server", tag: "Server members", status: 200, response: list("resources", D.ResourceRecord) },
+  {
+    method: "DELETE",
+    path: "/servers/{id}/tools/{toolID}",
+    operation: "removeServerTool",
+    summary: "Remove a tool from a server",
+    tag: "Server members",
+    status: 204,
+  },
+  {
+    method: "GET",
+    path: "/servers/{id}/resources",
+    operation: "listServerResources",
+    summary: "List the resources of a server",
+    tag: "Server members",
+    status: 200,
+    response: list("resources", D.ResourceRecord),
+  },
   {
     method: "POST",
     path: "/servers/{id}/resources",
@@ -160,8 +216,23 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     request: envelope("resource", D.ServerResourceLink),
     response: envelope("resource", D.ResourceRecord),
   },
-  { method: "DELETE", path: "/servers/{id}/resources/{resourceID}", operation: "removeServerResource", summary: "Remove a resource from a server", tag: "Server members", status: 204 },
-  { method: "GET", path: "/servers/{id}/prompts", operation: "listServerPrompts", summary: "List the prompts of a server", tag: "Server members", status: 200, response: list("prompts", D.PromptRecord) },
+  {
+    method: "DELETE",
+    path: "/servers/{id}/resources/{resourceID}",
+    operation: "removeServerResource",
+    summary: "Remove a resource from a server",
+    tag: "Server members",
+    status: 204,
+  },
+  {
+    method: "GET",
+    path: "/servers/{id}/prompts",
+    operation: "listServerPrompts",
+    summary: "List the prompts of a server",
+    tag: "Server members",
+    status: 200,
+    response: list("prompts", D.PromptRecord),
+  },
   {
     method: "POST",
     path: "/servers/{id}/prompts",
@@ -172,7 +243,14 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     request: envelope("prompt", D.ServerPromptLink),
     response: envelope("prompt", D.PromptRecord),
   },
-  { method: "DELETE", path: "/servers/{id}/prompts/{promptID}", operation: "removeServerPrompt", summary: "Remove a prompt from a server", tag: "Server members", status: 204 },
+  {
+    method: "DELETE",
+    path: "/servers/{id}/prompts/{promptID}",
+    operation: "removeServerPrompt",
+    summary: "Remove a prompt from a server",
+    tag: "Server members",
+    status: 204,
+  },
 
   {
     method: "POST",
@@ -185,9 +263,32 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     response: envelope("token", D.ServerTokenRecord),
     quota: true,
   },
-  { method: "GET", path: "/servers/{id}/tokens", operation: "listServerTokens", summary: "List a server's tokens (without values)", tag: "Server tokens", status: 200, response: list("tokens", D.ServerTokenRecord) },
-  { method: "GET", path: "/servers/{id}/tokens/{tokenID}", operation: "getServerToken", summary: "Get a server token (without its value)", tag: "Server tokens", status: 200, response: envelope("token", D.ServerTokenRecord) },
-  { method: "DELETE", path: "/servers/{id}/tokens/{tokenID}", operation: "revokeServerToken", summary: "Revoke a server token", tag: "Server tokens", status: 204 },
+  {
+    method: "GET",
+    path: "/servers/{id}/tokens",
+    operation: "listServerTokens",
+    summary: "List a server's tokens (without values)",
+    tag: "Server tokens",
+    status: 200,
+    response: list("tokens", D.ServerTokenRecord),
+  },
+  {
+    method: "GET",
+    path: "/servers/{id}/tokens/{tokenID}",
+    operation: "getServerToken",
+    summary: "Get a server token (without its value)",
+    tag: "Server tokens",
+    status: 200,
+    response: envelope("token", D.ServerTokenRecord),
+  },
+  {
+    method: "DELETE",
+    path: "/servers/{id}/tokens/{tokenID}",
+    operation: "revokeServerToken",
+    summary: "Revoke a server token",
+    tag: "Server tokens",
+    status: 204,
+  },
 
   {
     method: "GET",
@@ -237,7 +338,15 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     etag: true,
     ifMatch: true,
   },
-  { method: "DELETE", path: "/providers/{id}", operation: "deleteProvider", summary: "Delete a provider", tag: "Providers", status: 204, ifMatch: true },
+  {
+    method: "DELETE",
+    path: "/providers/{id}",
+    operation: "deleteProvider",
+    summary: "Delete a provider",
+    tag: "Providers",
+    status: 204,
+    ifMatch: true,
+  },
   ...providerChildRoutes({
     segment: "tools",
     param: "toolID",
@@ -291,7 +400,15 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     },
   }),
 
-  { method: "GET", path: "/variables", operation: "listVariables", summary: "List variables", tag: "Variables", status: 200, response: list("variables", D.VariableRecord) },
+  {
+    method: "GET",
+    path: "/variables",
+    operation: "listVariables",
+    summary: "List variables",
+    tag: "Variables",
+    status: 200,
+    response: list("variables", D.VariableRecord),
+  },
   {
     method: "POST",
     path: "/variables",
@@ -303,7 +420,15 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     response: envelope("variable", D.VariableRecord),
     quota: true,
   },
-  { method: "GET", path: "/variables/{id}", operation: "getVariable", summary: "Get a variable", tag: "Variables", status: 200, response: envelope("variable", D.VariableRecord) },
+  {
+    method: "GET",
+    path: "/variables/{id}",
+    operation: "getVariable",
+    summary: "Get a variable",
+    tag: "Variables",
+    status: 200,
+    response: envelope("variable", D.VariableRecord),
+  },
   {
     method: "PATCH",
     path: "/variables/{id}",
@@ -314,8 +439,16 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     request: envelope("variable", D.VariablePatch),
     response: envelope("variable", D.VariableRecord),
   },
-  { method: "DELETE", path: "/variables/{id}", operation: "deleteVariable", summary: "Delete a variable", tag: "Variables", status: 204 },
+  {
+    method: "DELETE",
+    path: "/variables/{id}",
+    operation: "deleteVariable",
+    summary: "Delete a variable",
+    tag: "Variables",
+    status: 204,
+  },
 ];
 
 /** The names of a path template's parameters: `/providers/{id}/tools/{toolID}` → `["id", "toolID"]`. */
-export const pathParameters = (path: string): ReadonlyArray<string> => Array.from(path.matchAll(/\{([^{}]+)\}/g), (m) => m[1]!);
+export const pathParameters = (path: string): ReadonlyArray<string> =>
+  Array.from(path.matchAll(/\{([^{}]+)\}/g), (m) => m[1]!);

@@ -5,7 +5,7 @@ import { Schema } from "effect";
 
 /** One problem of a failed validation, located by its JSON path (`server.providers[0].tools[1].id`). */
 export const FieldProblem = Schema.Struct({
-  path: Schema.String.annotations({ description: "JSON path of the offending value; \"\" for the whole body" }),
+  path: Schema.String.annotations({ description: 'JSON path of the offending value; "" for the whole body' }),
   message: Schema.String,
 }).annotations({ identifier: "FieldProblem" });
 
@@ -63,7 +63,9 @@ export const problemOf = (status: ProblemStatus) => {
     status: Schema.Literal(status),
     code: Schema.Literal(...codes),
     // A validation failure always lists its problems.
-    ...(status === 400 ? { errors: Schema.Array(FieldProblem).annotations({ description: "every problem found" }) } : {}),
+    ...(status === 400
+      ? { errors: Schema.Array(FieldProblem).annotations({ description: "every problem found" }) }
+      : {}),
     ...(status === 409 ? { references } : {}),
   }).annotations({ identifier: `${name}Problem`, description: `RFC 9457 problem details of a ${status} answer` });
 };

@@ -193,14 +193,34 @@ describe("the OpenAPI document", () => {
       "resources",
       "prompts",
     ]);
-    expect(fields("ServerCreate")).toEqual(expect.arrayContaining(["name", "instructions", "version", "providers", "resources", "prompts"]));
+    expect(fields("ServerCreate")).toEqual(
+      expect.arrayContaining(["name", "instructions", "version", "providers", "resources", "prompts"]),
+    );
     expect(fields("Provider")).toEqual(
-      expect.arrayContaining(["apiType", "visibilityType", "baseURL", "documentURL", "iconURL", "secretPrefix", "tools", "oauth2Config"]),
+      expect.arrayContaining([
+        "apiType",
+        "visibilityType",
+        "baseURL",
+        "documentURL",
+        "iconURL",
+        "secretPrefix",
+        "tools",
+        "oauth2Config",
+      ]),
     );
     expect(fields("ProviderOAuth2Config")).toEqual(["clientID", "authURL", "tokenURL"]);
     expect(fields("ProviderCreate")).toContain("oauth2Config");
     expect(fields("ProviderTool")).toEqual(
-      expect.arrayContaining(["providerID", "method", "path", "pathArgsJSONSchema", "queryArgsJSONSchema", "reqBodyJSONSchema", "headers", "oauth2Scopes"]),
+      expect.arrayContaining([
+        "providerID",
+        "method",
+        "path",
+        "pathArgsJSONSchema",
+        "queryArgsJSONSchema",
+        "reqBodyJSONSchema",
+        "headers",
+        "oauth2Scopes",
+      ]),
     );
     expect(fields("ServerToken")).toEqual(["id", "serverID", "createdAt", "expiresAt", "name", "value"]);
     expect(fields("Variable")).toEqual(["id", "createdAt", "updatedAt", "type", "value", "name"]);

@@ -25,7 +25,12 @@ const effectAccepts = <A, I>(schema: Schema.Schema<A, I>) => {
 };
 
 /** Both sides agree on every generated value. */
-const agree = <V>(component: string, schema: Schema.Schema<unknown, unknown>, values: fc.Arbitrary<V>, wrap: (v: V) => unknown) => {
+const agree = <V>(
+  component: string,
+  schema: Schema.Schema<unknown, unknown>,
+  values: fc.Arbitrary<V>,
+  wrap: (v: V) => unknown,
+) => {
   const json = jsonAccepts(component);
   const service = effectAccepts(schema);
   fc.assert(
@@ -64,7 +69,12 @@ describe("the JSON Schemas of the write shapes accept exactly what the service a
       .tuple(fc.constantFrom(...D.FORBIDDEN_HEADERS), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 }))
       .map(([name, upper]) => Array.from(name, (c, i) => (upper[i] ? c.toUpperCase() : c)).join(""));
     const token = from(["a", "X", "-", "_", "1", "!", "~", " ", ":", "(", "é", "\n"], 10);
-    const names = fc.oneof(forbidden, token, forbidden.map((n) => `${n}x`), forbidden.map((n) => `x-${n}`));
+    const names = fc.oneof(
+      forbidden,
+      token,
+      forbidden.map((n) => `${n}x`),
+      forbidden.map((n) => `x-${n}`),
+    );
     agree("ToolCreate", D.ToolCreate as Schema.Schema<unknown, unknown>, names, (key) => ({
       name: "getThing",
       method: "GET",
@@ -117,7 +127,15 @@ describe("the JSON Schemas of the write shapes accept exactly what the service a
       }),
       { numRuns: 100 },
     );
-    for (const baseURL of ["ftp://example.com", "example.com", "https://user:pw@example.com", "https://user@x.test/", "https://:80", "", "https://"]) {
+    for (const baseURL of [
+      "ftp://example.com",
+      "example.com",
+      "https://user:pw@example.com",
+      "https://user@x.test/",
+      "https://:80",
+      "",
+      "https://",
+    ]) {
       expect(json({ name: "p", baseURL }), baseURL).toBe(false);
       expect(service({ name: "p", baseURL }), baseURL).toBe(false);
     }
@@ -129,7 +147,10 @@ describe("the JSON Schemas of the write shapes accept exactly what the service a
     const service = effectAccepts(D.ServerCreate as Schema.Schema<unknown, unknown>);
     expect(json({ name: "s", nmae: "typo" })).toBe(false);
     expect(service({ name: "s", nmae: "typo" })).toBe(false);
-    const echo = { name: "s", providers: [{ id: "Ab3dE5gH9jK", name: "echoed", tools: [{ id: "Ab3dE5gH9jK", x: 1 }] }] };
+    const echo = {
+      name: "s",
+      providers: [{ id: "Ab3dE5gH9jK", name: "echoed", tools: [{ id: "Ab3dE5gH9jK", x: 1 }] }],
+    };
     expect(json(echo)).toBe(true);
     expect(service(echo)).toBe(true);
   });

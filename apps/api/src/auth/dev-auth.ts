@@ -10,7 +10,9 @@ export const DEV_AUDIENCE = "mcpsm-api";
 const KEY_FILE = "dev-auth-signing-key.json";
 
 /** The dev-auth signing key of a data directory: an ES256 key pair made on first use. */
-export const devSigningKey = async (dataDir: string): Promise<{ readonly privateJwk: JWK; readonly publicJwk: JWK }> => {
+export const devSigningKey = async (
+  dataDir: string,
+): Promise<{ readonly privateJwk: JWK; readonly publicJwk: JWK }> => {
   const text = await readOrCreate(dataDir, KEY_FILE, async () => {
     const { privateKey } = await generateKeyPair("ES256", { extractable: true });
     const jwk = await exportJWK(privateKey);

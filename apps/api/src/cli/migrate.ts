@@ -22,4 +22,6 @@ const run = async (): Promise<ReadonlyArray<string>> => {
   }
 };
 const applied = await run();
-process.stdout.write(applied.length === 0 ? "migrate: the schema is up to date\n" : `migrate: applied ${applied.join(", ")}\n`);
+process.stdout.write(
+  applied.length === 0 ? "migrate: the schema is up to date\n" : `migrate: applied ${applied.join(", ")}\n`,
+);

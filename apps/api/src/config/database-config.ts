@@ -29,19 +29,25 @@ export const databaseConfig: Config.Config<DatabaseConfig> = Config.all({
   migrateOnStart: Config.boolean("DATABASE_MIGRATE_ON_START").pipe(Config.withDefault(true)),
   encryptionKeySet: Config.option(Config.string("ENCRYPTION_KEY")).pipe(Config.map(Option.isSome)),
 }).pipe(
-  Config.mapOrFail(({ url, poolSize, migrateOnStart, encryptionKeySet }): Either.Either<DatabaseConfig, ConfigError.ConfigError> => {
-    if (Option.isNone(url)) return Either.right({ mode: "embedded" as const, migrateOnStart });
-    // With a shared database, a key generated into one instance's DATA_DIR would make secrets unreadable to others.
-    if (!encryptionKeySet)
-      return Either.left(ConfigError.MissingData(["ENCRYPTION_KEY"], "ENCRYPTION_KEY is required when DATABASE_URL is set"));
-    return Either.right({ mode: "external" as const, url: url.value, poolSize, migrateOnStart });
-  }),
+  Config.mapOrFail(
+    ({ url, poolSize, migrateOnStart, encryptionKeySet }): Either.Either<DatabaseConfig, ConfigError.ConfigError> => {
+      if (Option.isNone(url)) return Either.right({ mode: "embedded" as const, migrateOnStart });
+      // With a shared database, a key generated into one instance's DATA_DIR would make secrets unreadable to others.
+      if (!encryptionKeySet)
+        return Either.left(
+          ConfigError.MissingData(["ENCRYPTION_KEY"], "ENCRYPTION_KEY is required when DATABASE_URL is set"),
+        );
+      return Either.right({ mode: "external" as const, url: url.value, poolSize, migrateOnStart });
+    },
+  ),
 );
 
 /** Loads the database configuration, or a readable message listing every bad value. */
 export const loadDatabaseConfig = (): Promise<Either.Either<DatabaseConfig, string>> =>
   Effect.runPromise(
-    Effect.either(databaseConfig).pipe(Effect.map(Either.mapLeft((error) => `invalid configuration: ${String(error)}`))),
+    Effect.either(databaseConfig).pipe(
+      Effect.map(Either.mapLeft((error) => `invalid configuration: ${String(error)}`)),
+    ),
   );
 
 /** A database URL with its password removed, for logs. */

@@ -64,7 +64,10 @@ interface Asset {
 
 /** The files of the page, read once (about 2 MB). */
 const loadAssets = (): ReadonlyMap<string, Asset> => {
-  const fromDist = (name: string, type: string): [string, Asset] => [name, { type, body: readFileSync(join(swaggerUiDir, name)) }];
+  const fromDist = (name: string, type: string): [string, Asset] => [
+    name,
+    { type, body: readFileSync(join(swaggerUiDir, name)) },
+  ];
   return new Map<string, Asset>([
     fromDist("swagger-ui-bundle.js", "text/javascript; charset=utf-8"),
     fromDist("swagger-ui.css", "text/css; charset=utf-8"),

@@ -1,4 +1,11 @@
-import { type Actor, type DomainError, hasScope, PermissionDenied, requiredScope, Unauthenticated } from "@mcpsm/domain";
+import {
+  type Actor,
+  type DomainError,
+  hasScope,
+  PermissionDenied,
+  requiredScope,
+  Unauthenticated,
+} from "@mcpsm/domain";
 import { Cause, Exit, type ManagedRuntime } from "effect";
 import type { Context } from "koa";
 import type { Logger } from "pino";

@@ -27,7 +27,13 @@ export interface ProblemResponse {
 export const problemFor = (error: DomainError): ProblemResponse => {
   switch (error._tag) {
     case "InvalidArgument":
-      return { status: 400, code: "INVALID_ARGUMENT", title: "Bad Request", detail: error.detail, errors: error.errors };
+      return {
+        status: 400,
+        code: "INVALID_ARGUMENT",
+        title: "Bad Request",
+        detail: error.detail,
+        errors: error.errors,
+      };
     case "Unauthenticated":
       return {
         status: 401,
@@ -47,7 +53,12 @@ export const problemFor = (error: DomainError): ProblemResponse => {
           : { headers: { "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${error.requiredScope}"` } }),
       };
     case "NotFound":
-      return { status: 404, code: "NOT_FOUND", title: "Not Found", detail: `${error.kind} '${error.id}' does not exist` };
+      return {
+        status: 404,
+        code: "NOT_FOUND",
+        title: "Not Found",
+        detail: `${error.kind} '${error.id}' does not exist`,
+      };
     case "AlreadyExists":
       return { status: 409, code: "ALREADY_EXISTS", title: "Conflict", detail: error.detail };
     case "FailedPrecondition":
@@ -68,7 +79,9 @@ export const problemFor = (error: DomainError): ProblemResponse => {
         code: "RESOURCE_EXHAUSTED",
         title: "Too Many Requests",
         detail: error.detail,
-        ...(error.retryAfterSeconds === undefined ? {} : { headers: { "Retry-After": String(error.retryAfterSeconds) } }),
+        ...(error.retryAfterSeconds === undefined
+          ? {}
+          : { headers: { "Retry-After": String(error.retryAfterSeconds) } }),
       };
     case "Unavailable":
       return { status: 503, code: "UNAVAILABLE", title: "Service Unavailable", detail: error.detail };

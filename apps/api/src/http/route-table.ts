@@ -34,7 +34,11 @@ export interface Route {
   readonly handle: (input: RouteInput) => Effect.Effect<Reply, D.DomainError, AppServices>;
 }
 
-const ok = (body: unknown, version?: number): Reply => ({ status: 200, body, ...(version === undefined ? {} : { version }) });
+const ok = (body: unknown, version?: number): Reply => ({
+  status: 200,
+  body,
+  ...(version === undefined ? {} : { version }),
+});
 const created = (body: unknown, location: string, version?: number): Reply => ({
   status: 201,
   body,
@@ -84,7 +88,8 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
   listServers: ({ actor }) => Effect.map(D.listServers(actor), (servers) => ok({ servers })),
   createServer: ({ actor, body }) =>
     Effect.map(D.createServer(actor, body), (server) => created({ server }, `/servers/${server.id}`, server.version)),
-  getServer: ({ actor, params }) => Effect.map(D.getServer(actor, params.id!), (server) => ok({ server }, server.version)),
+  getServer: ({ actor, params }) =>
+    Effect.map(D.getServer(actor, params.id!), (server) => ok({ server }, server.version)),
   updateServer: ({ actor, params, body, ifMatch }) =>
     Effect.map(D.updateServer(actor, params.id!, body, ifMatch), (server) => ok({ server }, server.version)),
   deleteServer: ({ actor, params, ifMatch }) => Effect.as(D.deleteServer(actor, params.id!, ifMatch), noContent),
@@ -114,7 +119,8 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
     Effect.map(D.createServerToken(actor, params.id!, body), (token) =>
       created({ token }, `/servers/${params.id}/tokens/${token.id}`),
     ),
-  listServerTokens: ({ actor, params }) => Effect.map(D.listServerTokens(actor, params.id!), (tokens) => ok({ tokens })),
+  listServerTokens: ({ actor, params }) =>
+    Effect.map(D.listServerTokens(actor, params.id!), (tokens) => ok({ tokens })),
   getServerToken: ({ actor, params }) =>
     Effect.map(D.getServerToken(actor, params.id!, params.tokenID!), (token) => ok({ token })),
   revokeServerToken: ({ actor, params }) =>

@@ -3,7 +3,11 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Reads a file of the data directory, creating it with `make()` (mode 0600) the first time. */
-export const readOrCreate = async (dataDir: string, name: string, make: () => string | Promise<string>): Promise<string> => {
+export const readOrCreate = async (
+  dataDir: string,
+  name: string,
+  make: () => string | Promise<string>,
+): Promise<string> => {
   const path = join(dataDir, name);
   try {
     return await readFile(path, "utf8");

@@ -25,9 +25,7 @@ const templates = Object.keys(doc.paths)
   .map((template) => ({
     template,
     params: (template.match(/\{/g) ?? []).length,
-    pattern: new RegExp(
-      `^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^{}]+\\?\}/g, "[^/]+")}$`,
-    ),
+    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^{}]+\\?\}/g, "[^/]+")}$`),
   }))
   .sort((a, b) => a.params - b.params);
 
@@ -36,7 +34,10 @@ const pointer = (...parts: ReadonlyArray<string>) =>
 
 const resolveRef = (node: Json): Json => {
   if (node?.$ref === undefined) return node;
-  const path = (node.$ref as string).slice(2).split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const path = (node.$ref as string)
+    .slice(2)
+    .split("/")
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
   return path.reduce((n: Json, key) => n?.[key], doc);
 };
 
@@ -78,7 +79,10 @@ const mediaType = (headers: Headers) => (headers.get("content-type") ?? "").spli
 const responseLocation = (responses: Json, status: string, base: ReadonlyArray<string>): ReadonlyArray<string> => {
   const entry = responses[status];
   if (entry?.$ref === undefined) return [...base, status];
-  return (entry.$ref as string).slice(2).split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return (entry.$ref as string)
+    .slice(2)
+    .split("/")
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
 };
 
 /** The problems of `res` against the response object at `location` (empty when it conforms). */
@@ -94,7 +98,8 @@ const checkAgainst = (location: ReadonlyArray<string>, res: ObservedResponse): A
     }
     const at = header.$ref === undefined ? pointer(...location, "headers", name, "schema") : `${header.$ref}/schema`;
     const validate = validatorAt(at);
-    const typed = declared.schema?.type === "integer" || declared.schema?.$ref?.endsWith("/Int") ? Number(value) : value;
+    const typed =
+      declared.schema?.type === "integer" || declared.schema?.$ref?.endsWith("/Int") ? Number(value) : value;
     if (!validate(typed)) problems.push(`header ${name}: '${value}' ${ajv.errorsText(validate.errors)}`);
   }
   const content = response.content as Record<string, unknown> | undefined;
@@ -128,7 +133,8 @@ export const conformanceProblems = (method: string, url: string, res: ObservedRe
   const path = new URL(url, "http://x").pathname;
   const match = templates.find((t) => t.pattern.test(path));
   if (match === undefined) {
-    if (res.status !== 404) return [`no path of the document matches ${path}, yet the answer is ${res.status}, not 404`];
+    if (res.status !== 404)
+      return [`no path of the document matches ${path}, yet the answer is ${res.status}, not 404`];
     return checkAgainst(["components", "responses", "NotFound"], res);
   }
   const item = doc.paths[match.template];
@@ -136,7 +142,9 @@ export const conformanceProblems = (method: string, url: string, res: ObservedRe
   if (operation === undefined) {
     const documented = METHODS.filter((m) => m in item).map((m) => m.toUpperCase());
     if (res.status !== 405)
-      return [`${method} is not documented for ${match.template} (only ${documented.join(", ")}), yet the answer is ${res.status}, not 405`];
+      return [
+        `${method} is not documented for ${match.template} (only ${documented.join(", ")}), yet the answer is ${res.status}, not 405`,
+      ];
     const allowed = (res.headers.get("allow") ?? "")
       .split(",")
       .map((m) => m.trim().toUpperCase())
@@ -155,7 +163,10 @@ export const conformanceProblems = (method: string, url: string, res: ObservedRe
       `${res.status} is not a declared answer of ${operation.operationId} (${Object.keys(operation.responses).join(", ")}): ${res.text.slice(0, 300)}`,
     ];
   }
-  return checkAgainst(responseLocation(operation.responses, status, ["paths", match.template, method.toLowerCase(), "responses"]), res);
+  return checkAgainst(
+    responseLocation(operation.responses, status, ["paths", match.template, method.toLowerCase(), "responses"]),
+    res,
+  );
 };
 
 /** Throws when the exchange does not conform; the message names the request and every problem. */

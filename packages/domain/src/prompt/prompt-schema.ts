@@ -5,9 +5,11 @@ import { LongText, Name, Timestamp } from "../validation/text.js";
 
 /** One argument a prompt takes. */
 export const PromptArgument = Schema.Struct({
-  name: Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, {
-    message: () => "must be 1–64 letters, digits, _ or -, starting with a letter or _",
-  })),
+  name: Schema.String.pipe(
+    Schema.pattern(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, {
+      message: () => "must be 1–64 letters, digits, _ or -, starting with a letter or _",
+    }),
+  ),
   description: optional(LongText),
   required: optional(Schema.Boolean),
 });
@@ -23,14 +25,17 @@ export const PromptMessage = Schema.Struct({
 
 const PromptArguments = Schema.Array(PromptArgument).pipe(
   Schema.maxItems(100),
-  Schema.filter((args) => {
-    const seen = new Set<string>();
-    for (const [i, arg] of args.entries()) {
-      if (seen.has(arg.name)) return { path: [i, "name"], message: `duplicate argument name '${arg.name}'` };
-      seen.add(arg.name);
-    }
-    return true;
-  }, { jsonSchema: { description: "the prompt's arguments; names are distinct" } }),
+  Schema.filter(
+    (args) => {
+      const seen = new Set<string>();
+      for (const [i, arg] of args.entries()) {
+        if (seen.has(arg.name)) return { path: [i, "name"], message: `duplicate argument name '${arg.name}'` };
+        seen.add(arg.name);
+      }
+      return true;
+    },
+    { jsonSchema: { description: "the prompt's arguments; names are distinct" } },
+  ),
 );
 
 const promptFields = {

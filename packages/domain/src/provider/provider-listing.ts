@@ -53,7 +53,8 @@ const parseQuery = (query: ProviderListQuery) => {
     problems.push({ path: name, message: "must be given once" });
     return undefined;
   };
-  for (const name of Object.keys(query)) if (!KNOWN.includes(name)) problems.push({ path: name, message: "unknown query parameter" });
+  for (const name of Object.keys(query))
+    if (!KNOWN.includes(name)) problems.push({ path: name, message: "unknown query parameter" });
   let limit = DEFAULT_PAGE_SIZE;
   const rawLimit = single("limit");
   if (rawLimit !== undefined) {

@@ -95,7 +95,8 @@ export const ProviderListParameters = Schema.Struct({
   ),
   token: optional(
     Schema.String.annotations({
-      description: "the nextToken of the previous page (opaque; valid only with the same filters); absent or empty for the first page",
+      description:
+        "the nextToken of the previous page (opaque; valid only with the same filters); absent or empty for the first page",
     }),
   ),
   nameContains: optional(

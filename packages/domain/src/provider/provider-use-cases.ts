@@ -21,12 +21,7 @@ import {
 import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
 import { listProvidersPage, type ProviderListQuery } from "./provider-listing.js";
 import { toProviderRecord } from "./provider-record.js";
-import {
-  type OAuth2ConfigWrite,
-  PROVIDER_OUTPUT_FIELDS,
-  ProviderCreate,
-  ProviderPatch,
-} from "./provider-schema.js";
+import { type OAuth2ConfigWrite, PROVIDER_OUTPUT_FIELDS, ProviderCreate, ProviderPatch } from "./provider-schema.js";
 import { secretPrefixOf } from "./secret-prefix.js";
 
 type StoredOAuth2 = ProviderRow["oauth2Config"];
@@ -61,7 +56,9 @@ export const createProvider = (actor: Actor, body: unknown) =>
       Effect.gen(function* () {
         yield* lockQuota(tx, "providers", actor.tenant);
         if ((yield* tx.countProviders(actor.tenant)) >= quotas.providersPerTenant)
-          return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.providersPerTenant} providers` });
+          return yield* new ResourceExhausted({
+            detail: `the tenant already has ${quotas.providersPerTenant} providers`,
+          });
         const at = yield* now;
         const row: ProviderRow = {
           id: newId(),
@@ -112,7 +109,9 @@ export const updateProvider = (actor: Actor, id: string, body: unknown, ifMatch?
         const stored = yield* ownedProvider(tx, actor, id);
         yield* checkIfMatch("provider", stored.version, ifMatch);
         if (stored.visibilityType === "PUBLIC" && patch.visibilityType === "INTERNAL") {
-          const users = (yield* tx.serversReferencing({ kind: "provider", id })).filter((s) => s.tenant !== actor.tenant);
+          const users = (yield* tx.serversReferencing({ kind: "provider", id })).filter(
+            (s) => s.tenant !== actor.tenant,
+          );
           if (users.length > 0)
             return yield* new FailedPrecondition({
               detail: `provider '${id}' is used by ${users.length} server(s) of other tenants and must stay PUBLIC`,
@@ -160,7 +159,9 @@ export const deleteProvider = (actor: Actor, id: string, ifMatch?: number) =>
             detail: `provider '${id}' is used by ${users.length} server(s)`,
             references: users.filter((s) => s.tenant === actor.tenant).map((s) => s.id),
           });
-        yield* tx.deleteProvider(id).pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
+        yield* tx
+          .deleteProvider(id)
+          .pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
       }),
     );
   });

@@ -31,7 +31,9 @@ const resourceFields = {
   size: optional(
     Schema.Int.pipe(
       Schema.between(0, Number.MAX_SAFE_INTEGER, { message: () => "must be a whole number ≥ 0" }),
-      Schema.annotations({ jsonSchema: { type: "integer", format: "int64", minimum: 0, maximum: Number.MAX_SAFE_INTEGER } }),
+      Schema.annotations({
+        jsonSchema: { type: "integer", format: "int64", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+      }),
     ),
   ),
   annotations: optional(ResourceAnnotations),

@@ -18,12 +18,15 @@ const changeServer = <E>(
   actor: Actor,
   id: string,
   change: (tx: StorageTx, stored: ServerRow) => Effect.Effect<ServerRow, E>,
-) => transact((tx) => Effect.gen(function* () {
-  yield* lockServer(tx, id);
-  const stored = yield* ownedServer(tx, actor, id);
-  const next = yield* change(tx, stored);
-  yield* saveServer(tx, stored, { ...next, version: stored.version + 1, updatedAt: yield* now }, false);
-}));
+) =>
+  transact((tx) =>
+    Effect.gen(function* () {
+      yield* lockServer(tx, id);
+      const stored = yield* ownedServer(tx, actor, id);
+      const next = yield* change(tx, stored);
+      yield* saveServer(tx, stored, { ...next, version: stored.version + 1, updatedAt: yield* now }, false);
+    }),
+  );
 
 /** The chosen tools of a server, in server order. */
 export const listServerTools = (actor: Actor, id: string) =>
@@ -55,7 +58,9 @@ export const addServerTool = (actor: Actor, id: string, body: unknown) =>
           return yield* invalid([{ path: "tool.providerID", message: `unknown provider '${link.providerID}'` }]);
         const tool = yield* tx.findTool(link.toolID);
         if (tool === undefined || tool.providerId !== link.providerID)
-          return yield* invalid([{ path: "tool.toolID", message: `unknown tool '${link.toolID}' of provider '${link.providerID}'` }]);
+          return yield* invalid([
+            { path: "tool.toolID", message: `unknown tool '${link.toolID}' of provider '${link.providerID}'` },
+          ]);
         if (stored.providers.some((p) => p.toolIds.includes(tool.id)))
           return yield* new AlreadyExists({ detail: `tool '${tool.id}' is already part of server '${id}'` });
         const present = stored.providers.some((p) => p.providerId === provider.id);
@@ -63,7 +68,12 @@ export const addServerTool = (actor: Actor, id: string, body: unknown) =>
           ? stored.providers.map((p) => (p.providerId === provider.id ? { ...p, toolIds: [...p.toolIds, tool.id] } : p))
           : [...stored.providers, { providerId: provider.id, toolIds: [tool.id] }];
         yield* checkDistinctToolNames([...graph.tools, tool]);
-        yield* saveServer(tx, stored, { ...stored, providers, version: stored.version + 1, updatedAt: yield* now }, false);
+        yield* saveServer(
+          tx,
+          stored,
+          { ...stored, providers, version: stored.version + 1, updatedAt: yield* now },
+          false,
+        );
         return toToolRecord(tool);
       }),
     );
@@ -89,7 +99,10 @@ const childAssociation = <Rec>(spec: {
   readonly kind: "resource" | "prompt";
   readonly key: "resourceIds" | "promptIds";
   readonly decode: (body: unknown) => Effect.Effect<string, InvalidArgument>;
-  readonly find: (tx: StorageTx, id: string) => Effect.Effect<{ readonly providerId: string; readonly id: string } | undefined>;
+  readonly find: (
+    tx: StorageTx,
+    id: string,
+  ) => Effect.Effect<{ readonly providerId: string; readonly id: string } | undefined>;
   readonly listed: (graph: ServerGraph) => ReadonlyArray<Rec>;
   readonly toRecord: (row: never) => Rec;
 }) => ({
@@ -109,7 +122,9 @@ const childAssociation = <Rec>(spec: {
           const row = yield* spec.find(tx, childId);
           const provider = row === undefined ? undefined : yield* tx.findProvider(row.providerId);
           if (row === undefined || provider === undefined || !canSee(actor, provider))
-            return yield* invalid([{ path: `${spec.kind}.${spec.kind}ID`, message: `unknown ${spec.kind} '${childId}'` }]);
+            return yield* invalid([
+              { path: `${spec.kind}.${spec.kind}ID`, message: `unknown ${spec.kind} '${childId}'` },
+            ]);
           if (stored[spec.key].includes(childId))
             return yield* new AlreadyExists({ detail: `${spec.kind} '${childId}' is already part of server '${id}'` });
           const next = { ...stored, [spec.key]: [...stored[spec.key], childId] };

@@ -100,7 +100,8 @@ const resolveChildren = (
       }
       const row = yield* find(ref.id);
       const provider = row === undefined ? undefined : yield* tx.findProvider(row.providerId);
-      if (provider === undefined || !canSee(actor, provider)) problems.push({ path, message: `unknown ${kind} '${ref.id}'` });
+      if (provider === undefined || !canSee(actor, provider))
+        problems.push({ path, message: `unknown ${kind} '${ref.id}'` });
       else ids.push(ref.id);
     }
     return ids;

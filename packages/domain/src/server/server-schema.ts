@@ -62,7 +62,9 @@ export const ServerRecord = Schema.Struct({
 export type ServerRecord = typeof ServerRecord.Type;
 
 /** Body of `POST /servers/{id}/tools`. */
-export const ServerToolLink = Schema.Struct({ providerID: Id, toolID: Id }).annotations({ identifier: "ServerToolLink" });
+export const ServerToolLink = Schema.Struct({ providerID: Id, toolID: Id }).annotations({
+  identifier: "ServerToolLink",
+});
 /** Body of `POST /servers/{id}/resources`. */
 export const ServerResourceLink = Schema.Struct({ resourceID: Id }).annotations({ identifier: "ServerResourceLink" });
 /** Body of `POST /servers/{id}/prompts`. */

@@ -158,7 +158,9 @@ export interface StorageTx {
 export class Storage extends Context.Tag("@mcpsm/domain/Storage")<
   Storage,
   {
-    readonly transaction: <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | Unavailable, R>;
+    readonly transaction: <A, E, R>(
+      work: (tx: StorageTx) => Effect.Effect<A, E, R>,
+    ) => Effect.Effect<A, E | Unavailable, R>;
     readonly read: <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | Unavailable, R>;
   }
 >() {}

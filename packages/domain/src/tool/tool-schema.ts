@@ -7,7 +7,9 @@ import { JsonObject, LongText } from "../validation/text.js";
 
 /** The HTTP methods a tool may call, normalised to upper case on input. */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
-export const HttpMethod = Schema.compose(Schema.Uppercase, Schema.Literal(...HTTP_METHODS), { strict: false }).annotations({
+export const HttpMethod = Schema.compose(Schema.Uppercase, Schema.Literal(...HTTP_METHODS), {
+  strict: false,
+}).annotations({
   jsonSchema: {
     type: "string",
     enum: HTTP_METHODS,
@@ -38,7 +40,8 @@ export const ToolPath = Schema.String.pipe(
       if (/[\s?#\u0000-\u001f\u007f]/.test(path)) return "must not contain white space, control characters, ? or #";
       if (/[{}]/.test(path.replace(/\{[^{}]*\}/g, ""))) return "has unbalanced braces";
       for (const name of pathPlaceholders(path))
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `placeholder {${name}} must be a name of letters, digits and _`;
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+          return `placeholder {${name}} must be a name of letters, digits and _`;
       return true;
     },
     {
@@ -65,9 +68,7 @@ const toolFields = {
   method: optional(HttpMethod),
   path: optional(ToolPath),
   name: optional(ToolName),
-  title: optional(
-    Schema.String.pipe(Schema.maxLength(64, { message: () => "must be at most 64 characters" })),
-  ),
+  title: optional(Schema.String.pipe(Schema.maxLength(64, { message: () => "must be at most 64 characters" }))),
   description: optional(LongText),
   pathArgsJSONSchema: optional(ObjectJsonSchema),
   queryArgsJSONSchema: optional(ObjectJsonSchema),

@@ -72,7 +72,9 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
   const idName = `${kind}ID`;
   const childOf = (tx: StorageTx, providerId: string, id: string) =>
     Effect.flatMap(spec.store(tx).find(id), (row) =>
-      row !== undefined && row.providerId === providerId ? Effect.succeed(row) : Effect.fail(new NotFound({ kind, id })),
+      row !== undefined && row.providerId === providerId
+        ? Effect.succeed(row)
+        : Effect.fail(new NotFound({ kind, id })),
     );
   const check = (tx: StorageTx, row: Row, previous: Row | undefined) =>
     spec.check === undefined ? Effect.void : spec.check(tx, row, previous);

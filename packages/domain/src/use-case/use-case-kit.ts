@@ -43,7 +43,9 @@ export const transact = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E | 
           (e): e is StaleRead => e instanceof StaleRead,
           (stale) =>
             stale.conditional || left <= 1
-              ? Effect.fail(new Aborted({ detail: "the record was changed by another request; read it again and retry" }))
+              ? Effect.fail(
+                  new Aborted({ detail: "the record was changed by another request; read it again and retry" }),
+                )
               : attempt(left - 1),
         ),
       ) as Effect.Effect<A, Exclude<E, StaleRead> | Aborted | Unavailable, R>;
@@ -73,9 +75,7 @@ export const canSee = (actor: Actor, row: ProviderRow): boolean =>
 /** A provider the actor can see (its own, or any PUBLIC one); otherwise 404. */
 export const visibleProvider = (tx: StorageTx, actor: Actor, id: string) =>
   Effect.flatMap(tx.findProvider(id), (row) =>
-    row !== undefined && canSee(actor, row)
-      ? Effect.succeed(row)
-      : Effect.fail(new NotFound({ kind: "provider", id })),
+    row !== undefined && canSee(actor, row) ? Effect.succeed(row) : Effect.fail(new NotFound({ kind: "provider", id })),
   );
 
 /** A provider the actor may change: 404 when invisible, 403 when it is another tenant's PUBLIC provider. */

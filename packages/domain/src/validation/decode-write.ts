@@ -149,6 +149,4 @@ export const decodeEnvelope = <A, I>(
 
 /** Decodes a path parameter that must be a record id. */
 export const decodePathId = (name: string, value: string): Effect.Effect<string, InvalidArgument> =>
-  isId(value)
-    ? Effect.succeed(value)
-    : Effect.fail(invalid([{ path: name, message: "must be 11 letters or digits" }]));
+  isId(value) ? Effect.succeed(value) : Effect.fail(invalid([{ path: name, message: "must be 11 letters or digits" }]));

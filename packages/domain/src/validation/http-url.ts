@@ -16,7 +16,11 @@ export const httpUrlProblem = (value: string): string | undefined => {
 };
 
 /** The JSON Schema of an acceptable URL (what `httpUrlProblem` checks, as far as JSON Schema can say it). */
-const HTTP_URL_JSON_SCHEMA = { format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#:][^@/?#]*(?:[/?#]|$)", maxLength: 2048 };
+const HTTP_URL_JSON_SCHEMA = {
+  format: "uri",
+  pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#:][^@/?#]*(?:[/?#]|$)",
+  maxLength: 2048,
+};
 
 /** An absolute http(s) URL without credentials. */
 export const HttpUrl = Schema.String.pipe(

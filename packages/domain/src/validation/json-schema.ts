@@ -39,7 +39,8 @@ export const ObjectJsonSchema = JsonSchemaObject.pipe(
     (s) => (Object.keys(s).length === 0 || s.type === "object" ? true : 'must be a JSON Schema with type "object"'),
     {
       jsonSchema: {
-        description: 'a JSON Schema with type "object" (2020-12, or draft-07 when its $schema says so) of at most 64 KiB; {} for none',
+        description:
+          'a JSON Schema with type "object" (2020-12, or draft-07 when its $schema says so) of at most 64 KiB; {} for none',
       },
     },
   ),

@@ -34,8 +34,7 @@ export const Int32 = Schema.Int.pipe(
 /** An RFC 3339 date-time string with a time zone. */
 export const DateTimeString = Schema.String.pipe(
   Schema.filter(
-    (s) =>
-      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(s) && !Number.isNaN(Date.parse(s)),
+    (s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(s) && !Number.isNaN(Date.parse(s)),
     {
       message: () => "must be an RFC 3339 date-time such as 2030-01-01T00:00:00Z",
       jsonSchema: { format: "date-time", description: "RFC 3339 date-time with a time zone" },
@@ -54,7 +53,11 @@ export type JsonObject = typeof JsonObject.Type;
  * document; this says the same in plain JSON Schema.
  */
 export const AnyJsonValue = Schema.Unknown.annotations({
-  jsonSchema: { type: ["null", "boolean", "object", "array", "number", "string"], additionalProperties: true, items: true },
+  jsonSchema: {
+    type: ["null", "boolean", "object", "array", "number", "string"],
+    additionalProperties: true,
+    items: true,
+  },
 });
 
 // Fields of records as the service writes them. Records are produced, never decoded, so these only describe

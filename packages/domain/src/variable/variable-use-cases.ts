@@ -28,7 +28,9 @@ export const createVariable = (actor: Actor, body: unknown) =>
       Effect.gen(function* () {
         yield* lockQuota(tx, "variables", actor.tenant);
         if ((yield* tx.countVariables(actor.tenant)) >= quotas.variablesPerTenant)
-          return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.variablesPerTenant} variables` });
+          return yield* new ResourceExhausted({
+            detail: `the tenant already has ${quotas.variablesPerTenant} variables`,
+          });
         const at = yield* now;
         const row: VariableRow = { id: newId(), tenant: actor.tenant, createdAt: at, updatedAt: at, ...input, value };
         yield* tx.insertVariable(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
@@ -56,7 +58,11 @@ export const updateVariable = (actor: Actor, id: string, body: unknown) =>
     return yield* transact((tx) =>
       Effect.gen(function* () {
         const stored = yield* ownedVariable(tx, actor, id);
-        const row: VariableRow = { ...stored, value: yield* storedValue(stored.type, patch.value), updatedAt: yield* now };
+        const row: VariableRow = {
+          ...stored,
+          value: yield* storedValue(stored.type, patch.value),
+          updatedAt: yield* now,
+        };
         yield* tx.updateVariable(row);
         return toVariableRecord(row);
       }),
@@ -84,4 +90,3 @@ export const resolveVariables = (tenant: string, names: ReadonlyArray<string>) =
     for (const row of rows) values.set(row.name, row.type === "SECRET" ? yield* cipher.decrypt(row.value) : row.value);
     return values;
   });
-
