@@ -130,7 +130,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     listenUrl: () => listenUrl,
     oauth: mcpVerifier,
     defaultAuthorizationServers: authorizationServers,
-    onError: (error) => logger.warn({ err: error }, "mcp request failed"),
+    logger,
   });
   const authUrl =
     config.authUrl ??

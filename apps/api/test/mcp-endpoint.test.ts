@@ -185,4 +185,35 @@ describe("MCP endpoint of the service", () => {
     const otherTenant = await mcpAccessToken("mallory", `${service.url}/mcp/${serverId}`);
     await expect(connect(serverId, otherTenant, "2026-07-28")).rejects.toThrow();
   });
+
+  it("answers an OAuth token of another tenant for this server's URL with 404, exactly as for a missing server", async () => {
+    const post = async (id: string, token: string) => {
+      const response = await fetch(`${service.url}/mcp/${id}`, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${token}`,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+      return {
+        status: response.status,
+        challenge: response.headers.get("www-authenticate"),
+        body: await response.json(),
+      };
+    };
+    const foreign = await post(serverId, await mcpAccessToken("mallory", `${service.url}/mcp/${serverId}`));
+    const missing = await post("AAAAAAAAAAA", await mcpAccessToken("mallory", `${service.url}/mcp/AAAAAAAAAAA`));
+    expect(foreign).toEqual({
+      status: 404,
+      challenge: null,
+      body: { jsonrpc: "2.0", error: { code: -32001, message: `MCP server '${serverId}' does not exist` }, id: null },
+    });
+    expect(missing).toEqual({
+      status: 404,
+      challenge: null,
+      body: { jsonrpc: "2.0", error: { code: -32001, message: "MCP server 'AAAAAAAAAAA' does not exist" }, id: null },
+    });
+  });
 });

@@ -8,6 +8,7 @@ export { Id, isId, newId, randomAlphanumeric } from "./ids/id.js";
 export { ALL_SCOPES, Scope, SCOPES } from "./scopes/scope.js";
 export { OPERATIONS, type Operation, requiredScope, SCOPE_POLICY } from "./scopes/scope-policy.js";
 export { type Actor, hasScope } from "./tenancy/actor.js";
+export { bearerToken } from "./tenancy/bearer-token.js";
 export { DEFAULT_QUOTAS, Quotas, quotasLayer } from "./tenancy/quotas.js";
 export { aesGcmCipher, aesGcmCipherLayer, keyIdOf, SecretCipher } from "./secrets/secret-cipher.js";
 export { REKEY_BATCH_SIZE, type RekeyReport, rekeySecrets } from "./secrets/rekey.js";

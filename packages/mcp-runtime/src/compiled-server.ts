@@ -1,12 +1,6 @@
-import {
-  type McpServerView,
-  type McpToolDefinition,
-  mcpToolDefinition,
-  type PromptRow,
-  type ProviderRow,
-  type ResourceRow,
-  type ToolRow,
-} from "@mcpsm/domain";
+import type { McpServerView, PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain";
+import type { Prompt, Resource, Tool } from "@modelcontextprotocol/server";
+import { promptEntry, resourceEntry, toolEntry } from "./wire/list-entries.js";
 
 // A server as the MCP endpoint serves it: everything derived from the stored records once per revision
 // (tool definitions, lookup maps, list results), so a request only has to check that the revision is
@@ -15,7 +9,7 @@ import {
 export interface CompiledTool {
   readonly row: ToolRow;
   readonly provider: ProviderRow;
-  readonly definition: McpToolDefinition;
+  readonly definition: Tool;
 }
 
 export interface CompiledServer {
@@ -29,15 +23,11 @@ export interface CompiledServer {
   readonly version: string;
   readonly instructions: string;
   readonly forwardRequestHeaders: boolean;
-  readonly toolList: ReadonlyArray<McpToolDefinition>;
+  readonly toolList: ReadonlyArray<Tool>;
   readonly tools: ReadonlyMap<string, CompiledTool>;
-  readonly promptList: ReadonlyArray<{
-    name: string;
-    description?: string;
-    arguments: Array<{ name: string; description?: string; required: boolean }>;
-  }>;
+  readonly promptList: ReadonlyArray<Prompt>;
   readonly prompts: ReadonlyMap<string, PromptRow>;
-  readonly resourceList: ReadonlyArray<Record<string, unknown> & { uri: string; name: string }>;
+  readonly resourceList: ReadonlyArray<Resource>;
   readonly resources: ReadonlyMap<string, ResourceRow>;
 }
 
@@ -47,7 +37,7 @@ export const compileServer = (view: McpServerView): CompiledServer => {
   for (const row of view.tools) {
     const provider = view.providersById.get(row.providerId);
     if (provider === undefined || tools.has(row.name)) continue;
-    tools.set(row.name, { row, provider, definition: mcpToolDefinition(row) });
+    tools.set(row.name, { row, provider, definition: toolEntry(row) });
   }
   const prompts = new Map<string, PromptRow>();
   for (const row of view.prompts) if (!prompts.has(row.name)) prompts.set(row.name, row);
@@ -64,24 +54,9 @@ export const compileServer = (view: McpServerView): CompiledServer => {
     forwardRequestHeaders: view.server.requestHeadersProxyEnabled,
     toolList: [...tools.values()].map((tool) => tool.definition),
     tools,
-    promptList: [...prompts.values()].map((row) => ({
-      name: row.name,
-      ...(row.description !== "" ? { description: row.description } : {}),
-      arguments: row.arguments.map((arg) => ({
-        name: arg.name,
-        ...(arg.description ? { description: arg.description } : {}),
-        required: arg.required === true,
-      })),
-    })),
+    promptList: [...prompts.values()].map(promptEntry),
     prompts,
-    resourceList: [...resources.values()].map((row) => ({
-      uri: row.uri,
-      name: row.name,
-      ...(row.description !== "" ? { description: row.description } : {}),
-      ...(row.mimeType !== "" ? { mimeType: row.mimeType } : {}),
-      ...(row.size > 0 ? { size: row.size } : {}),
-      ...(Object.keys(row.annotations).length > 0 ? { annotations: row.annotations } : {}),
-    })),
+    resourceList: [...resources.values()].map(resourceEntry),
     resources,
   };
 };

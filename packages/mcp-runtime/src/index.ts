@@ -4,7 +4,9 @@
  * policy, with server-token and OAuth authentication and a revision-keyed cache of compiled servers.
  */
 export { argumentProblems } from "./argument-validator.js";
-export { CompiledServerCache, StoreUnavailable } from "./compiled-cache.js";
+export type { McpAuthentication } from "./auth/mcp-authentication.js";
+export type { OAuthAccessTokenVerifier, OAuthPrincipal } from "./auth/oauth-auth.js";
+export { type CacheLookup, CompiledServerCache } from "./compiled-cache.js";
 export { type CompiledServer, compileServer } from "./compiled-server.js";
 export {
   DEFAULT_UPSTREAM_MAX_RESPONSE_BYTES,
@@ -22,10 +24,20 @@ export {
   UpstreamAddressRefused,
 } from "./network-policy.js";
 export {
-  createMcpRuntime,
-  type McpRuntime,
-  type McpRuntimeOptions,
-  type OAuthAccessTokenVerifier,
-  type OAuthPrincipal,
-} from "./runtime.js";
-export { callUpstream, type UpstreamCall, type UpstreamLimits, type UpstreamOutcome } from "./upstream-client.js";
+  consoleLogger,
+  httpFailure,
+  type McpFailure,
+  type McpLogger,
+  NoCredential,
+  rpcFailure,
+  toolFailure,
+} from "./error-mapping.js";
+export { createMcpRuntime, type McpRuntime, type McpRuntimeOptions } from "./runtime.js";
+export {
+  callUpstream,
+  type UpstreamCall,
+  UpstreamFailure,
+  type UpstreamLimits,
+  type UpstreamOutcome,
+} from "./upstream-client.js";
+export { promptEntry, resourceEntry, toolEntry } from "./wire/list-entries.js";

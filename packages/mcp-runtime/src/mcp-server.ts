@@ -1,5 +1,7 @@
 import {
   forwardableHeaders,
+  InvalidArgument,
+  NotFound,
   planUpstreamRequest,
   renderPrompt,
   resolveToolHeaders,
@@ -8,18 +10,18 @@ import {
 } from "@mcpsm/domain";
 import {
   type CallToolResult,
-  ProtocolError,
-  ProtocolErrorCode,
-  ResourceNotFoundError,
+  type GetPromptResult,
+  type ReadResourceResult,
   Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { type Effect, Exit } from "effect";
+import { Cause, Effect, Either, Exit } from "effect";
 import type { Dispatcher } from "undici";
 import { argumentProblems } from "./argument-validator.js";
 import type { CompiledServer, CompiledTool } from "./compiled-server.js";
 import { isJsonType, isTextualType } from "./media-type.js";
-import { callUpstream, type UpstreamLimits, type UpstreamResponse } from "./upstream-client.js";
+import { guarded, type McpLogger, rpcFailure, toolFailure } from "./error-mapping.js";
+import { callUpstream, UpstreamFailure, type UpstreamLimits, type UpstreamResponse } from "./upstream-client.js";
 
 // One MCP server instance per HTTP exchange (the SDK's stateless model), built from a compiled server.
 // Building it only wires handlers to data compiled earlier; nothing is read from the store here except the
@@ -32,6 +34,8 @@ export interface EffectRunner {
 
 export interface UpstreamServices {
   readonly runner: EffectRunner;
+  /** Where outages, configuration faults and defects are reported. */
+  readonly log: McpLogger;
   readonly dispatcher: Dispatcher;
   readonly limits: UpstreamLimits;
   /** Sent as User-Agent when neither the tool nor a forwarded header sets one. */
@@ -94,87 +98,84 @@ const upstreamHeaders = (
   return [...headers.values()];
 };
 
-const callTool = async (
+/** A `tools/call`: arguments checked, the request planned, header variables resolved, the upstream called. */
+const callTool = (
   services: UpstreamServices,
   compiled: CompiledServer,
   tool: CompiledTool,
   args: unknown,
   ctx: ServerContext,
-): Promise<CallToolResult> => {
-  const problems = argumentProblems(tool.row, args);
-  if (problems.length > 0) return errorResult(`invalid arguments:\n${problems.map((p) => `- ${p}`).join("\n")}`);
-  const planned = planUpstreamRequest(tool.provider.baseURL, tool.row, (args ?? {}) as Record<string, unknown>);
-  if (!planned.ok)
-    return errorResult(`invalid arguments:\n${planned.problems.map((p) => `- ${p.path}: ${p.message}`).join("\n")}`);
-  const resolved = await services.runner.runPromiseExit(
-    resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers),
-  );
-  if (Exit.isFailure(resolved)) return errorResult("the tool's header variables could not be read; try again later");
-  if (!resolved.value.ok) return errorResult(resolved.value.message);
-  const { plan } = planned;
-  const outcome = await callUpstream(
-    services.dispatcher,
-    {
-      method: plan.method,
-      url: plan.url,
-      headers: upstreamHeaders(
-        compiled,
-        ctx.http?.req?.headers,
-        resolved.value.headers,
-        plan.body !== undefined,
-        services.userAgent,
+) =>
+  Effect.gen(function* () {
+    const problems = argumentProblems(tool.row, args);
+    if (problems.length > 0)
+      return yield* new InvalidArgument({
+        detail: `invalid arguments:\n${problems.map((p) => `- ${p}`).join("\n")}`,
+        errors: problems.map((line) => ({ path: "arguments", message: line })),
+      });
+    const plan = yield* planUpstreamRequest(tool.provider.baseURL, tool.row, (args ?? {}) as Record<string, unknown>);
+    const toolHeaders = yield* resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers);
+    const response = yield* Effect.flatten(
+      Effect.promise(() =>
+        callUpstream(
+          services.dispatcher,
+          {
+            method: plan.method,
+            url: plan.url,
+            headers: upstreamHeaders(
+              compiled,
+              ctx.http?.req?.headers,
+              toolHeaders,
+              plan.body !== undefined,
+              services.userAgent,
+            ),
+            body: plan.body,
+            signal: ctx.mcpReq.signal,
+          },
+          services.limits,
+        ),
       ),
-      body: plan.body,
-      signal: ctx.mcpReq.signal,
-    },
-    services.limits,
-  );
-  if (!outcome.ok) return errorResult(`upstream call failed: ${outcome.failure.message}`);
-  return toolResultOf(outcome.response, services.limits);
-};
+    );
+    return toolResultOf(response, services.limits);
+  });
 
-const readResource = async (services: UpstreamServices, uri: string, mimeType: string, ctx: ServerContext) => {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw new ProtocolError(ProtocolErrorCode.InternalError, `resource '${uri}' has no fetchable URL`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new ProtocolError(ProtocolErrorCode.InternalError, `resource '${uri}' is not an http(s) URL`);
-  const outcome = await callUpstream(
-    services.dispatcher,
-    {
-      method: "GET",
-      url,
-      headers: [
-        ["User-Agent", services.userAgent],
-        ["Accept", mimeType || "*/*"],
-      ],
-      signal: ctx.mcpReq.signal,
-    },
-    services.limits,
-  );
-  if (!outcome.ok)
-    throw new ProtocolError(ProtocolErrorCode.InternalError, `reading '${uri}' failed: ${outcome.failure.message}`);
-  const { response } = outcome;
-  if (response.status < 200 || response.status > 299)
-    throw new ProtocolError(
-      ProtocolErrorCode.InternalError,
-      `reading '${uri}' failed: upstream answered HTTP ${response.status}`,
+/** A `resources/read`: one GET of the resource's URL under the same policy and limits as tool calls. */
+const readResource = (services: UpstreamServices, uri: string, mimeType: string, ctx: ServerContext) =>
+  Effect.gen(function* () {
+    const failed = (kind: UpstreamFailure["kind"], why: string) =>
+      new UpstreamFailure({ kind, message: `reading '${uri}' failed: ${why}` });
+    const url = URL.parse(uri);
+    if (url === null || (url.protocol !== "http:" && url.protocol !== "https:"))
+      return yield* failed("refused", "it is not an http(s) URL");
+    const response = yield* Effect.flatMap(
+      Effect.promise(() =>
+        callUpstream(
+          services.dispatcher,
+          {
+            method: "GET",
+            url,
+            headers: [
+              ["User-Agent", services.userAgent],
+              ["Accept", mimeType || "*/*"],
+            ],
+            signal: ctx.mcpReq.signal,
+          },
+          services.limits,
+        ),
+      ),
+      Either.mapLeft((failure) => failed(failure.kind, failure.message)),
     );
-  const type = mimeType || response.contentType;
-  if (isTextualType(type))
-    return {
-      contents: [{ uri, ...(type ? { mimeType: type } : {}), text: bodyText(response, services.limits) }],
-    };
-  if (response.truncated)
-    throw new ProtocolError(
-      ProtocolErrorCode.InternalError,
-      `reading '${uri}' failed: the resource is larger than ${services.limits.maxResponseBytes} bytes`,
-    );
-  return { contents: [{ uri, mimeType: type, blob: response.body.toString("base64") }] };
-};
+    if (response.status < 200 || response.status > 299)
+      return yield* failed("status", `upstream answered HTTP ${response.status}`);
+    const type = mimeType || response.contentType;
+    if (isTextualType(type))
+      return {
+        contents: [{ uri, ...(type ? { mimeType: type } : {}), text: bodyText(response, services.limits) }],
+      } satisfies ReadResourceResult;
+    if (response.truncated)
+      return yield* failed("size", `the resource is larger than ${services.limits.maxResponseBytes} bytes`);
+    return { contents: [{ uri, mimeType: type, blob: response.body.toString("base64") }] } satisfies ReadResourceResult;
+  });
 
 /** A fresh low-level MCP server answering from `compiled` (one per HTTP exchange). */
 export const buildMcpServer = (services: UpstreamServices, compiled: CompiledServer): Server => {
@@ -185,35 +186,51 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
       ...(compiled.instructions !== "" ? { instructions: compiled.instructions } : {}),
     },
   );
-  server.setRequestHandler("tools/list", () => ({ tools: compiled.toolList as never }));
-  server.setRequestHandler("tools/call", (request, ctx) => {
-    const tool = compiled.tools.get(request.params.name);
-    if (tool === undefined)
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool '${request.params.name}'`);
-    return callTool(services, compiled, tool, request.params.arguments, ctx);
-  });
-  server.setRequestHandler("prompts/list", () => ({ prompts: compiled.promptList as never }));
-  server.setRequestHandler("prompts/get", (request) => {
-    const prompt = compiled.prompts.get(request.params.name);
-    if (prompt === undefined)
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown prompt '${request.params.name}'`);
-    const rendered = renderPrompt(prompt, request.params.arguments ?? {});
-    if (!rendered.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, rendered.message);
-    return {
-      ...(prompt.description !== "" ? { description: prompt.description } : {}),
-      messages: rendered.messages.map((m) => ({
-        role: m.role,
-        content: { type: "text" as const, text: m.content.text },
-      })),
-    };
-  });
+  const { log } = services;
+  server.setRequestHandler("tools/list", () => ({ tools: [...compiled.toolList] }));
+  server.setRequestHandler(
+    "tools/call",
+    guarded(log, "tools/call", async (request, ctx) => {
+      const tool = compiled.tools.get(request.params.name);
+      if (tool === undefined)
+        throw rpcFailure(Cause.fail(new NotFound({ kind: "tool", id: request.params.name })), log, "tools/call");
+      const exit = await services.runner.runPromiseExit(
+        callTool(services, compiled, tool, request.params.arguments, ctx),
+      );
+      return Exit.isSuccess(exit) ? exit.value : toolFailure(exit.cause, log);
+    }),
+  );
+  server.setRequestHandler("prompts/list", () => ({ prompts: [...compiled.promptList] }));
+  server.setRequestHandler(
+    "prompts/get",
+    guarded(log, "prompts/get", (request): GetPromptResult => {
+      const prompt = compiled.prompts.get(request.params.name);
+      if (prompt === undefined)
+        throw rpcFailure(Cause.fail(new NotFound({ kind: "prompt", id: request.params.name })), log, "prompts/get");
+      const rendered = renderPrompt(prompt, request.params.arguments ?? {});
+      if (Either.isLeft(rendered)) throw rpcFailure(Cause.fail(rendered.left), log, "prompts/get");
+      return {
+        ...(prompt.description !== "" ? { description: prompt.description } : {}),
+        messages: rendered.right.map((m) => ({
+          role: m.role,
+          content: { type: "text" as const, text: m.content.text },
+        })),
+      };
+    }),
+  );
   // Prompt arguments are free text: there is nothing to complete, so completion answers with no values.
   server.setRequestHandler("completion/complete", () => ({ completion: { values: [], hasMore: false } }));
-  server.setRequestHandler("resources/list", () => ({ resources: compiled.resourceList as never }));
-  server.setRequestHandler("resources/read", (request, ctx) => {
-    const resource = compiled.resources.get(request.params.uri);
-    if (resource === undefined) throw new ResourceNotFoundError(request.params.uri);
-    return readResource(services, resource.uri, resource.mimeType, ctx) as never;
-  });
+  server.setRequestHandler("resources/list", () => ({ resources: [...compiled.resourceList] }));
+  server.setRequestHandler(
+    "resources/read",
+    guarded(log, "resources/read", async (request, ctx) => {
+      const resource = compiled.resources.get(request.params.uri);
+      if (resource === undefined)
+        throw rpcFailure(Cause.fail(new NotFound({ kind: "resource", id: request.params.uri })), log, "resources/read");
+      const exit = await services.runner.runPromiseExit(readResource(services, resource.uri, resource.mimeType, ctx));
+      if (Exit.isFailure(exit)) throw rpcFailure(exit.cause, log, "resources/read");
+      return exit.value;
+    }),
+  );
   return server;
 };

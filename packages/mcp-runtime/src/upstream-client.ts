@@ -1,3 +1,4 @@
+import { Data, Either } from "effect";
 import type { Dispatcher } from "undici";
 import { errors, request } from "undici";
 import { UpstreamAddressRefused } from "./network-policy.js";
@@ -32,16 +33,14 @@ export interface UpstreamResponse {
 }
 
 /** Why an exchange produced no response; `message` is safe to show to the MCP client. */
-export type UpstreamFailure =
-  | { readonly kind: "timeout"; readonly message: string }
-  | { readonly kind: "refused"; readonly message: string }
-  | { readonly kind: "redirect"; readonly message: string }
-  | { readonly kind: "cancelled"; readonly message: string }
-  | { readonly kind: "network"; readonly message: string };
+export class UpstreamFailure extends Data.TaggedError("UpstreamFailure")<{
+  /** `status` and `size`: an answer came, but not one that can be used (reading resources only). */
+  readonly kind: "timeout" | "refused" | "redirect" | "cancelled" | "network" | "status" | "size";
+  readonly message: string;
+}> {}
 
-export type UpstreamOutcome =
-  | { readonly ok: true; readonly response: UpstreamResponse }
-  | { readonly ok: false; readonly failure: UpstreamFailure };
+/** The upstream's response, or why there is none. */
+export type UpstreamOutcome = Either.Either<UpstreamResponse, UpstreamFailure>;
 
 const MAX_REDIRECTS = 5;
 
@@ -124,21 +123,21 @@ export const callUpstream = async (
         try {
           next = new URL(location, url);
         } catch {
-          return { ok: false, failure: { kind: "redirect", message: `upstream redirected to an invalid location` } };
+          return Either.left(
+            new UpstreamFailure({ kind: "redirect", message: `upstream redirected to an invalid location` }),
+          );
         }
         if (next.origin !== url.origin)
-          return {
-            ok: false,
-            failure: {
+          return Either.left(
+            new UpstreamFailure({
               kind: "redirect",
               message: `upstream redirected (HTTP ${response.statusCode}) to another host (${next.origin}); not followed`,
-            },
-          };
+            }),
+          );
         if (hop + 1 >= MAX_REDIRECTS)
-          return {
-            ok: false,
-            failure: { kind: "redirect", message: `upstream redirected more than ${MAX_REDIRECTS} times` },
-          };
+          return Either.left(
+            new UpstreamFailure({ kind: "redirect", message: `upstream redirected more than ${MAX_REDIRECTS} times` }),
+          );
         // 307/308 keep the method and body; the others turn into a GET without a body (as browsers do).
         if (response.statusCode !== 307 && response.statusCode !== 308 && method !== "HEAD") {
           method = "GET";
@@ -151,33 +150,28 @@ export const callUpstream = async (
         method === "HEAD"
           ? { body: Buffer.alloc(0), truncated: false }
           : await readCapped(response.body, limits.maxResponseBytes);
-      return {
-        ok: true,
-        response: {
-          status: response.statusCode,
-          statusText: STATUS_TEXT[response.statusCode] ?? "",
-          contentType: firstHeader(response.headers["content-type"]),
-          ...read,
-          url,
-        },
-      };
+      return Either.right({
+        status: response.statusCode,
+        statusText: STATUS_TEXT[response.statusCode] ?? "",
+        contentType: firstHeader(response.headers["content-type"]),
+        ...read,
+        url,
+      });
     }
   } catch (error) {
     const refused = refusedIn(error);
-    if (refused) return { ok: false, failure: { kind: "refused", message: refused.message } };
+    if (refused) return Either.left(new UpstreamFailure({ kind: "refused", message: refused.message }));
     if (deadline.aborted || error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError)
-      return {
-        ok: false,
-        failure: { kind: "timeout", message: `upstream did not answer within ${limits.timeoutMs} ms` },
-      };
+      return Either.left(
+        new UpstreamFailure({ kind: "timeout", message: `upstream did not answer within ${limits.timeoutMs} ms` }),
+      );
     if (call.signal?.aborted)
-      return { ok: false, failure: { kind: "cancelled", message: "the request was cancelled" } };
+      return Either.left(new UpstreamFailure({ kind: "cancelled", message: "the request was cancelled" }));
     if (error instanceof errors.ConnectTimeoutError)
-      return { ok: false, failure: { kind: "timeout", message: `could not connect to ${url.host} in time` } };
+      return Either.left(new UpstreamFailure({ kind: "timeout", message: `could not connect to ${url.host} in time` }));
     const code = (error as { code?: string }).code;
-    return {
-      ok: false,
-      failure: { kind: "network", message: `could not reach ${url.host}${code ? ` (${code})` : ""}` },
-    };
+    return Either.left(
+      new UpstreamFailure({ kind: "network", message: `could not reach ${url.host}${code ? ` (${code})` : ""}` }),
+    );
   }
 };

@@ -1,5 +1,6 @@
 import { lookup as systemLookup } from "node:dns";
 import { request as httpRequest } from "node:http";
+import { Unauthenticated } from "@mcpsm/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFixture, SECRET_VALUE, textOf } from "./support/fixture.js";
 import { actorOf, connect, makeServices, manage, type RunningMcp, type Services, startMcp } from "./support/harness.js";
@@ -22,12 +23,13 @@ beforeAll(async () => {
     { upstreamAllowedNetworks: ["127.0.0.0/8"], upstreamTimeoutMs: 2000 },
     {
       defaultAuthorizationServers: [ISSUER],
-      // A stand-in for the JWT verifier of apps/api: `good-<tenant>` is valid for every server URL.
+      // A stand-in for the JWT verifier of apps/api: `good-<tenant>` is valid for every server URL (and, as
+      // there, a token naming no tenant is not).
       oauth: {
         verify: async (token, resource) =>
-          token.startsWith("good-") && resource.startsWith("http://127.0.0.1:")
+          token.startsWith("good-") && token.length > 5 && resource.startsWith("http://127.0.0.1:")
             ? { tenant: token.slice(5), scopes: ["mcp"], expiresAt: Math.floor(Date.now() / 1000) + 60 }
-            : undefined,
+            : new Unauthenticated({ detail: "the access token is invalid" }),
       },
     },
   );
@@ -114,13 +116,22 @@ describe("authentication", () => {
     const client = await connect(mcp.url, fixture.server.id, "2026-07-28", "good-acme");
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     await client.close();
+    // Another tenant's server answers exactly as a missing one: 404, the same body shape, no challenge.
     const other = await rawPost(
       `${mcp.url}/mcp/${fixture.server.id}`,
       { Authorization: "Bearer good-mallory" },
       INITIALIZE,
     );
-    expect(other.status).toBe(401);
-    expect(other.headers["www-authenticate"]).toContain("does not own this server");
+    const missing = await rawPost(`${mcp.url}/mcp/AAAAAAAAAAA`, { Authorization: "Bearer good-mallory" }, INITIALIZE);
+    expect(other.status).toBe(404);
+    expect(other.headers["www-authenticate"]).toBeUndefined();
+    expect(JSON.parse(other.body)).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32001, message: `MCP server '${fixture.server.id}' does not exist` },
+      id: null,
+    });
+    expect(JSON.parse(missing.body).error.code).toBe(-32001);
+    expect(missing.status).toBe(404);
   });
 
   it("refuses a token revoked while a client is using it, on its very next request", async () => {

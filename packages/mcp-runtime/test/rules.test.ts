@@ -1,4 +1,13 @@
-import { forwardableHeaders, mayReadVariable, planUpstreamRequest, renderPrompt, type ToolRow } from "@mcpsm/domain";
+import {
+  bearerToken,
+  forwardableHeaders,
+  mayReadVariable,
+  mcpServerForCaller,
+  planUpstreamRequest,
+  renderPrompt,
+  type ToolRow,
+} from "@mcpsm/domain";
+import { Either } from "effect";
 import { describe, expect, it } from "vitest";
 import { networkPolicy } from "../src/index.js";
 
@@ -57,23 +66,26 @@ describe("upstream request plan", () => {
       pathArgs: { owner: "a b", repo: "x/y" },
       queryArgs: { q: ["1", 2, true], skip: null },
     });
-    expect(planned.ok && planned.plan.url.href).toBe("https://api.example.com/v3/repos/a%20b/x%2Fy?q=1&q=2&q=true");
+    expect(Either.getOrThrow(planned).url.href).toBe("https://api.example.com/v3/repos/a%20b/x%2Fy?q=1&q=2&q=true");
   });
   it("keeps the base URL's own query and refuses objects in path or query", () => {
     const planned = planUpstreamRequest("https://api.example.com/?key=1", tool({ path: "/a/{id}" }), {
       pathArgs: { id: { nested: 1 } },
       queryArgs: { f: { a: 1 } },
     });
-    expect(planned.ok).toBe(false);
-    if (!planned.ok) expect(planned.problems.map((p) => p.path)).toEqual(["pathArgs.id", "queryArgs.f"]);
+    expect(Either.isLeft(planned)).toBe(true);
+    if (Either.isLeft(planned)) {
+      expect(planned.left._tag).toBe("InvalidArgument");
+      expect(planned.left.errors.map((p) => p.path)).toEqual(["pathArgs.id", "queryArgs.f"]);
+    }
     const fine = planUpstreamRequest("https://api.example.com/?key=1", tool({ path: "/a" }), { queryArgs: { b: 2 } });
-    expect(fine.ok && fine.plan.url.href).toBe("https://api.example.com/a?key=1&b=2");
+    expect(Either.getOrThrow(fine).url.href).toBe("https://api.example.com/a?key=1&b=2");
   });
   it("sends no body with GET or HEAD", () => {
     const get = planUpstreamRequest("https://e.com", tool({ method: "GET" }), { bodyArgs: { a: 1 } });
-    expect(get.ok && get.plan.body).toBeUndefined();
+    expect(Either.getOrThrow(get).body).toBeUndefined();
     const post = planUpstreamRequest("https://e.com", tool({ method: "POST" }), { bodyArgs: [1, 2] });
-    expect(post.ok && post.plan.body).toBe("[1,2]");
+    expect(Either.getOrThrow(post).body).toBe("[1,2]");
   });
 });
 
@@ -118,8 +130,37 @@ describe("prompt rendering", () => {
   };
   it("substitutes declared arguments and reports missing required ones", () => {
     const ok = renderPrompt(prompt, { who: "Ada" });
-    expect(ok.ok && ok.messages[0]?.content.text).toBe("Ada//{{other}}");
+    expect(Either.getOrThrow(ok)[0]?.content.text).toBe("Ada//{{other}}");
     const missing = renderPrompt(prompt, {});
-    expect(missing.ok ? "" : missing.message).toBe("prompt 'p' needs the argument 'who'");
+    expect(Either.isLeft(missing) ? missing.left.detail : "").toBe("prompt 'p' needs the argument 'who'");
+  });
+});
+
+describe("who may call a served server", () => {
+  const server = { id: "SrvAAAAAAAA", tenant: "acme" };
+  it("lets a server token call only its own server, and an OAuth caller only its tenant's", () => {
+    const token = { kind: "server-token", tokenId: "t", serverId: server.id } as const;
+    expect(Either.isRight(mcpServerForCaller(token, server.id, server))).toBe(true);
+    expect(Either.isRight(mcpServerForCaller({ ...token, serverId: "OtherAAAAAA" }, server.id, server))).toBe(false);
+    expect(Either.isRight(mcpServerForCaller({ kind: "oauth", tenant: "acme" }, server.id, server))).toBe(true);
+  });
+  it("answers another tenant's server exactly like a missing one", () => {
+    const foreign = mcpServerForCaller({ kind: "oauth", tenant: "mallory" }, server.id, server);
+    const missing = mcpServerForCaller({ kind: "oauth", tenant: "mallory" }, server.id, undefined);
+    expect(Either.isLeft(foreign) && foreign.left).toEqual(Either.isLeft(missing) && missing.left);
+    expect(Either.isLeft(foreign) && foreign.left._tag).toBe("NotFound");
+  });
+});
+
+describe("bearer credentials", () => {
+  it.each([
+    ["Bearer abc.DEF-_~+/=", "abc.DEF-_~+/="],
+    ["bearer  tok ", "tok"],
+  ])("%s → %s", (header, token) => {
+    expect(bearerToken(header)).toBe(token);
+  });
+  it.each(["Basic abc", "Bearer", "Bearer a b", "Bearer a,b", "Token abc"])("refuses %s", (header) => {
+    const parsed = bearerToken(header);
+    expect(typeof parsed !== "string" && parsed._tag).toBe("Unauthenticated");
   });
 });

@@ -153,16 +153,21 @@ export const introspectionVerifiers = (options: IntrospectionOptions) => {
     return answer;
   };
 
+  /** The answer for `token`, or Unavailable when the endpoint cannot give one. */
+  const answerFor = async (token: string): Promise<Answer | Unavailable> => {
+    try {
+      return await introspect(token);
+    } catch (error) {
+      return new Unavailable({
+        detail: `the authorization server cannot check the access token right now: ${(error as Error).message}`,
+      });
+    }
+  };
+
   const verifier: AccessTokenVerifier = {
     verify: async (token): Promise<Actor | Unauthenticated | Unavailable> => {
-      let answer: Answer;
-      try {
-        answer = await introspect(token);
-      } catch (error) {
-        return new Unavailable({
-          detail: `the authorization server cannot check the access token right now: ${(error as Error).message}`,
-        });
-      }
+      const answer = await answerFor(token);
+      if (answer instanceof Unavailable) return answer;
       const principal = principalOf(answer, options, options.audience, Math.floor(now() / 1000));
       if (typeof principal === "string") return new Unauthenticated({ detail: principal });
       return { tenant: principal.tenant, scopes: principal.scopeSet };
@@ -170,11 +175,11 @@ export const introspectionVerifiers = (options: IntrospectionOptions) => {
   };
 
   const mcpVerifier: OAuthAccessTokenVerifier = {
-    // Throws (the MCP endpoint answers 503) when the endpoint fails; undefined for a token that is not valid here.
     verify: async (token, resource) => {
-      const answer = await introspect(token);
+      const answer = await answerFor(token);
+      if (answer instanceof Unavailable) return answer;
       const principal = principalOf(answer, options, resource, Math.floor(now() / 1000));
-      if (typeof principal === "string") return undefined;
+      if (typeof principal === "string") return new Unauthenticated({ detail: principal });
       const { scopeSet: _set, ...rest } = principal;
       return rest;
     },

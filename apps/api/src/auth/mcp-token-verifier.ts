@@ -1,3 +1,4 @@
+import { Unauthenticated, Unavailable } from "@mcpsm/domain";
 import type { OAuthAccessTokenVerifier } from "@mcpsm/mcp-runtime";
 import { type JWTVerifyGetKey, jwtVerify } from "jose";
 import { ALLOWED_ALGORITHMS, isKeySetFailure, scopesOf } from "./access-token-verifier.js";
@@ -23,7 +24,8 @@ export const mcpAccessTokenVerifier = (options: McpTokenVerifierOptions): OAuthA
         requiredClaims: ["exp"],
       });
       const tenant = payload[options.tenantClaim];
-      if (typeof tenant !== "string" || tenant === "") return undefined;
+      if (typeof tenant !== "string" || tenant === "")
+        return new Unauthenticated({ detail: `the access token has no '${options.tenantClaim}' naming the tenant` });
       const clientId =
         typeof payload.client_id === "string"
           ? payload.client_id
@@ -32,8 +34,10 @@ export const mcpAccessTokenVerifier = (options: McpTokenVerifierOptions): OAuthA
             : undefined;
       return { tenant, clientId, scopes: [...scopesOf(payload)], expiresAt: payload.exp };
     } catch (error) {
-      if (isKeySetFailure(error)) throw error;
-      return undefined;
+      // The key set fetch failing (network, an error answer, garbage) is not the caller's fault.
+      if (isKeySetFailure(error))
+        return new Unavailable({ detail: "the authorization server's key set could not be fetched" });
+      return new Unauthenticated({ detail: "the access token is invalid, expired or not issued for this server" });
     }
   },
 });

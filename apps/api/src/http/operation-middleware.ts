@@ -1,5 +1,6 @@
 import {
   type Actor,
+  bearerToken,
   type DomainError,
   hasScope,
   PermissionDenied,
@@ -26,15 +27,12 @@ export interface OperationDeps {
   readonly rateLimiter?: RateLimiter | undefined;
 }
 
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-
 /** The actor behind the request's bearer token, or the error to answer (401, or 503 if keys are unreachable). */
 const authenticate = async (ctx: Context, verifier: AccessTokenVerifier): Promise<Actor | DomainError> => {
   const header = ctx.get("Authorization");
   if (header === "") return new Unauthenticated({ detail: "an Authorization: Bearer access token is required" });
-  const token = BEARER.exec(header)?.[1];
-  if (token === undefined) return new Unauthenticated({ detail: "the Authorization header must be 'Bearer <token>'" });
-  return verifier.verify(token);
+  const token = bearerToken(header);
+  return typeof token === "string" ? verifier.verify(token) : token;
 };
 
 const isDomainError = (value: Actor | DomainError): value is DomainError => "_tag" in value;
@@ -79,7 +77,11 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => async 
   );
   if (Exit.isSuccess(exit)) return writeReply(ctx, exit.value);
   const failure = Cause.failureOption(exit.cause);
-  if (failure._tag === "Some") return sendProblem(ctx, problemFor(failure.value));
+  if (failure._tag === "Some") {
+    if (failure.value._tag === "ConfigurationFault")
+      deps.logger.error({ requestId: ctx.state.requestId, detail: failure.value.detail }, "configuration fault");
+    return sendProblem(ctx, problemFor(failure.value));
+  }
   deps.logger.error(
     { requestId: ctx.state.requestId, cause: Cause.pretty(exit.cause) },
     "operation failed unexpectedly",

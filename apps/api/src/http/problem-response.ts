@@ -85,6 +85,8 @@ export const problemFor = (error: DomainError): ProblemResponse => {
       };
     case "Unavailable":
       return { status: 503, code: "UNAVAILABLE", title: "Service Unavailable", detail: error.detail };
+    case "ConfigurationFault":
+      return { status: 500, code: "INTERNAL", title: "Internal Server Error", detail: error.detail };
   }
 };
 

@@ -74,8 +74,18 @@ export type DomainError =
   | Aborted
   | PreconditionFailed
   | ResourceExhausted
-  | Unavailable;
+  | Unavailable
+  | ConfigurationFault;
 
 /** Shorthand for an InvalidArgument with a single located problem. */
 export const invalidField = (path: string, message: string): InvalidArgument =>
   new InvalidArgument({ detail: `${path}: ${message}`, errors: [{ path, message }] });
+
+/**
+ * The service's own configuration cannot serve the request (a stored secret is under an encryption key the
+ * service was not given). Not the caller's fault and not an outage: retrying does not help until an operator
+ * fixes the configuration, so it is answered as an internal error and logged loudly.
+ */
+export class ConfigurationFault extends Data.TaggedError("ConfigurationFault")<{
+  readonly detail: string;
+}> {}

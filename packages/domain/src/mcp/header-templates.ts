@@ -1,3 +1,5 @@
+import { Either } from "effect";
+import { FailedPrecondition, PermissionDenied } from "../errors/domain-errors.js";
 import type { ToolHeader } from "../tool/tool-schema.js";
 
 // Tool header values may reference the owner's variables as `${NAME}` (contract §9). Only names made for
@@ -21,13 +23,26 @@ export const mayReadVariable = (secretPrefix: string, name: string): boolean =>
 export const refusedVariables = (secretPrefix: string, names: ReadonlyArray<string>): ReadonlyArray<string> =>
   names.filter((name) => !mayReadVariable(secretPrefix, name));
 
-export type HeaderResolution =
-  | { readonly ok: true; readonly headers: ReadonlyArray<readonly [string, string]> }
-  | { readonly ok: false; readonly message: string };
+/** Resolved headers, or why they cannot be: a refused name, a missing variable, a value that breaks a header. */
+export type HeaderResolution = Either.Either<
+  ReadonlyArray<readonly [string, string]>,
+  PermissionDenied | FailedPrecondition
+>;
+
+/** PermissionDenied naming the referenced names the provider may not read, if any. */
+export const refusedVariablesError = (secretPrefix: string, names: ReadonlyArray<string>) => {
+  const refused = refusedVariables(secretPrefix, names);
+  return refused.length === 0
+    ? undefined
+    : new PermissionDenied({
+        detail: `header variable${refused.length > 1 ? "s" : ""} ${refused.map((n) => `\${${n}}`).join(", ")} refused: a tool of this provider may only use variables whose name starts with '${secretPrefix}_'`,
+      });
+};
 
 /**
- * The tool's headers with every `${NAME}` replaced by its value. A name the provider may not read, or that
- * the owner has no variable for, fails the whole call with a message naming it (never its value).
+ * The tool's headers with every `${NAME}` replaced by its value. A name the provider may not read
+ * (PermissionDenied), or that the owner has no variable for (FailedPrecondition), fails the whole call with a
+ * message naming it (never its value).
  */
 export const resolveHeaderTemplates = (
   headers: ReadonlyArray<ToolHeader>,
@@ -35,25 +50,28 @@ export const resolveHeaderTemplates = (
   values: ReadonlyMap<string, string>,
 ): HeaderResolution => {
   const names = referencedVariables(headers);
-  const refused = refusedVariables(secretPrefix, names);
-  if (refused.length > 0)
-    return {
-      ok: false,
-      message: `header variable${refused.length > 1 ? "s" : ""} ${refused.map((n) => `\${${n}}`).join(", ")} refused: a tool of this provider may only use variables whose name starts with '${secretPrefix}_'`,
-    };
+  const refused = refusedVariablesError(secretPrefix, names);
+  if (refused !== undefined) return Either.left(refused);
   const missing = names.filter((name) => !values.has(name));
   if (missing.length > 0)
-    return {
-      ok: false,
-      message: `header variable${missing.length > 1 ? "s" : ""} ${missing.map((n) => `\${${n}}`).join(", ")} not defined: create ${missing.length > 1 ? "them" : "it"} under /variables`,
-    };
+    return Either.left(
+      new FailedPrecondition({
+        detail: `header variable${missing.length > 1 ? "s" : ""} ${missing.map((n) => `\${${n}}`).join(", ")} not defined: create ${missing.length > 1 ? "them" : "it"} under /variables`,
+        references: [],
+      }),
+    );
   const resolved = headers.map(
     (header) => [header.key, header.value.replace(REFERENCE, (_, name: string) => values.get(name) ?? "")] as const,
   );
   for (const [key, value] of resolved)
     if (/[\r\n\0]/.test(value))
-      return { ok: false, message: `header '${key}' would contain a line break after resolving its variables` };
-  return { ok: true, headers: resolved };
+      return Either.left(
+        new FailedPrecondition({
+          detail: `header '${key}' would contain a line break after resolving its variables`,
+          references: [],
+        }),
+      );
+  return Either.right(resolved);
 };
 
 /** Incoming MCP request headers that are never forwarded upstream, even with header forwarding on. */

@@ -1,5 +1,6 @@
 export * from "./header-templates.js";
 export * from "./prompt-rendering.js";
+export * from "./server-access.js";
 export * from "./server-view.js";
-export * from "./tool-definition.js";
+export * from "./tool-arguments.js";
 export * from "./upstream-request.js";

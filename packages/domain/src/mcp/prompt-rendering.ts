@@ -1,10 +1,11 @@
+import { Either } from "effect";
+import { InvalidArgument } from "../errors/domain-errors.js";
 import type { PromptRow } from "../storage/rows.js";
 
 // `prompts/get`: a stored prompt's messages with `{{arg}}` replaced by the caller's arguments.
 
-export type PromptRendering =
-  | { readonly ok: true; readonly messages: PromptRow["messages"] }
-  | { readonly ok: false; readonly message: string };
+/** The rendered messages, or InvalidArgument naming the missing arguments. */
+export type PromptRendering = Either.Either<PromptRow["messages"], InvalidArgument>;
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}/g;
 
@@ -17,10 +18,12 @@ export const renderPrompt = (prompt: PromptRow, args: Readonly<Record<string, un
     .filter((arg) => arg.required === true && typeof args[arg.name] !== "string")
     .map((arg) => arg.name);
   if (missing.length > 0)
-    return {
-      ok: false,
-      message: `prompt '${prompt.name}' needs the argument${missing.length > 1 ? "s" : ""} ${missing.map((n) => `'${n}'`).join(", ")}`,
-    };
+    return Either.left(
+      new InvalidArgument({
+        detail: `prompt '${prompt.name}' needs the argument${missing.length > 1 ? "s" : ""} ${missing.map((n) => `'${n}'`).join(", ")}`,
+        errors: missing.map((name) => ({ path: `arguments.${name}`, message: "is required" })),
+      }),
+    );
   const declared = new Set(prompt.arguments.map((arg) => arg.name));
   const messages = prompt.messages.map((message) => ({
     role: message.role,
@@ -33,5 +36,5 @@ export const renderPrompt = (prompt: PromptRow, args: Readonly<Record<string, un
       }),
     },
   }));
-  return { ok: true, messages };
+  return Either.right(messages);
 };

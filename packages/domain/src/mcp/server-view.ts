@@ -4,12 +4,7 @@ import type { StorageTx } from "../storage/storage-port.js";
 import type { ToolHeader } from "../tool/tool-schema.js";
 import { read } from "../use-case/use-case-kit.js";
 import { resolveVariables } from "../variable/variable-use-cases.js";
-import {
-  type HeaderResolution,
-  referencedVariables,
-  refusedVariables,
-  resolveHeaderTemplates,
-} from "./header-templates.js";
+import { referencedVariables, refusedVariablesError, resolveHeaderTemplates } from "./header-templates.js";
 
 // What the MCP endpoint reads from the store. A served server is compiled once per *revision*: the server's
 // own version plus the version of every provider it draws tools, prompts or resources from. Every change
@@ -89,14 +84,14 @@ export const mcpServerRevision = (serverId: string, knownProviderIds: Iterable<s
 
 /**
  * A tool's headers with `${NAME}` resolved from the variables of the server's owner `tenant`, under the
- * secretPrefix rule. Refused names fail before any variable is read.
+ * secretPrefix rule. Refused names fail (PermissionDenied) before any variable is read; a missing variable
+ * fails with FailedPrecondition, a secret under a key the service lacks with ConfigurationFault.
  */
 export const resolveToolHeaders = (tenant: string, secretPrefix: string, headers: ReadonlyArray<ToolHeader>) =>
   Effect.gen(function* () {
     const names = referencedVariables(headers);
-    if (names.length === 0) return resolveHeaderTemplates(headers, secretPrefix, new Map());
-    if (refusedVariables(secretPrefix, names).length > 0)
-      return resolveHeaderTemplates(headers, secretPrefix, new Map());
-    const values = yield* resolveVariables(tenant, names);
-    return resolveHeaderTemplates(headers, secretPrefix, values) satisfies HeaderResolution;
+    const refused = refusedVariablesError(secretPrefix, names);
+    if (refused !== undefined) return yield* refused;
+    const values = names.length === 0 ? new Map<string, string>() : yield* resolveVariables(tenant, names);
+    return yield* resolveHeaderTemplates(headers, secretPrefix, values);
   });

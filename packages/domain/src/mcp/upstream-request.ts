@@ -1,5 +1,7 @@
-import { pathPlaceholders } from "../tool/tool-schema.js";
+import { Either } from "effect";
+import { type FieldProblem, InvalidArgument } from "../errors/domain-errors.js";
 import type { ToolRow } from "../storage/rows.js";
+import { pathPlaceholders } from "../tool/tool-schema.js";
 
 // The pure half of `tools/call`: validated MCP arguments in, the upstream HTTP request out. No I/O here.
 
@@ -10,16 +12,6 @@ export interface UpstreamRequestPlan {
   /** JSON text of `bodyArgs`, when the call carries a body. */
   readonly body: string | undefined;
 }
-
-/** Why the arguments cannot become a request; each names the argument it is about. */
-export interface ArgumentProblem {
-  readonly path: string;
-  readonly message: string;
-}
-
-export type PlanResult =
-  | { readonly ok: true; readonly plan: UpstreamRequestPlan }
-  | { readonly ok: false; readonly problems: ReadonlyArray<ArgumentProblem> };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -37,7 +29,7 @@ const scalarText = (value: unknown): string | undefined =>
  * path with each `{placeholder}` replaced by its percent-encoded argument. A value of `.` or `..` (or an
  * empty one) would change which resource the path names, so it is refused rather than sent.
  */
-const buildPath = (tool: ToolRow, pathArgs: Record<string, unknown>, problems: Array<ArgumentProblem>): string => {
+const buildPath = (tool: ToolRow, pathArgs: Record<string, unknown>, problems: Array<FieldProblem>): string => {
   let path = tool.path;
   for (const name of new Set(pathPlaceholders(tool.path))) {
     const text = scalarText(pathArgs[name]);
@@ -58,7 +50,7 @@ const buildPath = (tool: ToolRow, pathArgs: Record<string, unknown>, problems: A
 };
 
 /** Query parameters from `queryArgs`: arrays become repeated keys, null/undefined are left out. */
-const appendQuery = (url: URL, queryArgs: Record<string, unknown>, problems: Array<ArgumentProblem>) => {
+const appendQuery = (url: URL, queryArgs: Record<string, unknown>, problems: Array<FieldProblem>) => {
   for (const [key, value] of Object.entries(queryArgs)) {
     const values = Array.isArray(value) ? value : [value];
     for (const [i, item] of values.entries()) {
@@ -79,13 +71,24 @@ const appendQuery = (url: URL, queryArgs: Record<string, unknown>, problems: Arr
 /** Methods that never carry a request body upstream. */
 const BODYLESS = new Set(["GET", "HEAD"]);
 
+/** The arguments cannot become a request: every problem, each naming the argument it is about. */
+const invalidArguments = (problems: ReadonlyArray<FieldProblem>) =>
+  new InvalidArgument({
+    detail: `invalid arguments:\n${problems.map((p) => `- ${p.path}: ${p.message}`).join("\n")}`,
+    errors: problems,
+  });
+
 /**
  * Turns (already schema-validated) MCP arguments into the upstream request of `tool` under `baseURL`.
  * Problems that the schemas cannot express (path traversal, non-scalar path or query values) are
- * reported together.
+ * reported together, as one InvalidArgument.
  */
-export const planUpstreamRequest = (baseURL: string, tool: ToolRow, args: Record<string, unknown>): PlanResult => {
-  const problems: Array<ArgumentProblem> = [];
+export const planUpstreamRequest = (
+  baseURL: string,
+  tool: ToolRow,
+  args: Record<string, unknown>,
+): Either.Either<UpstreamRequestPlan, InvalidArgument> => {
+  const problems: Array<FieldProblem> = [];
   const pathArgs = isRecord(args.pathArgs) ? args.pathArgs : {};
   const queryArgs = isRecord(args.queryArgs) ? args.queryArgs : {};
   const path = buildPath(tool, pathArgs, problems);
@@ -97,10 +100,10 @@ export const planUpstreamRequest = (baseURL: string, tool: ToolRow, args: Record
     url.pathname = `${basePath}${path}`;
     url.hash = "";
   } catch {
-    return { ok: false, problems: [{ path: "baseURL", message: "the provider's base URL is not a valid URL" }] };
+    return Either.left(invalidArguments([{ path: "baseURL", message: "the provider's base URL is not a valid URL" }]));
   }
   appendQuery(url, queryArgs, problems);
   const body = args.bodyArgs !== undefined && !BODYLESS.has(tool.method) ? JSON.stringify(args.bodyArgs) : undefined;
-  if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, plan: { method: tool.method, url, body } };
+  if (problems.length > 0) return Either.left(invalidArguments(problems));
+  return Either.right({ method: tool.method, url, body });
 };

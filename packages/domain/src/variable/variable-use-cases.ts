@@ -1,5 +1,5 @@
 import { Effect } from "effect";
-import { ResourceExhausted } from "../errors/domain-errors.js";
+import { ConfigurationFault, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import { SecretCipher } from "../secrets/secret-cipher.js";
 import type { VariableRow } from "../storage/rows.js";
@@ -81,12 +81,25 @@ export const deleteVariable = (actor: Actor, id: string) =>
     );
   });
 
-/** Plain values of the named variables of a tenant (SECRETs decrypted), for resolving `${NAME}`. */
+/**
+ * Plain values of the named variables of a tenant (SECRETs decrypted), for resolving `${NAME}`. A SECRET under
+ * an encryption key the service was not given fails with ConfigurationFault (a lost or unlisted old key).
+ */
 export const resolveVariables = (tenant: string, names: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const cipher = yield* SecretCipher;
     const rows = yield* read((tx) => tx.findVariablesByName(tenant, names));
     const values = new Map<string, string>();
-    for (const row of rows) values.set(row.name, row.type === "SECRET" ? yield* cipher.decrypt(row.value) : row.value);
+    for (const row of rows) {
+      if (row.type !== "SECRET") {
+        values.set(row.name, row.value);
+        continue;
+      }
+      if (!cipher.knowsKeyOf(row.value))
+        return yield* new ConfigurationFault({
+          detail: `the SECRET variable '${row.name}' is encrypted under a key this service was not given (was the key replaced without keeping the old one as a previous key?)`,
+        });
+      values.set(row.name, yield* cipher.decrypt(row.value));
+    }
     return values;
   });

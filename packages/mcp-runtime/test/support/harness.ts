@@ -15,11 +15,12 @@ import {
   quotasLayer,
   resourceUseCases,
   revokeServerToken,
+  Storage,
   toolUseCases,
   updateServer,
   updateVariable,
 } from "@mcpsm/domain";
-import { MemoryStorageLive } from "@mcpsm/storage-memory";
+import { makeMemoryStorage } from "@mcpsm/storage-memory";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type Effect, Layer, ManagedRuntime } from "effect";
 import {
@@ -37,12 +38,18 @@ export const actorOf = (tenant: string): Actor => ({ tenant, scopes: new Set(ALL
 
 export type Services = ReturnType<typeof makeServices>;
 
-/** The domain services over an empty in-memory store (what apps/api builds, minus HTTP). */
-export const makeServices = () =>
+/**
+ * The domain services (what apps/api builds, minus HTTP): over an empty in-memory store, or over `storage`
+ * and under the encryption key `key` when given (to share one store, or to break it on purpose).
+ */
+export const makeServices = (
+  storage: typeof Storage.Service = makeMemoryStorage(),
+  key: Uint8Array = new Uint8Array(randomBytes(32)),
+) =>
   ManagedRuntime.make(
     Layer.mergeAll(
-      MemoryStorageLive,
-      aesGcmCipherLayer(new Uint8Array(randomBytes(32))),
+      Layer.succeed(Storage, storage),
+      aesGcmCipherLayer(key),
       hmacPageTokenSignerLayer(new Uint8Array(randomBytes(32))),
       quotasLayer(),
     ),

@@ -1,0 +1,35 @@
+import { bearerToken, SERVER_TOKEN_PREFIX, type Unauthenticated, type Unavailable } from "@mcpsm/domain";
+import { Exit } from "effect";
+import { NoCredential } from "../error-mapping.js";
+import type { PublicSite } from "../http/public-url.js";
+import type { EffectRunner } from "../mcp-server.js";
+import type { McpAuthentication } from "./mcp-authentication.js";
+import { type OAuthAccessTokenVerifier, oauthAuth } from "./oauth-auth.js";
+import { serverTokenAuth } from "./server-token-auth.js";
+
+// The bearer token of an MCP request, checked by the scheme its form names: `mcps_…` is a server token,
+// anything else an OAuth access token for the server's URL.
+
+export type Authenticate = (
+  request: Request,
+  serverId: string,
+) => Promise<Exit.Exit<McpAuthentication, NoCredential | Unauthenticated | Unavailable>>;
+
+/** Authenticates MCP requests with server tokens, and OAuth access tokens when a verifier is given. */
+export const authenticator = (
+  runner: EffectRunner,
+  site: PublicSite,
+  oauth: OAuthAccessTokenVerifier | undefined,
+): Authenticate => {
+  const byServerToken = serverTokenAuth(runner);
+  const byOAuth = oauthAuth(oauth);
+  return async (request, serverId) => {
+    const header = request.headers.get("authorization");
+    if (header === null || header === "") return Exit.fail(new NoCredential());
+    const token = bearerToken(header);
+    if (typeof token !== "string") return Exit.fail(token);
+    return token.startsWith(SERVER_TOKEN_PREFIX)
+      ? byServerToken(serverId, token)
+      : byOAuth(token, site.resourceUrl(serverId));
+  };
+};

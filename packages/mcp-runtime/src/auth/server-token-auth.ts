@@ -1,0 +1,27 @@
+import { authenticateServerToken, Unauthenticated, type Unavailable } from "@mcpsm/domain";
+import { Effect, type Exit } from "effect";
+import type { EffectRunner } from "../mcp-server.js";
+import type { McpAuthentication } from "./mcp-authentication.js";
+
+// Server tokens (`mcps_…`): checked against the store by the domain, bound to the one server they were made for.
+
+/** Authenticates a server token for `serverId`: Unauthenticated when it is not valid there, Unavailable in an outage. */
+export const serverTokenAuth =
+  (runner: EffectRunner) =>
+  (serverId: string, token: string): Promise<Exit.Exit<McpAuthentication, Unauthenticated | Unavailable>> =>
+    runner.runPromiseExit(
+      authenticateServerToken(serverId, token).pipe(
+        Effect.mapError((error) =>
+          error._tag === "Unauthenticated"
+            ? new Unauthenticated({ detail: "the server token is invalid, revoked, expired or for another server" })
+            : error,
+        ),
+        Effect.map(
+          (row): McpAuthentication => ({
+            caller: { kind: "server-token", tokenId: row.id, serverId: row.serverId },
+            clientId: `server-token:${row.id}`,
+            scopes: [],
+          }),
+        ),
+      ),
+    );

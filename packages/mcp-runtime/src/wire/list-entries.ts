@@ -1,0 +1,73 @@
+import {
+  ARGUMENT_PARTS,
+  methodTraits,
+  type PromptRow,
+  partSchema,
+  type ResourceRow,
+  requiredParts,
+  type ToolRow,
+} from "@mcpsm/domain";
+import type { Prompt, Resource, Tool } from "@modelcontextprotocol/server";
+
+/** One property schema of a tool's input object, as the SDK types it (a JSON value). */
+type PropertySchema = NonNullable<Tool["inputSchema"]["properties"]>[string];
+
+// How stored records appear in MCP list results, in the SDK's own types. The rules behind them (which
+// argument parts exist, what a method implies) are the domain's; only the wire shape is decided here.
+
+/** A tool as `tools/list` shows it: one input object with `pathArgs`, `queryArgs` and `bodyArgs`. */
+export const toolEntry = (tool: ToolRow): Tool => {
+  const properties: Record<string, PropertySchema> = {};
+  for (const part of ARGUMENT_PARTS) {
+    const schema = partSchema(tool, part);
+    // Stored schemas were decoded from JSON and checked as JSON Schemas on write: they are JSON values.
+    if (schema !== undefined) properties[part] = schema as PropertySchema;
+  }
+  const required = requiredParts(tool);
+  const traits = methodTraits(tool.method);
+  return {
+    name: tool.name,
+    ...(tool.title !== "" ? { title: tool.title } : {}),
+    ...(tool.description !== "" ? { description: tool.description } : {}),
+    inputSchema: {
+      type: "object",
+      properties,
+      ...(required.length > 0 ? { required: [...required] } : {}),
+      additionalProperties: false,
+    },
+    annotations: {
+      ...(tool.title !== "" ? { title: tool.title } : {}),
+      readOnlyHint: traits.readOnly,
+      destructiveHint: traits.destructive,
+      idempotentHint: traits.idempotent,
+      openWorldHint: true,
+    },
+  };
+};
+
+/** A prompt as `prompts/list` shows it. */
+export const promptEntry = (row: PromptRow): Prompt => ({
+  name: row.name,
+  ...(row.description !== "" ? { description: row.description } : {}),
+  arguments: row.arguments.map((arg) => ({
+    name: arg.name,
+    ...(arg.description ? { description: arg.description } : {}),
+    required: arg.required === true,
+  })),
+});
+
+const resourceAnnotations = (annotations: ResourceRow["annotations"]): NonNullable<Resource["annotations"]> => ({
+  ...(annotations.audience !== undefined ? { audience: [...annotations.audience] } : {}),
+  ...(annotations.priority !== undefined ? { priority: annotations.priority } : {}),
+  ...(annotations.lastModified !== undefined ? { lastModified: annotations.lastModified } : {}),
+});
+
+/** A resource as `resources/list` shows it. */
+export const resourceEntry = (row: ResourceRow): Resource => ({
+  uri: row.uri,
+  name: row.name,
+  ...(row.description !== "" ? { description: row.description } : {}),
+  ...(row.mimeType !== "" ? { mimeType: row.mimeType } : {}),
+  ...(row.size > 0 ? { size: row.size } : {}),
+  ...(Object.keys(row.annotations).length > 0 ? { annotations: resourceAnnotations(row.annotations) } : {}),
+});
