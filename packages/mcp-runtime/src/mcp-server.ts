@@ -111,7 +111,12 @@ const callTool = (
     if (problems.length > 0)
       return yield* new InvalidArgument({
         detail: `invalid arguments:\n${problems.map((p) => `- ${p}`).join("\n")}`,
-        errors: problems.map((line) => ({ path: "arguments", message: line })),
+        errors: problems.map((line) => {
+          const at = line.indexOf(": ");
+          return at < 0
+            ? { path: "arguments", message: line }
+            : { path: line.slice(0, at), message: line.slice(at + 2) };
+        }),
       });
     const plan = yield* planUpstreamRequest(tool.provider.baseURL, tool.row, (args ?? {}) as Record<string, unknown>);
     const toolHeaders = yield* resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers);
