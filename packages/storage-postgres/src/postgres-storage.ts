@@ -3,7 +3,6 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import { Cause, Effect, Exit, Layer } from "effect";
 import type pg from "pg";
 import { initOrm, poolOf, runMigrations } from "./orm.js";
-import { makeStorageTx, type Runner } from "./postgres-tx.js";
 import {
   type ConstraintBreach,
   constraintBreachOf,
@@ -13,6 +12,9 @@ import {
   reasonOf,
   TransientConflict,
 } from "./sql/db-errors.js";
+import { describeTables } from "./table/tables.js";
+import { prepareStorageTx } from "./tx/storage-tx.js";
+import type { Runner } from "./tx/runner.js";
 
 /** How to reach the database, and how hard to try. */
 export interface PostgresStorageOptions {
@@ -152,6 +154,9 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     onStatement: options.onStatement,
   });
   const pool = await poolOf(orm);
+  // The statements are derived from the mapping once; a mapping that disagrees with the domain's row
+  // schemas stops here.
+  const makeStorageTx = prepareStorageTx(describeTables(orm.getMetadata()));
   const maxAttempts = Math.max(1, options.maxTransactionAttempts ?? 3);
   const queryTimeoutMs = Math.max(0, options.queryTimeoutMs ?? 30_000);
   const send = (target: Queryable, sql: string, params: ReadonlyArray<unknown> = []) =>

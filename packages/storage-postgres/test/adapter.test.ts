@@ -16,7 +16,7 @@ import { provider, TENANT_A, tool } from "@mcpsm/storage-contract";
 import { Cause, Context, Data, Effect, Exit, Layer } from "effect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "../src/index.js";
-import { likeContains } from "../src/postgres-tx.js";
+import { likeContains } from "../src/tx/providers.js";
 import { migratedStorage, targets, truncateAll } from "./support/targets.js";
 
 class Missing extends Data.TaggedError("Missing")<{ readonly what: string }> {}

@@ -1,9 +1,11 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
 
-// The relational mapping of the stored records. It exists for the schema: the committed migrations are
-// generated from it and a test proves that migrating produces exactly this (an empty schema diff). The
-// adapter itself reads and writes with hand-written SQL (src/sql), so these entity types never reach the
-// domain, which stays free of ORM concerns.
+// The relational mapping of the stored records, and the one description of each table: the committed
+// migrations are generated from it (a test proves that migrating produces exactly this: an empty schema
+// diff), and the adapter derives its SQL from its metadata (src/table): the columns an insert writes and an
+// update sets, and the JSON object a read builds, which the domain's row schema then decodes. So a property
+// is named as the field of the domain row it stores (`baseURL`), and a reference `provider` stores the
+// row's `providerId`. The entity types never reach the domain, which stays free of ORM concerns.
 //
 // Conventions:
 // - ids are `text COLLATE "C"`: byte order, so "creation time, then id" sorts exactly as the in-memory
@@ -28,9 +30,9 @@ export const ProviderEntity = defineEntity({
     version: p.integer(),
     apiType: p.text(),
     visibilityType: p.text(),
-    baseUrl: p.text().fieldName("base_url"),
-    documentUrl: p.text().fieldName("document_url"),
-    iconUrl: p.text().fieldName("icon_url"),
+    baseURL: p.text().fieldName("base_url"),
+    documentURL: p.text().fieldName("document_url"),
+    iconURL: p.text().fieldName("icon_url"),
     secretPrefix: p.text(),
     name: p.text(),
     description: p.text(),
@@ -56,9 +58,9 @@ export const ToolEntity = defineEntity({
     name: p.text(),
     title: p.text(),
     description: p.text(),
-    pathArgsJsonSchema: p.json<Record<string, unknown>>().nullable().fieldName("path_args_json_schema"),
-    queryArgsJsonSchema: p.json<Record<string, unknown>>().nullable().fieldName("query_args_json_schema"),
-    reqBodyJsonSchema: p.json<Record<string, unknown>>().nullable().fieldName("req_body_json_schema"),
+    pathArgsJSONSchema: p.json<Record<string, unknown>>().nullable().fieldName("path_args_json_schema"),
+    queryArgsJSONSchema: p.json<Record<string, unknown>>().nullable().fieldName("query_args_json_schema"),
+    reqBodyJSONSchema: p.json<Record<string, unknown>>().nullable().fieldName("req_body_json_schema"),
     headers: p.json<unknown[]>(),
     oauth2Scopes: p.json<string[]>().fieldName("oauth2_scopes"),
   },

@@ -1,0 +1,58 @@
+import { Effect } from "effect";
+import type { ConstraintBreach } from "../sql/db-errors.js";
+import type { Tables } from "../table/tables.js";
+import { unexpected } from "./breaches.js";
+
+/** Runs statements for the operations of one transaction (or of one `read`). */
+export interface Runner {
+  /** Runs one statement with `$n` parameters; a constraint breach fails, any other error is a defect. */
+  readonly rows: (
+    sql: string,
+    params?: ReadonlyArray<unknown>,
+  ) => Effect.Effect<ReadonlyArray<Record<string, unknown>>, ConstraintBreach>;
+  /**
+   * Runs a write that may breach a constraint so that the breach leaves the transaction usable (a
+   * savepoint around it inside a transaction), as the in-memory adapter's failed write leaves its draft.
+   */
+  readonly guarded: <A, E>(write: Effect.Effect<A, E>) => Effect.Effect<A, E>;
+}
+
+/** What the operations of one table need: the runner, the tables, and reads that decode their `r` column. */
+export interface TxContext {
+  readonly runner: Runner;
+  readonly tables: Tables;
+  /** Runs a statement that cannot breach a constraint (a breach would be a defect). */
+  readonly rows: (
+    sql: string,
+    params?: ReadonlyArray<unknown>,
+  ) => Effect.Effect<ReadonlyArray<Record<string, unknown>>>;
+  /** The decoded `r` column of the first row, if any. */
+  readonly one: <T>(
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    decode: (json: unknown) => T,
+  ) => Effect.Effect<T | undefined>;
+  /** The decoded `r` column of every row. */
+  readonly many: <T>(
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    decode: (json: unknown) => T,
+  ) => Effect.Effect<ReadonlyArray<T>>;
+  /** The `n` column of the first row (0 when there is none). */
+  readonly count: (sql: string, params: ReadonlyArray<unknown>) => Effect.Effect<number>;
+}
+
+/** The context of the operations that run their statements with `runner`. */
+export const txContext = (tables: Tables, runner: Runner): TxContext => {
+  const rows = (sql: string, params: ReadonlyArray<unknown> = []) =>
+    Effect.catchTag(runner.rows(sql, params), "ConstraintBreach", unexpected);
+  return {
+    runner,
+    tables,
+    rows,
+    one: (sql, params, decode) =>
+      Effect.map(rows(sql, params), (result) => (result[0] === undefined ? undefined : decode(result[0].r))),
+    many: (sql, params, decode) => Effect.map(rows(sql, params), (result) => result.map((row) => decode(row.r))),
+    count: (sql, params) => Effect.map(rows(sql, params), (result) => Number(result[0]?.n ?? 0)),
+  };
+};

@@ -1,0 +1,128 @@
+import type { ServerReference, ServerRow } from "@mcpsm/domain";
+import { Effect } from "effect";
+import { insertRow, updateRowIfVersion } from "../table/table.js";
+import { insertBreach } from "./breaches.js";
+import type { Operations } from "./operations.js";
+import type { Runner } from "./runner.js";
+
+// A server row and its links: the providers it chose (server_providers), the tools chosen under each
+// (server_tools), its resources and prompts (server_resources, server_prompts), each with the ordinal the
+// client gave. The link tables have a fixed shape of ids and an ordinal, written in one statement by unnest.
+
+/** Inserts the provider, tool, resource and prompt links of a server, in one statement. */
+const insertLinks = (runner: Runner, server: ServerRow) => {
+  const toolProviders: Array<string> = [];
+  const toolIds: Array<string> = [];
+  const toolOrdinals: Array<number> = [];
+  for (const link of server.providers)
+    for (const [ordinal, toolId] of link.toolIds.entries()) {
+      toolProviders.push(link.providerId);
+      toolIds.push(toolId);
+      toolOrdinals.push(ordinal);
+    }
+  if (server.providers.length === 0 && server.resourceIds.length === 0 && server.promptIds.length === 0)
+    return Effect.void;
+  return Effect.asVoid(
+    runner.rows(
+      `with linked_providers as (
+         insert into server_providers (server_id, provider_id, ordinal)
+         select $1, x.id, x.ordinal - 1 from unnest($2::text[]) with ordinality as x(id, ordinal)),
+       linked_tools as (
+         insert into server_tools (server_id, provider_id, tool_id, ordinal)
+         select $1, x.provider_id, x.tool_id, x.ordinal from unnest($3::text[], $4::text[], $5::int[]) as x(provider_id, tool_id, ordinal)),
+       linked_resources as (
+         insert into server_resources (server_id, resource_id, ordinal)
+         select $1, x.id, x.ordinal - 1 from unnest($6::text[]) with ordinality as x(id, ordinal)),
+       linked_prompts as (
+         insert into server_prompts (server_id, prompt_id, ordinal)
+         select $1, x.id, x.ordinal - 1 from unnest($7::text[]) with ordinality as x(id, ordinal))
+       select 1`,
+      [
+        server.id,
+        server.providers.map((link) => link.providerId),
+        toolProviders,
+        toolIds,
+        toolOrdinals,
+        server.resourceIds,
+        server.promptIds,
+      ],
+    ),
+  );
+};
+
+/** For each kind of record a server can use: the condition that server `s` uses the record `$1`. */
+const USES: Readonly<Record<ServerReference["kind"], string>> = {
+  provider: `exists (select 1 from server_providers x where x.server_id = s.id and x.provider_id = $1)
+    or exists (select 1 from server_resources x join resources r on r.id = x.resource_id
+               where x.server_id = s.id and r.provider_id = $1)
+    or exists (select 1 from server_prompts x join prompts q on q.id = x.prompt_id
+               where x.server_id = s.id and q.provider_id = $1)`,
+  tool: "exists (select 1 from server_tools x where x.server_id = s.id and x.tool_id = $1)",
+  resource: "exists (select 1 from server_resources x where x.server_id = s.id and x.resource_id = $1)",
+  prompt: "exists (select 1 from server_prompts x where x.server_id = s.id and x.prompt_id = $1)",
+};
+
+export const serverOperations: Operations<
+  | "insertServer"
+  | "updateServer"
+  | "deleteServer"
+  | "findServer"
+  | "findServerGraph"
+  | "listServerGraphs"
+  | "lock"
+  | "countServers"
+  | "serversReferencing"
+> = (tables) => {
+  const { servers } = tables;
+  const { server, serverGraph } = tables.graphs;
+  const insert = insertRow(servers);
+  // The compare-and-set is the UPDATE itself; the tenant and creation time stay as stored.
+  const update = updateRowIfVersion(servers, ["tenant", "createdAt"]);
+  const find = `select ${server.json("s")} as r from servers s where s.id = $1`;
+  const findGraph = `select ${serverGraph.json("s")} as r from servers s where s.id = $1`;
+  const listGraphs = `select ${serverGraph.json("s")} as r from servers s where s.tenant = $1 order by s.created_at, s.id`;
+
+  return (ctx) => {
+    const { runner } = ctx;
+    return {
+      insertServer: (row) =>
+        runner.guarded(
+          Effect.zipRight(runner.rows(insert.sql, insert.params(row)), insertLinks(runner, row)).pipe(
+            Effect.catchTag("ConstraintBreach", insertBreach("server", row.name)),
+          ),
+        ),
+      // Only when the compare-and-set matched are the links replaced.
+      updateServer: (row, expectedVersion) =>
+        runner.guarded(
+          Effect.gen(function* () {
+            const updated = yield* runner.rows(update.sql, update.params(row, expectedVersion));
+            if (updated.length === 0) return false;
+            // Deleting the provider links takes the tool choices with them (ON DELETE CASCADE).
+            yield* runner.rows(
+              `with unlinked_providers as (delete from server_providers where server_id = $1),
+                    unlinked_resources as (delete from server_resources where server_id = $1),
+                    unlinked_prompts as (delete from server_prompts where server_id = $1)
+               select 1`,
+              [row.id],
+            );
+            yield* insertLinks(runner, row);
+            return true;
+          }).pipe(Effect.catchTag("ConstraintBreach", insertBreach("server", row.name))),
+        ),
+      deleteServer: (id) => Effect.asVoid(ctx.rows("delete from servers where id = $1", [id])),
+      findServer: (id) => ctx.one(find, [id], server.decode),
+      findServerGraph: (id) => ctx.one(findGraph, [id], serverGraph.decode),
+      listServerGraphs: (tenant) => ctx.many(listGraphs, [tenant], serverGraph.decode),
+      // A transaction-scoped advisory lock on a 64-bit hash of the key: released at COMMIT or ROLLBACK.
+      lock: (key) => Effect.asVoid(ctx.rows("select pg_advisory_xact_lock(hashtextextended($1, 0))", [key])),
+      countServers: (tenant) => ctx.count("select count(*)::int as n from servers where tenant = $1", [tenant]),
+      serversReferencing: (reference) =>
+        Effect.map(
+          ctx.rows(`select s.id, s.tenant from servers s where ${USES[reference.kind]} order by s.created_at, s.id`, [
+            reference.id,
+          ]),
+          (result) => result.map((row) => ({ id: String(row.id), tenant: String(row.tenant) })),
+        ),
+    };
+  };
+};
