@@ -1,5 +1,6 @@
 import type { ProviderWithTools, ServerGraph, ServerRow } from "@mcpsm/domain";
 import { Schema } from "effect";
+import { rowDecoder } from "./row-decoder.js";
 import type { describeRecordTables } from "./tables.js";
 
 // The reads that return more than one table's rows: a server with its links, a provider with its tools, a
@@ -60,7 +61,7 @@ export const describeGraphs = (tables: ReturnType<typeof describeRecordTables>) 
             from server_resources gsr join resources gr on gr.id = gsr.resource_id where gsr.server_id = ${a}.id), ${EMPTY}),
         'prompts', coalesce((select json_agg(${prompts.json("gq")} order by gsq.ordinal)
             from server_prompts gsq join prompts gq on gq.id = gsq.prompt_id where gsq.server_id = ${a}.id), ${EMPTY}))`,
-    decode: Schema.decodeUnknownSync(
+    decode: rowDecoder(
       Schema.Struct({
         server: servers.stored,
         providers: Schema.Array(providers.stored),
@@ -76,7 +77,7 @@ export const describeGraphs = (tables: ReturnType<typeof describeRecordTables>) 
     json: (a) =>
       `json_build_object('provider', ${providers.json(a)}, 'tools', coalesce((select json_agg(${tools.json("wt")} order by wt.created_at, wt.id)
           from tools wt where wt.provider_id = ${a}.id), ${EMPTY}))`,
-    decode: Schema.decodeUnknownSync(Schema.Struct({ provider: providers.stored, tools: Schema.Array(tools.stored) })),
+    decode: rowDecoder(Schema.Struct({ provider: providers.stored, tools: Schema.Array(tools.stored) })),
   };
 
   return { server, serverGraph, providerWithTools };

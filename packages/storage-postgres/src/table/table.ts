@@ -1,5 +1,6 @@
 import { type EntityMetadata, type EntityProperty, ReferenceKind } from "@mikro-orm/core";
 import { Schema, SchemaAST } from "effect";
+import { rowDecoder } from "./row-decoder.js";
 
 // A table as the adapter's SQL sees it, derived from two descriptions that exist anyway: the entity's
 // metadata (which columns, of which type) and the domain's row schema (which fields, decoded how). A column
@@ -119,7 +120,7 @@ export const describeTable = <Fields extends Schema.Struct.Fields>(
     Schema.Struct.Type<Fields>,
     unknown
   >;
-  const decode = Schema.decodeUnknownSync(stored);
+  const decode = rowDecoder(stored);
 
   return {
     name,
