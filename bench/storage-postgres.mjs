@@ -149,8 +149,10 @@ try {
         await run();
         const us = Number(process.hrtime.bigint() - start) / 1000;
         if (round < 0) continue; // warm-up
-        (times[`${operation} ${name}`] ??= []).push(us);
-        sent[`${operation} ${name}`] = statements;
+        const key = `${operation} ${name}`;
+        times[key] ??= [];
+        times[key].push(us);
+        sent[key] = statements;
       }
   const pct = (xs, p) => xs.toSorted((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
   console.log(`${ROUNDS} rounds; server graph = ${PROVIDERS} providers × ${TOOLS} tools; µs per operation`);
