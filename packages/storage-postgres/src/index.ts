@@ -7,8 +7,9 @@
  * - `startEmbeddedPostgres(dataDir)` runs PGlite behind a loopback socket for single-process installs
  *   (use its `storageOptions`: one connection).
  *
- * The schema (constraints, cascades, indexes) lives in the database; `ENTITIES` is its MikroORM mapping and
- * `MIGRATIONS` the committed migrations that produce it.
+ * The schema (constraints, cascades, indexes) lives in the database; `ENTITIES` is its MikroORM mapping, the
+ * one description of each table: `MIGRATIONS` (the committed migrations that produce it) are generated from
+ * it, and the adapter's SQL statements are derived from its metadata.
  */
 export { makePostgresStorage, type PostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";
 export { migrate } from "./migrate.js";
