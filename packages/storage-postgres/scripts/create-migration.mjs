@@ -1,13 +1,13 @@
 // Generates the migration that takes the committed schema to the current mapping (src/schema/entities.ts).
 //
-//   pnpm --filter @mcpsm/storage-postgres run migration:create [name]
+//   pnpm --filter @mcpsm/storage-postgres run migration:create [name]   (name: lower case, digits, _)
 //
 // Starts an embedded PostgreSQL (PGlite) in a temporary directory, applies the committed migrations, lets
 // MikroORM's migrator diff the migrated schema against the mapping and write the difference as a new
 // migration class into src/migrations, then lists every migration in src/migrations/index.ts. The built
 // package (dist) is used, so the npm script builds first. Prints nothing to commit when the two agree.
-import { readdir, rm, writeFile } from "node:fs/promises";
-import { mkdtemp } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -58,4 +58,8 @@ ${classes.map((c) => `  { name: "${c}", class: ${c} },`).join("\n")}
 ];
 `,
 );
+// Formatted as the rest of the source (biome is on the PATH of package scripts).
+spawnSync("biome", ["check", "--write", join(migrations, created.fileName), join(migrations, "index.ts")], {
+  stdio: "inherit",
+});
 console.log(`created src/migrations/${created.fileName}:\n${created.diff.up.join("\n")}`);
