@@ -4,9 +4,10 @@
 //
 // Creates a throwaway database on the server (dropped at the end), migrates it, stores 50 providers × 20
 // tools (plus a resource and a prompt each) and a server choosing all of them, then times one operation at a
-// time, rounds alternating between the variants so drift hits all alike. Prints the median and p95 in µs
-// and the SQL statements each operation sends. `adapter` is a path to another build of the adapter's
-// index.js (e.g. the previous commit's) to compare against; MikroORM's variants use the built package.
+// time, the variants taking turns (in alternating order, so drift and garbage collection hit all alike).
+// Prints the median and p95 in µs and the SQL statements each operation sends. `adapter` is a path to
+// another build of the adapter's index.js (e.g. the previous commit's) to compare against; MikroORM's
+// variants use the built package.
 //
 //   adapter     the storage port (hand-written SQL derived from the entity metadata; rows decoded by the
 //               domain's row schemas)
@@ -139,9 +140,11 @@ try {
   const operations = Object.keys(variants.adapter);
   const times = {};
   const sent = {};
+  const order = Object.entries(variants);
   for (let round = -20; round < ROUNDS; round++)
+    // Each round in the other order, so that no variant always runs just after another's garbage.
     for (const operation of operations)
-      for (const [name, variant] of Object.entries(variants)) {
+      for (const [name, variant] of round % 2 === 0 ? order : order.toReversed()) {
         const run = variant[operation];
         if (run === undefined) continue;
         statements = 0;
