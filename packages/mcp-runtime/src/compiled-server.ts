@@ -1,5 +1,7 @@
 import type { McpServerView, PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain";
+import type { ToolIndex } from "@mcpsm/tool-search";
 import type { Prompt, Resource, Tool } from "@modelcontextprotocol/server";
+import { buildToolIndex } from "./tool-index.js";
 import { promptEntry, resourceEntry, toolEntry } from "./wire/list-entries.js";
 
 // A server as the MCP endpoint serves it: everything derived from the stored records once per revision
@@ -25,6 +27,10 @@ export interface CompiledServer {
   readonly forwardRequestHeaders: boolean;
   readonly toolList: ReadonlyArray<Tool>;
   readonly tools: ReadonlyMap<string, CompiledTool>;
+  /** Dynamic tool discovery (contract §14): tools/list shows searchTools, getToolDefinition and useTool. */
+  readonly discovery: boolean;
+  /** The search index over `tools`: built on first use, then shared by every request of this revision. */
+  readonly toolIndex: () => ToolIndex;
   readonly promptList: ReadonlyArray<Prompt>;
   readonly prompts: ReadonlyMap<string, PromptRow>;
   readonly resourceList: ReadonlyArray<Resource>;
@@ -43,6 +49,7 @@ export const compileServer = (view: McpServerView): CompiledServer => {
   for (const row of view.prompts) if (!prompts.has(row.name)) prompts.set(row.name, row);
   const resources = new Map<string, ResourceRow>();
   for (const row of view.resources) if (!resources.has(row.uri)) resources.set(row.uri, row);
+  let index: ToolIndex | undefined;
   return {
     id: view.server.id,
     tenant: view.server.tenant,
@@ -54,6 +61,11 @@ export const compileServer = (view: McpServerView): CompiledServer => {
     forwardRequestHeaders: view.server.requestHeadersProxyEnabled,
     toolList: [...tools.values()].map((tool) => tool.definition),
     tools,
+    discovery: view.server.dynamicToolDiscoveryEnabled,
+    toolIndex: () => {
+      index ??= buildToolIndex(tools.values());
+      return index;
+    },
     promptList: [...prompts.values()].map(promptEntry),
     prompts,
     resourceList: [...resources.values()].map(resourceEntry),

@@ -34,6 +34,16 @@ export {
 } from "./error-mapping.js";
 export { createMcpRuntime, type McpRuntime, type McpRuntimeOptions } from "./runtime.js";
 export {
+  type DiscoveryAnswer,
+  discoveryToolCall,
+  discoveryToolList,
+  GET_TOOL_DEFINITION,
+  SEARCH_TOOLS,
+  USE_TOOL,
+} from "./tool-discovery.js";
+export { buildToolIndex } from "./tool-index.js";
+export { TOOLS_PAGE_SIZE, toolListPage } from "./tool-list-page.js";
+export {
   callUpstream,
   type UpstreamCall,
   UpstreamFailure,

@@ -21,6 +21,8 @@ import { argumentProblems } from "./argument-validator.js";
 import type { CompiledServer, CompiledTool } from "./compiled-server.js";
 import { isJsonType, isTextualType } from "./media-type.js";
 import { guarded, type McpLogger, rpcFailure, toolFailure } from "./error-mapping.js";
+import { discoveryToolCall, discoveryToolList } from "./tool-discovery.js";
+import { toolListPage } from "./tool-list-page.js";
 import { callUpstream, UpstreamFailure, type UpstreamLimits, type UpstreamResponse } from "./upstream-client.js";
 
 // One MCP server instance per HTTP exchange (the SDK's stateless model), built from a compiled server.
@@ -192,17 +194,32 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
     },
   );
   const { log } = services;
-  server.setRequestHandler("tools/list", () => ({ tools: [...compiled.toolList] }));
+  /** The one way a tool runs, for tools/call and for useTool alike. */
+  const runTool = async (tool: CompiledTool, args: unknown, ctx: ServerContext): Promise<CallToolResult> => {
+    const exit = await services.runner.runPromiseExit(callTool(services, compiled, tool, args, ctx));
+    return Exit.isSuccess(exit) ? exit.value : toolFailure(exit.cause, log);
+  };
+  server.setRequestHandler("tools/list", (request) => {
+    if (compiled.discovery) return { tools: discoveryToolList(compiled) };
+    const page = toolListPage(compiled.toolList, request.params?.cursor);
+    if (Either.isLeft(page)) throw rpcFailure(Cause.fail(page.left), log, "tools/list");
+    return page.right;
+  });
   server.setRequestHandler(
     "tools/call",
     guarded(log, "tools/call", async (request, ctx) => {
+      const discovery = compiled.discovery
+        ? discoveryToolCall(compiled, request.params.name, request.params.arguments)
+        : undefined;
+      if (discovery !== undefined) {
+        if (Either.isLeft(discovery)) return toolFailure(Cause.fail(discovery.left), log);
+        const answer = discovery.right;
+        return answer.kind === "result" ? answer.result : runTool(answer.tool, answer.arguments, ctx);
+      }
       const tool = compiled.tools.get(request.params.name);
       if (tool === undefined)
         throw rpcFailure(Cause.fail(new NotFound({ kind: "tool", id: request.params.name })), log, "tools/call");
-      const exit = await services.runner.runPromiseExit(
-        callTool(services, compiled, tool, request.params.arguments, ctx),
-      );
-      return Exit.isSuccess(exit) ? exit.value : toolFailure(exit.cause, log);
+      return runTool(tool, request.params.arguments, ctx);
     }),
   );
   server.setRequestHandler("prompts/list", () => ({ prompts: [...compiled.promptList] }));

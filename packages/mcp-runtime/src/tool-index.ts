@@ -1,0 +1,44 @@
+import { ARGUMENT_PARTS, partSchema } from "@mcpsm/domain";
+import { type SearchableTool, ToolIndex } from "@mcpsm/tool-search";
+import type { CompiledTool } from "./compiled-server.js";
+
+// What tool search sees of a compiled tool: its MCP name, title and description, the upstream method and
+// path, and the names and descriptions of its arguments (the properties of its three argument schemas, two
+// levels deep, at most MAX_ARGUMENTS of them).
+
+const MAX_ARGUMENTS = 200;
+const MAX_DEPTH = 2;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const argumentsOf = (tool: CompiledTool): SearchableTool["arguments"] => {
+  const out: Array<{ name: string; description?: string }> = [];
+  const visit = (schema: Record<string, unknown>, depth: number) => {
+    if (!isRecord(schema.properties)) return;
+    for (const [name, property] of Object.entries(schema.properties)) {
+      if (out.length >= MAX_ARGUMENTS) return;
+      const description = isRecord(property) && typeof property.description === "string" ? property.description : "";
+      out.push(description !== "" ? { name, description } : { name });
+      if (depth < MAX_DEPTH && isRecord(property)) visit(property, depth + 1);
+    }
+  };
+  for (const part of ARGUMENT_PARTS) {
+    const schema = partSchema(tool.row, part);
+    if (schema !== undefined) visit(schema, 1);
+  }
+  return out;
+};
+
+/** The search index over a compiled server's tools, in the server's order. */
+export const buildToolIndex = (tools: Iterable<CompiledTool>): ToolIndex =>
+  new ToolIndex(
+    [...tools].map((tool) => ({
+      name: tool.definition.name,
+      title: tool.definition.title,
+      description: tool.definition.description,
+      method: tool.row.method,
+      path: tool.row.path,
+      arguments: argumentsOf(tool),
+    })),
+  );

@@ -1,0 +1,175 @@
+import MiniSearch from "minisearch";
+import { compileSafeRegex } from "./safe-regex.js";
+import { SYNONYM_WEIGHT, synonymsOf } from "./synonyms.js";
+import { terms } from "./text.js";
+
+/** What the index knows of one tool. */
+export interface SearchableTool {
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  /** HTTP method of the upstream operation. */
+  readonly method: string;
+  /** Path template of the upstream operation (`/repos/{owner}/{repo}`). */
+  readonly path: string;
+  /** Argument names and their descriptions. */
+  readonly arguments: ReadonlyArray<{ readonly name: string; readonly description?: string | undefined }>;
+}
+
+/** One search result, best first. */
+export interface ToolHit {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly score: number;
+}
+
+export type SearchOutcome =
+  | { readonly ok: true; readonly hits: ReadonlyArray<ToolHit> }
+  | { readonly ok: false; readonly message: string };
+
+/** Per-field boosts (chosen by measurement on bench/tool-search-tasks.json; see docs/decisions.md). */
+export const FIELD_BOOSTS = {
+  name: 3,
+  title: 3,
+  description: 1,
+  method: 1,
+  path: 1.5,
+  argNames: 0.5,
+  argDescriptions: 0.3,
+} as const;
+type Field = keyof typeof FIELD_BOOSTS;
+const FIELDS = Object.keys(FIELD_BOOSTS) as Array<Field>;
+
+/** Tuning knobs, for measurement only (bench/tool-search); the defaults are the measured choice. */
+export interface ToolIndexOptions {
+  readonly boosts?: Partial<Record<Field, number>>;
+  readonly synonymWeight?: number;
+}
+
+/** The verbs each HTTP method stands for, indexed with the method so "remove ..." favours DELETE. */
+const METHOD_WORDS: Record<string, string> = {
+  GET: "get list read",
+  HEAD: "get read",
+  POST: "create add post",
+  PUT: "put replace set update",
+  PATCH: "patch update edit",
+  DELETE: "delete remove",
+};
+
+/** Longest query read (longer ones are cut: relevance does not need more). */
+export const MAX_QUERY_LENGTH = 1_000;
+/** A regex search stops with an error after this many milliseconds (the engine is linear; this is a guard). */
+export const REGEX_BUDGET_MS = 100;
+
+interface Doc {
+  readonly id: number;
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly method: string;
+  readonly path: string;
+  readonly argNames: string;
+  readonly argDescriptions: string;
+}
+
+const splitSpaces = (text: string) => text.split(" ");
+
+/** A query's weighted terms: its own stems (1) and their synonyms (SYNONYM_WEIGHT). */
+const queryTerms = (query: string, synonymWeight: number): Map<string, number> => {
+  const weights = new Map<string, number>();
+  const own = terms(query);
+  for (const t of own) weights.set(t, 1);
+  for (const t of own)
+    for (const s of synonymsOf(t)) if ((weights.get(s) ?? 0) < synonymWeight) weights.set(s, synonymWeight);
+  return weights;
+};
+
+/**
+ * A search index over one server's tools, built once (per compiled server revision) and then only read:
+ * BM25 (minisearch's BM25+) over name, title, description, method, path and argument names/descriptions.
+ */
+export class ToolIndex {
+  private readonly search_: MiniSearch<Doc>;
+  private readonly tools: ReadonlyArray<SearchableTool>;
+  private readonly synonymWeight: number;
+
+  constructor(tools: ReadonlyArray<SearchableTool>, options: ToolIndexOptions = {}) {
+    this.tools = tools;
+    this.synonymWeight = options.synonymWeight ?? SYNONYM_WEIGHT;
+    // Fields are pre-processed into space-separated stems, so minisearch only splits on spaces.
+    this.search_ = new MiniSearch<Doc>({
+      fields: FIELDS,
+      tokenize: splitSpaces,
+      processTerm: (term) => (term === "" ? null : term),
+      searchOptions: {
+        boost: { ...FIELD_BOOSTS, ...options.boosts },
+        tokenize: splitSpaces,
+        processTerm: (term) => term,
+      },
+    });
+    this.search_.addAll(
+      tools.map((tool, id) => ({
+        id,
+        name: terms(tool.name).join(" "),
+        title: terms(tool.title ?? "").join(" "),
+        description: terms(tool.description ?? "").join(" "),
+        method: terms(`${tool.method} ${METHOD_WORDS[tool.method.toUpperCase()] ?? ""}`).join(" "),
+        path: terms(tool.path).join(" "),
+        argNames: terms(tool.arguments.map((a) => a.name).join(" ")).join(" "),
+        argDescriptions: terms(tool.arguments.map((a) => a.description ?? "").join(" ")).join(" "),
+      })),
+    );
+  }
+
+  get size(): number {
+    return this.tools.length;
+  }
+
+  /** The best `limit` tools for `query`, best first. `/pattern/` is a case-insensitive regex over names and titles. */
+  search(query: string, limit: number): SearchOutcome {
+    const trimmed = query.trim();
+    if (trimmed.length >= 2 && trimmed.startsWith("/") && trimmed.endsWith("/"))
+      return this.searchRegex(trimmed.slice(1, -1), limit);
+    return { ok: true, hits: this.searchText(trimmed.slice(0, MAX_QUERY_LENGTH), limit) };
+  }
+
+  private hit(id: number, score: number): ToolHit {
+    const tool = this.tools[id] as SearchableTool;
+    return {
+      name: tool.name,
+      ...(tool.title ? { title: tool.title } : {}),
+      ...(tool.description ? { description: tool.description } : {}),
+      score: Math.round(score * 1000) / 1000,
+    };
+  }
+
+  private searchText(query: string, limit: number): Array<ToolHit> {
+    const weights = queryTerms(query, this.synonymWeight);
+    if (weights.size === 0) return [];
+    const list = [...weights.keys()];
+    const results = this.search_.search(list.join(" "), {
+      boostTerm: (term) => weights.get(term) ?? 1,
+    });
+    // minisearch sorts by score; equal scores keep the server's order of tools.
+    results.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number));
+    return results.slice(0, limit).map((r) => this.hit(r.id as number, r.score));
+  }
+
+  private searchRegex(pattern: string, limit: number): SearchOutcome {
+    const regex = compileSafeRegex(pattern);
+    if (!regex.ok) return regex;
+    const deadline = performance.now() + REGEX_BUDGET_MS;
+    const hits: Array<ToolHit> = [];
+    const titleOnly: Array<ToolHit> = [];
+    for (const [id, tool] of this.tools.entries()) {
+      if (performance.now() > deadline)
+        return { ok: false, message: `the regular expression took longer than ${REGEX_BUDGET_MS} ms; simplify it` };
+      // A match in the name ranks above a match in the title only.
+      if (regex.test(tool.name)) hits.push(this.hit(id, 1));
+      else if (tool.title && regex.test(tool.title)) titleOnly.push(this.hit(id, 0.5));
+      if (hits.length >= limit) break;
+    }
+    return { ok: true, hits: [...hits, ...titleOnly].slice(0, limit) };
+  }
+}
