@@ -3,6 +3,7 @@
 //   node bench/tool-search/quality.mjs            (after `pnpm run build`; needs ../shared/tool-catalog)
 //   node bench/tool-search/quality.mjs --tune     (also prints the field-weight grid used to choose them)
 //   node bench/tool-search/quality.mjs --misses   (also lists the tasks our search misses at @5)
+// "no thesaurus" is our search with synonym expansion off (an ablation).
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -84,9 +85,11 @@ const table = (label, result) => {
 
 const base = evaluate(baseline());
 const mine = evaluate(ours());
+const noThesaurus = evaluate(ours({ synonymWeight: 0 }));
 console.log("| search       | kind       |   n |  R@1  |  R@5  | R@10  |  MRR  |");
 console.log("|---|---|---|---|---|---|---|");
 console.log(table("tool-search", mine));
+console.log(table("no thesaurus", noThesaurus));
 console.log(table("BM25 base", base));
 const gain = 100 * (mine.overall.r5 - base.overall.r5);
 const worse = Object.keys(mine.byKind).filter((k) => mine.byKind[k].r5 < base.byKind[k].r5);
@@ -105,7 +108,7 @@ if (process.argv.includes("--tune")) {
     for (const title of [1, 2, 3])
       for (const path of [0.5, 1, 1.5])
         for (const argNames of [0, 0.5])
-          for (const synonymWeight of [0.2, 0.35, 0.5]) {
+          for (const synonymWeight of [0.2, 0.35, 0.5, 0.7]) {
             const r = evaluate(ours({ boosts: { name, title, path, argNames }, synonymWeight })).overall;
             grid.push({ name, title, path, argNames, synonymWeight, r5: r.r5, mrr: r.mrr });
           }

@@ -1,4 +1,4 @@
-import MiniSearch from "minisearch";
+import { Bm25Index } from "./bm25-index.js";
 import { compileSafeRegex } from "./safe-regex.js";
 import { SYNONYM_WEIGHT, synonymsOf } from "./synonyms.js";
 import { terms } from "./text.js";
@@ -62,19 +62,6 @@ export const MAX_QUERY_LENGTH = 1_000;
 /** A regex search stops with an error after this many milliseconds (the engine is linear; this is a guard). */
 export const REGEX_BUDGET_MS = 100;
 
-interface Doc {
-  readonly id: number;
-  readonly name: string;
-  readonly title: string;
-  readonly description: string;
-  readonly method: string;
-  readonly path: string;
-  readonly argNames: string;
-  readonly argDescriptions: string;
-}
-
-const splitSpaces = (text: string) => text.split(" ");
-
 /** A query's weighted terms: its own stems (1) and their synonyms (SYNONYM_WEIGHT). */
 const queryTerms = (query: string, synonymWeight: number): Map<string, number> => {
   const weights = new Map<string, number>();
@@ -87,38 +74,31 @@ const queryTerms = (query: string, synonymWeight: number): Map<string, number> =
 
 /**
  * A search index over one server's tools, built once (per compiled server revision) and then only read:
- * BM25 (minisearch's BM25+) over name, title, description, method, path and argument names/descriptions.
+ * BM25+ over name, title, description, method, path and argument names/descriptions (Bm25Index).
  */
 export class ToolIndex {
-  private readonly search_: MiniSearch<Doc>;
+  private readonly index: Bm25Index;
   private readonly tools: ReadonlyArray<SearchableTool>;
   private readonly synonymWeight: number;
 
   constructor(tools: ReadonlyArray<SearchableTool>, options: ToolIndexOptions = {}) {
     this.tools = tools;
     this.synonymWeight = options.synonymWeight ?? SYNONYM_WEIGHT;
-    // Fields are pre-processed into space-separated stems, so minisearch only splits on spaces.
-    this.search_ = new MiniSearch<Doc>({
-      fields: FIELDS,
-      tokenize: splitSpaces,
-      processTerm: (term) => (term === "" ? null : term),
-      searchOptions: {
-        boost: { ...FIELD_BOOSTS, ...options.boosts },
-        tokenize: splitSpaces,
-        processTerm: (term) => term,
-      },
-    });
-    this.search_.addAll(
-      tools.map((tool, id) => ({
-        id,
-        name: terms(tool.name).join(" "),
-        title: terms(tool.title ?? "").join(" "),
-        description: terms(tool.description ?? "").join(" "),
-        method: terms(`${tool.method} ${METHOD_WORDS[tool.method.toUpperCase()] ?? ""}`).join(" "),
-        path: terms(tool.path).join(" "),
-        argNames: terms(tool.arguments.map((a) => a.name).join(" ")).join(" "),
-        argDescriptions: terms(tool.arguments.map((a) => a.description ?? "").join(" ")).join(" "),
-      })),
+    const boosts = { ...FIELD_BOOSTS, ...options.boosts };
+    this.index = new Bm25Index(
+      tools.map((tool) => {
+        const fields: Record<Field, ReadonlyArray<string>> = {
+          name: terms(tool.name),
+          title: terms(tool.title ?? ""),
+          description: terms(tool.description ?? ""),
+          method: terms(`${tool.method} ${METHOD_WORDS[tool.method.toUpperCase()] ?? ""}`),
+          path: terms(tool.path),
+          argNames: terms(tool.arguments.map((a) => a.name).join(" ")),
+          argDescriptions: terms(tool.arguments.map((a) => a.description ?? "").join(" ")),
+        };
+        return FIELDS.map((field) => fields[field]);
+      }),
+      FIELDS.map((field) => boosts[field]),
     );
   }
 
@@ -147,13 +127,7 @@ export class ToolIndex {
   private searchText(query: string, limit: number): Array<ToolHit> {
     const weights = queryTerms(query, this.synonymWeight);
     if (weights.size === 0) return [];
-    const list = [...weights.keys()];
-    const results = this.search_.search(list.join(" "), {
-      boostTerm: (term) => weights.get(term) ?? 1,
-    });
-    // minisearch sorts by score; equal scores keep the server's order of tools.
-    results.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number));
-    return results.slice(0, limit).map((r) => this.hit(r.id as number, r.score));
+    return this.index.search(weights, limit).map((r) => this.hit(r.doc, r.score));
   }
 
   private searchRegex(pattern: string, limit: number): SearchOutcome {

@@ -1,0 +1,98 @@
+// searchTools latency inside the process over 5,000 tools (the real-API catalog of ../shared/tool-catalog,
+// repeated with a numeric suffix per copy to reach 5,000): index build time, then p50/p90/p99 of search().
+// For comparison, the same terms, field boosts and query weights through minisearch 7.2 (the library our
+// own BM25 index replaced; see docs/decisions.md).
+//   node bench/tool-search/latency.mjs [searches]      (after `pnpm run build`)
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { FIELD_BOOSTS, SYNONYM_WEIGHT, synonymsOf, ToolIndex, terms } from "@mcpsm/tool-search";
+import MiniSearch from "minisearch";
+import { loadCatalog } from "./catalog.mjs";
+
+const TOOLS = 5_000;
+const searches = Number(process.argv[2] ?? 20_000);
+const here = dirname(fileURLToPath(import.meta.url));
+const { tasks } = JSON.parse(readFileSync(resolve(here, "tasks.json"), "utf8"));
+const catalog = loadCatalog();
+const tools = Array.from({ length: TOOLS }, (_, i) => {
+  const { tool } = catalog[i % catalog.length];
+  const copy = Math.floor(i / catalog.length);
+  return copy === 0 ? tool : { ...tool, name: `${tool.name.slice(0, 18)}${copy}` };
+});
+
+const queries = [
+  ...tasks.map((t) => t.task),
+  "/^repos/",
+  "/playlist/",
+  "delete",
+  "list customers",
+  "getUser",
+  "create_invoice",
+];
+let t = performance.now();
+const index = new ToolIndex(tools);
+const buildMs = performance.now() - t;
+
+const percentiles = (search, count) => {
+  for (let i = 0; i < 2_000; i++) search(queries[i % queries.length]);
+  const times = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const query = queries[i % queries.length];
+    const started = performance.now();
+    search(query);
+    times[i] = performance.now() - started;
+  }
+  times.sort();
+  const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(3);
+  return `p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms`;
+};
+
+console.log(
+  `tool-search, ${TOOLS} tools: index built in ${buildMs.toFixed(0)} ms; ${searches} searches (limit 10, ${queries.length} queries in turn): ${percentiles((q) => index.search(q, 10), searches)} (goal: p50 ≤ 2 ms)`,
+);
+
+// minisearch over the same pre-processed fields (text queries only: regex queries do not use the index).
+const METHOD_WORDS = {
+  GET: "get list read",
+  POST: "create add post",
+  PUT: "put replace set update",
+  PATCH: "patch update edit",
+  DELETE: "delete remove",
+};
+t = performance.now();
+const mini = new MiniSearch({
+  fields: Object.keys(FIELD_BOOSTS),
+  tokenize: (s) => s.split(" "),
+  processTerm: (s) => s || null,
+});
+mini.addAll(
+  tools.map((tool, id) => ({
+    id,
+    name: terms(tool.name).join(" "),
+    title: terms(tool.title ?? "").join(" "),
+    description: terms(tool.description ?? "").join(" "),
+    method: terms(`${tool.method} ${METHOD_WORDS[tool.method] ?? ""}`).join(" "),
+    path: terms(tool.path).join(" "),
+    argNames: terms(tool.arguments.map((a) => a.name).join(" ")).join(" "),
+    argDescriptions: "",
+  })),
+);
+const miniBuildMs = performance.now() - t;
+const miniSearch = (query) => {
+  if (query.startsWith("/")) return [];
+  const weights = new Map(terms(query).map((term) => [term, 1]));
+  for (const term of [...weights.keys()])
+    for (const s of synonymsOf(term)) if (!weights.has(s)) weights.set(s, SYNONYM_WEIGHT);
+  return mini
+    .search([...weights.keys()].join(" "), {
+      boost: FIELD_BOOSTS,
+      tokenize: (s) => s.split(" "),
+      processTerm: (s) => s,
+      boostTerm: (term) => weights.get(term) ?? 1,
+    })
+    .slice(0, 10);
+};
+console.log(
+  `minisearch,  ${TOOLS} tools: index built in ${miniBuildMs.toFixed(0)} ms; ${searches} searches: ${percentiles(miniSearch, searches)}`,
+);

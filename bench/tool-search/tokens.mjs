@@ -1,0 +1,56 @@
+// The size of tools/list for a 500-tool server, with and without dynamic tool discovery, in tokens.
+// Tools: the first 500 operations of ../shared/tool-catalog spread over its four APIs, each defined the way
+// the service shows it (toolEntry: path/query/body argument schemas with one string property per
+// parameter; real imported schemas with types and descriptions are larger, so "without" is a lower bound).
+// Tokens: gpt-tokenizer's o200k_base BPE (GPT-4o family) over the JSON result; other models' tokenizers differ
+// by some percent, and ~4 characters per token is the usual rule of thumb (characters are printed too).
+//   node bench/tool-search/tokens.mjs      (after `pnpm run build`)
+import { discoveryToolList, toolEntry } from "@mcpsm/mcp-runtime";
+import { ToolIndex } from "@mcpsm/tool-search";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { loadCatalog } from "./catalog.mjs";
+
+const SIZE = 500;
+const catalog = loadCatalog();
+// Round-robin over the APIs so the 500 tools mix domains like a composed server would.
+const byApi = Object.groupBy(catalog, (c) => c.api);
+const picked = [];
+for (let i = 0; picked.length < SIZE; i++)
+  for (const list of Object.values(byApi)) if (list[i] && picked.length < SIZE) picked.push(list[i]);
+
+const objectOf = (names) =>
+  names.length === 0
+    ? null
+    : { type: "object", properties: Object.fromEntries(names.map((n) => [n, { type: "string" }])) };
+const definitions = picked.map(({ tool }) => {
+  const placeholders = new Set([...tool.path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]));
+  const params = tool.arguments.map((a) => a.name);
+  const pathArgs = objectOf(params.filter((p) => placeholders.has(p)));
+  return toolEntry({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    method: tool.method,
+    path: tool.path,
+    pathArgsJSONSchema: pathArgs && { ...pathArgs, required: Object.keys(pathArgs.properties) },
+    queryArgsJSONSchema: objectOf(params.filter((p) => !placeholders.has(p))),
+    reqBodyJSONSchema: null,
+  });
+});
+
+const measure = (value) => {
+  const text = JSON.stringify(value);
+  return { chars: text.length, tokens: countTokens(text) };
+};
+const without = measure({ tools: definitions });
+const withDiscovery = measure({ tools: discoveryToolList({ toolList: definitions }) });
+const index = new ToolIndex(picked.map((c) => c.tool));
+const search = index.search("refund a payment to a customer", 10);
+const searchResult = measure({ tools: search.ok ? search.hits : [] });
+const oneDefinition = measure(definitions[0]);
+console.log(`tools/list of a ${SIZE}-tool server (o200k_base tokens / characters):`);
+console.log(`  without discovery: ${without.tokens} tokens / ${without.chars} chars`);
+console.log(`  with discovery:    ${withDiscovery.tokens} tokens / ${withDiscovery.chars} chars`);
+console.log(
+  `  a searchTools answer (10 hits): ${searchResult.tokens} tokens; a getToolDefinition answer: ${oneDefinition.tokens} tokens`,
+);
