@@ -144,6 +144,34 @@ describe("MCP endpoint of the service", () => {
     await client.close();
   });
 
+  it("switches dynamic tool discovery on and off through the management API (both eras)", async () => {
+    const set = (on: boolean) => api("PATCH", `/servers/${serverId}`, { server: { dynamicToolDiscoveryEnabled: on } });
+    expect((await set(true)).status).toBe(200);
+    try {
+      for (const era of ["2025-11-25", "2026-07-28"] as const) {
+        const client = await connect(serverId, serverToken, era);
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+          "searchTools",
+          "getToolDefinition",
+          "useTool",
+        ]);
+        const found = await client.callTool({ name: "searchTools", arguments: { query: "get a thing" } });
+        expect((found.structuredContent as { tools: Array<{ name: string }> }).tools[0]?.name).toBe("getThing");
+        const used = await client.callTool({
+          name: "useTool",
+          arguments: { name: "getThing", arguments: { pathArgs: { id: "7" } } },
+        });
+        expect(used.structuredContent).toEqual({ ok: true, url: "/v1/things/7" });
+        await client.close();
+      }
+    } finally {
+      expect((await set(false)).status).toBe(200);
+    }
+    const client = await connect(serverId, serverToken, "2026-07-28");
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["getThing"]);
+    await client.close();
+  });
+
   it("answers 404, not 500, to a server id that is not valid percent-encoding", async () => {
     for (const path of ["/mcp/%E0", "/.well-known/oauth-protected-resource/mcp/%E0"]) {
       const response = await fetch(`${service.url}${path}`, {
