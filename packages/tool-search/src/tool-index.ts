@@ -108,6 +108,7 @@ export class ToolIndex {
 
   /** The best `limit` tools for `query`, best first. `/pattern/` is a case-insensitive regex over names and titles. */
   search(query: string, limit: number): SearchOutcome {
+    if (!(limit >= 1)) return { ok: true, hits: [] };
     const trimmed = query.trim();
     if (trimmed.length >= 2 && trimmed.startsWith("/") && trimmed.endsWith("/"))
       return this.searchRegex(trimmed.slice(1, -1), limit);

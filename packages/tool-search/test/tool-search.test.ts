@@ -84,6 +84,7 @@ describe("ToolIndex", () => {
     expect(outcome.ok && outcome.hits.length).toBe(2);
     if (outcome.ok) expect(outcome.hits[0]?.score).toBeGreaterThanOrEqual(outcome.hits[1]?.score ?? 0);
     expect(names(index, "   ")).toEqual([]);
+    expect(names(index, "user", 0)).toEqual([]);
     expect(names(index, "the of and")).toEqual([]);
   });
 
