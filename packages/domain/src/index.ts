@@ -68,3 +68,18 @@ export {
   revokeServerToken,
 } from "./server-token/server-token-use-cases.js";
 export * from "./mcp/index.js";
+export {
+  type ApiDescription,
+  type DescribedBody,
+  type DescribedOAuthFlow,
+  type DescribedOperation,
+  type DescribedParameter,
+  type DescribedSecurityScheme,
+  OpenApiReader,
+  type SecurityRequirement,
+} from "./openapi-import/api-description.js";
+export * from "./openapi-import/import-schema.js";
+export { importProvider, resyncProvider } from "./openapi-import/import-use-cases.js";
+export { baseToolName, uniqueNames, wordsOf } from "./openapi-import/tool-naming.js";
+export { mapOperations, matchKey } from "./openapi-import/operation-mapping.js";
+export type { JsonObject } from "./validation/text.js";

@@ -28,6 +28,7 @@ const tool = (over: Partial<ToolRow>): ToolRow => ({
   reqBodyJSONSchema: null,
   headers: [],
   oauth2Scopes: [],
+  imported: false,
   ...over,
 });
 

@@ -74,6 +74,7 @@ export const tool = (n: number, owner: string, override: Partial<ToolRow> = {}):
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the domain's ${NAME} syntax, not a template
   headers: [{ key: "X-Api-Key", value: "${API_KEY}" }],
   oauth2Scopes: ["items:read", "items:write"],
+  imported: false,
   ...override,
 });
 

@@ -126,6 +126,7 @@ for (const target of targets)
         reqBodyJSONSchema: null,
         headers: [],
         oauth2Scopes: [],
+        imported: false,
       });
       await run((tx) => Effect.zipRight(tx.insertProvider(p), tx.insertTool(t)));
       const stored = await run((tx) => Effect.all([tx.findProvider(p.id), tx.findTool(t.id)]));

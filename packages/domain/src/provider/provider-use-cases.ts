@@ -27,7 +27,7 @@ import { secretPrefixOf } from "./secret-prefix.js";
 type StoredOAuth2 = ProviderRow["oauth2Config"];
 
 /** Merges a written oauth2Config into the stored one; an omitted clientSecret keeps the stored secret. */
-const mergeOAuth2 = (stored: StoredOAuth2, written: OAuth2ConfigWrite | null | undefined) =>
+export const mergeOAuth2 = (stored: StoredOAuth2, written: OAuth2ConfigWrite | null | undefined) =>
   Effect.gen(function* () {
     if (written === undefined) return stored;
     if (written === null) return null;

@@ -28,6 +28,8 @@ export const SCOPE_POLICY = {
   getProvider: "provider:read",
   updateProvider: "provider:update",
   deleteProvider: "provider:delete",
+  importProvider: "provider:create",
+  resyncProvider: "provider:update",
   listProviderTools: "provider:list",
   createProviderTool: "provider:create",
   getProviderTool: "provider:read",

@@ -52,6 +52,8 @@ export const ToolRow = Schema.Struct({
   reqBodyJSONSchema: Schema.NullOr(JsonObject),
   headers: Schema.Array(ToolHeader),
   oauth2Scopes: Schema.Array(Schema.String),
+  /** True when an OpenAPI import made the tool: only such tools are changed or removed by a re-sync. */
+  imported: Schema.Boolean,
 });
 export type ToolRow = typeof ToolRow.Type;
 

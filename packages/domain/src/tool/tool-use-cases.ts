@@ -74,6 +74,7 @@ export const toolUseCases = providerChildUseCases({
     reqBodyJSONSchema: schemaOrNull(input.reqBodyJSONSchema, null),
     headers: input.headers ?? [],
     oauth2Scopes: input.oauth2Scopes ?? [],
+    imported: false,
   }),
   merge: (stored, patch): ToolRow => ({
     ...stored,

@@ -6,14 +6,74 @@ import { JsonObject } from "./text.js";
 /** Largest accepted JSON Schema, measured as its JSON text. */
 export const MAX_JSON_SCHEMA_BYTES = 64 * 1024;
 
-const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+// The compiled functions are thrown away (they only prove the schema compiles): no code optimisation.
+const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, code: { optimize: false } });
+
+/** Keywords whose values are data, not schema: a `pattern` or `$ref` inside them means nothing. */
+const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples", "example"]);
+
+/**
+ * What compiling would find beyond the meta-schema, for a schema without references: an invalid regular
+ * expression (ajv compiles `pattern` and `patternProperties` keys with the `u` flag). Undefined when the
+ * schema holds a reference (then only compiling can tell) or nothing is wrong.
+ */
+const withoutCompiling = (schema: unknown): { readonly refs: boolean; readonly problem?: string } => {
+  const stack: Array<unknown> = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...node);
+    else if (typeof node === "object" && node !== null)
+      for (const [key, value] of Object.entries(node)) {
+        if (DATA_KEYWORDS.has(key)) continue;
+        if (key === "$ref" || key === "$dynamicRef" || key === "$recursiveRef") return { refs: true };
+        const patterns =
+          key === "pattern" && typeof value === "string"
+            ? [value]
+            : key === "patternProperties" && typeof value === "object" && value !== null
+              ? Object.keys(value)
+              : [];
+        for (const pattern of patterns)
+          try {
+            new RegExp(pattern, "u");
+          } catch {
+            return {
+              refs: false,
+              problem: `is not a valid JSON Schema: pattern ${JSON.stringify(pattern)} is not a valid regular expression`,
+            };
+          }
+        if (typeof value === "object" && value !== null) stack.push(value);
+      }
+  }
+  return { refs: false };
+};
 ajv.addMetaSchema(draft07);
+
+/**
+ * Verdicts on recently checked schemas, by their JSON text: an OpenAPI import checks hundreds of tools whose
+ * schemas often repeat (the same path arguments, the same body for create and replace), and compiling is by
+ * far the dearest part of validation. Bounded: cleared when full.
+ */
+const verdicts = new Map<string, string | undefined>();
+const MAX_VERDICTS = 2_000;
 
 /** Why `schema` is not a usable JSON Schema (2020-12, or draft-07 when it says so), or undefined. */
 export const jsonSchemaProblem = (schema: JsonObject): string | undefined => {
-  if (Buffer.byteLength(JSON.stringify(schema), "utf8") > MAX_JSON_SCHEMA_BYTES) return "must be at most 64 KiB";
+  const text = JSON.stringify(schema);
+  if (verdicts.has(text)) return verdicts.get(text);
+  const verdict = checkSchema(schema, text);
+  if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+  verdicts.set(text, verdict);
+  return verdict;
+};
+
+const checkSchema = (schema: JsonObject, text: string): string | undefined => {
+  if (Buffer.byteLength(text, "utf8") > MAX_JSON_SCHEMA_BYTES) return "must be at most 64 KiB";
   try {
     if (!ajv.validateSchema(schema)) return `is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+    // Compiling costs milliseconds per schema (seconds for an imported description); a schema that passes
+    // the meta-schema and holds no reference compiles unless a regular expression is broken, checked here.
+    const shortcut = withoutCompiling(schema);
+    if (!shortcut.refs) return shortcut.problem;
     // Compiling also catches unresolvable $refs; the compiled function is not kept.
     ajv.compile(schema);
     ajv.removeSchema(schema);

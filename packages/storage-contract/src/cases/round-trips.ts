@@ -123,6 +123,7 @@ export const roundTripCases = (h: Harness) =>
           queryArgsJSONSchema: { type: "object", properties: { q: { type: "string" } } },
           headers: [],
           oauth2Scopes: ["admin"],
+          imported: true,
         },
         write: (tx, row) => tx.updateTool(row),
       },

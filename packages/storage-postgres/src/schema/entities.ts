@@ -63,6 +63,7 @@ export const ToolEntity = defineEntity({
     reqBodyJSONSchema: p.json<Record<string, unknown>>().nullable().fieldName("req_body_json_schema"),
     headers: p.json<unknown[]>(),
     oauth2Scopes: p.json<string[]>().fieldName("oauth2_scopes"),
+    imported: p.boolean().default(false),
   },
   uniques: [{ name: "tools_provider_id_name_unique", properties: ["provider", "name"] }],
 });

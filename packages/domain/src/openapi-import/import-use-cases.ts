@@ -1,0 +1,374 @@
+import { Effect, Either, Schema } from "effect";
+import { type FieldProblem, ResourceExhausted } from "../errors/domain-errors.js";
+import { newId } from "../ids/id.js";
+import { toProviderRecord } from "../provider/provider-record.js";
+import { PROVIDER_OUTPUT_FIELDS, ProviderCreate, type ProviderPatch } from "../provider/provider-schema.js";
+import { mergeOAuth2 } from "../provider/provider-use-cases.js";
+import { secretPrefixOf } from "../provider/secret-prefix.js";
+import type { ProviderRow, ToolRow } from "../storage/rows.js";
+import type { StorageTx } from "../storage/storage-port.js";
+import type { Actor } from "../tenancy/actor.js";
+import { Quotas } from "../tenancy/quotas.js";
+import {
+  alreadyExists,
+  blockedByReference,
+  bumpProvider,
+  lockProvider,
+  lockQuota,
+  now,
+  ownedProvider,
+  transact,
+} from "../use-case/use-case-kit.js";
+import { decodeEnvelope, decodePathId, invalid, parseProblems } from "../validation/decode-write.js";
+import { httpUrlProblem } from "../validation/http-url.js";
+import type { JsonObject } from "../validation/text.js";
+import { type ApiDescription, OpenApiReader } from "./api-description.js";
+import { type ImportReport, type ImportResult, ProviderImport, ProviderResync } from "./import-schema.js";
+import { mapOperations, matchKey, type ToolDraft, usableOAuth2 } from "./operation-mapping.js";
+import { uniqueNames } from "./tool-naming.js";
+
+const ROOT = "import.document";
+
+/** JSON with object keys sorted, so stored schemas (jsonb reorders keys) compare by value. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_, v: unknown) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+
+const schemaOrNull = (schema: JsonObject): JsonObject | null => (Object.keys(schema).length === 0 ? null : schema);
+
+/** The stored tool of a draft under its final name. */
+const toolRow = (
+  draft: ToolDraft,
+  name: string,
+  base: Pick<ToolRow, "id" | "providerId" | "createdAt" | "updatedAt">,
+) => ({
+  ...base,
+  method: draft.fields.method,
+  path: draft.fields.path,
+  name,
+  title: draft.fields.title ?? "",
+  description: draft.fields.description ?? "",
+  pathArgsJSONSchema: schemaOrNull(draft.fields.pathArgsJSONSchema ?? {}),
+  queryArgsJSONSchema: schemaOrNull(draft.fields.queryArgsJSONSchema ?? {}),
+  reqBodyJSONSchema: schemaOrNull(draft.fields.reqBodyJSONSchema ?? {}),
+  headers: draft.fields.headers ?? [],
+  oauth2Scopes: draft.fields.oauth2Scopes ?? [],
+  imported: true,
+});
+
+/** The tool fields a re-sync compares (method and path are what matched). */
+const COMPARED = [
+  "name",
+  "path",
+  "title",
+  "description",
+  "pathArgsJSONSchema",
+  "queryArgsJSONSchema",
+  "reqBodyJSONSchema",
+  "headers",
+  "oauth2Scopes",
+] as const;
+
+const changedFields = (stored: ToolRow, next: ToolRow): Array<string> =>
+  COMPARED.filter((field) => canonical(stored[field]) !== canonical(next[field]));
+
+const reportTool = (row: Pick<ToolRow, "name" | "method" | "path">) => ({
+  name: row.name,
+  method: row.method,
+  path: row.path,
+});
+
+/** The provider fields a description gives, with the caller's overrides on top; every problem located. */
+const providerFields = (description: ApiDescription, overrides: ProviderPatch) => {
+  const server = description.servers[0];
+  const oauth2 = usableOAuth2(description);
+  const documented = {
+    name: description.title.trim().slice(0, 100).trim(),
+    description: description.description.slice(0, 10_000),
+    baseURL: server ?? "",
+    ...(oauth2?.flow === undefined
+      ? {}
+      : {
+          oauth2Config: {
+            authURL: oauth2.flow.kind === "authorizationCode" ? oauth2.flow.authorizationUrl : "",
+            tokenURL: oauth2.flow.tokenUrl,
+          },
+        }),
+  };
+  const merged = {
+    ...documented,
+    ...overrides,
+    ...(overrides.oauth2Config === undefined || overrides.oauth2Config === null
+      ? {}
+      : { oauth2Config: { ...documented.oauth2Config, ...overrides.oauth2Config } }),
+  };
+  const problems: Array<FieldProblem> = [];
+  if (overrides.name === undefined && documented.name === "")
+    problems.push({ path: `${ROOT}.info.title`, message: "is empty: give import.provider.name" });
+  if (overrides.baseURL === undefined) {
+    const problem = server === undefined ? "names no server" : httpUrlProblem(server);
+    if (problem !== undefined)
+      problems.push({
+        path: `${ROOT}.servers[0].url`,
+        message: `${problem}${server === undefined ? "" : ` ('${server}')`}: give import.provider.baseURL`,
+      });
+  }
+  if (problems.length > 0) return Either.left(problems);
+  const decoded = Schema.decodeUnknownEither(ProviderCreate, { errors: "all" })(merged);
+  return Either.isLeft(decoded)
+    ? Either.left(parseProblems("import.provider", decoded.left))
+    : Either.right({ fields: decoded.right, oauth2Scheme: oauth2?.name });
+};
+
+/** Output-only provider fields sent in `import.provider` are ignored, as in every provider write (§6). */
+const withoutProviderOutputFields = (body: unknown): unknown => {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObject(body) || !isObject(body.import) || !isObject(body.import.provider)) return body;
+  const provider = Object.fromEntries(
+    Object.entries(body.import.provider).filter(
+      ([key]) => !(PROVIDER_OUTPUT_FIELDS as ReadonlyArray<string>).includes(key),
+    ),
+  );
+  return { ...body, import: { ...body.import, provider } };
+};
+
+const tooMany = (count: number, limit: number, others: number) =>
+  new ResourceExhausted({
+    detail:
+      others === 0
+        ? `the description maps to ${count} tools; a provider may hold at most ${limit}`
+        : `the description maps to ${count} tools and the provider keeps ${others} others; a provider may hold at most ${limit}`,
+  });
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer E> ? Array<E> : T[K] };
+
+const emptyReport = (): Mutable<ImportReport> => ({
+  added: [],
+  changed: [],
+  removed: [],
+  kept: [],
+  unchanged: 0,
+  skipped: [],
+  warnings: [],
+});
+
+/** A dry run's records: tools not stored yet (and a provider not created yet) have no ids. */
+const withoutNewIds = (record: ImportResult["provider"], newIds: ReadonlySet<string>, providerIsNew: boolean) => {
+  const { id, ...rest } = record;
+  return {
+    ...(providerIsNew ? {} : { id }),
+    ...rest,
+    tools: record.tools.map((tool) => {
+      if (!newIds.has(tool.id ?? "")) return tool;
+      const { id: _id, providerID: _providerID, ...fields } = tool;
+      return providerIsNew ? fields : { ...fields, providerID: tool.providerID };
+    }),
+  };
+};
+
+/**
+ * Creates a provider from an OpenAPI description, one tool per operation (API-CONTRACT.md §15), in one
+ * transaction; `dryRun` reports the outcome and stores nothing. Answers whether it created the provider.
+ */
+export const importProvider = (actor: Actor, body: unknown) =>
+  Effect.gen(function* () {
+    const input = yield* decodeEnvelope("import", ProviderImport, [], withoutProviderOutputFields(body));
+    const overrides = input.provider ?? {};
+    const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
+    const provider = providerFields(description, overrides);
+    if (Either.isLeft(provider)) return yield* invalid(provider.left);
+    const { fields, oauth2Scheme } = provider.right;
+    const oauth2Config = yield* mergeOAuth2(null, fields.oauth2Config);
+    const secretPrefix = secretPrefixOf(fields.baseURL);
+    const mapped = mapOperations(description, {
+      secretPrefix,
+      oauth2Scheme,
+      hasOAuth2Config: oauth2Config !== null,
+      root: ROOT,
+    });
+    const quotas = yield* Quotas;
+    if (mapped.drafts.length > quotas.toolsPerProvider)
+      return yield* tooMany(mapped.drafts.length, quotas.toolsPerProvider, 0);
+    const names = uniqueNames(
+      mapped.drafts.map((d) => d.baseName),
+      new Set(),
+    );
+    const at = yield* now;
+    const row: ProviderRow = {
+      id: newId(),
+      tenant: actor.tenant,
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+      apiType: fields.apiType ?? "REST",
+      visibilityType: fields.visibilityType ?? "INTERNAL",
+      baseURL: fields.baseURL,
+      documentURL: fields.documentURL ?? "",
+      iconURL: fields.iconURL ?? "",
+      secretPrefix,
+      name: fields.name,
+      description: fields.description ?? "",
+      oauth2Config,
+    };
+    const tools: Array<ToolRow> = mapped.drafts.map((draft, i) =>
+      toolRow(draft, names[i]!, { id: newId(), providerId: row.id, createdAt: at, updatedAt: at }),
+    );
+    const report = emptyReport();
+    report.added = tools.map(reportTool);
+    report.skipped = [...mapped.skipped];
+    report.warnings = [...description.warnings, ...mapped.warnings];
+    const record = toProviderRecord(row, tools);
+    if (input.dryRun === true)
+      return {
+        created: false,
+        result: { provider: withoutNewIds(record, new Set(tools.map((t) => t.id)), true), report },
+      };
+    yield* transact((tx) =>
+      Effect.gen(function* () {
+        yield* lockQuota(tx, "providers", actor.tenant);
+        if ((yield* tx.countProviders(actor.tenant)) >= quotas.providersPerTenant)
+          return yield* new ResourceExhausted({
+            detail: `the tenant already has ${quotas.providersPerTenant} providers`,
+          });
+        yield* tx.insertProvider(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
+        for (const tool of tools)
+          yield* tx.insertTool(tool).pipe(
+            Effect.catchTags({
+              UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
+              ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
+            }),
+          );
+      }),
+    );
+    return { created: true, result: { provider: record, report } };
+  });
+
+/** The re-sync of a provider's imported tools with a description, inside the transaction `tx`. */
+const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescription, dryRun: boolean) =>
+  Effect.gen(function* () {
+    yield* lockProvider(tx, id);
+    const provider = yield* ownedProvider(tx, actor, id);
+    const stored = yield* tx.listTools(id);
+    const mapped = mapOperations(description, {
+      secretPrefix: provider.secretPrefix,
+      oauth2Scheme: usableOAuth2(description)?.name,
+      hasOAuth2Config: provider.oauth2Config !== null,
+      root: ROOT,
+    });
+    const byKey = new Map<string, ToolRow>();
+    for (const tool of stored)
+      if (tool.imported && !byKey.has(matchKey(tool.method, tool.path)))
+        byKey.set(matchKey(tool.method, tool.path), tool);
+    const draftKeys = new Set(mapped.drafts.map((d) => d.key));
+    const report = emptyReport();
+    report.skipped = [...mapped.skipped];
+    report.warnings = [...description.warnings, ...mapped.warnings];
+
+    // Imported tools whose operation is gone: deleted, unless a server uses them.
+    const removed: Array<ToolRow> = [];
+    const kept: Array<ToolRow> = [];
+    for (const tool of stored) {
+      if (
+        !tool.imported ||
+        (draftKeys.has(matchKey(tool.method, tool.path)) && byKey.get(matchKey(tool.method, tool.path)) === tool)
+      )
+        continue;
+      const users = yield* tx.serversReferencing({ kind: "tool", id: tool.id });
+      if (users.length === 0) {
+        removed.push(tool);
+        report.removed.push(reportTool(tool));
+      } else {
+        kept.push(tool);
+        report.kept.push({ ...reportTool(tool), reason: `its operation is gone but ${users.length} server(s) use it` });
+      }
+    }
+    const others = stored.filter((t) => !t.imported).length + kept.length;
+    const quotas = yield* Quotas;
+    if (mapped.drafts.length + others > quotas.toolsPerProvider)
+      return yield* tooMany(mapped.drafts.length, quotas.toolsPerProvider, others);
+
+    const taken = new Set([...stored.filter((t) => !t.imported), ...kept].map((t) => t.name));
+    const names = uniqueNames(
+      mapped.drafts.map((d) => d.baseName),
+      taken,
+    );
+    const at = yield* now;
+    const inserts: Array<ToolRow> = [];
+    const updates: Array<ToolRow> = [];
+    const result = new Map<string, ToolRow>();
+    for (const [i, draft] of mapped.drafts.entries()) {
+      const match = byKey.get(draft.key);
+      if (match === undefined) {
+        const row = toolRow(draft, names[i]!, { id: newId(), providerId: id, createdAt: at, updatedAt: at });
+        inserts.push(row);
+        report.added.push(reportTool(row));
+        result.set(row.id, row);
+        continue;
+      }
+      const next = toolRow(draft, names[i]!, {
+        id: match.id,
+        providerId: id,
+        createdAt: match.createdAt,
+        updatedAt: at,
+      });
+      const fields = changedFields(match, next);
+      if (fields.length === 0) {
+        report.unchanged++;
+        result.set(match.id, match);
+      } else {
+        updates.push(next);
+        report.changed.push({ ...reportTool(next), fields });
+        result.set(next.id, next);
+      }
+    }
+    // The provider's tools afterwards, in creation order: the ones this import does not own, then its own.
+    const tools = [...stored.filter((t) => !removed.includes(t)).map((t) => result.get(t.id) ?? t), ...inserts];
+    const changed = inserts.length + updates.length + removed.length > 0;
+    const after: ProviderRow = changed ? { ...provider, version: provider.version + 1, updatedAt: at } : provider;
+    if (dryRun || !changed) return { provider: after, tools, inserts, report };
+
+    for (const tool of removed)
+      yield* tx
+        .deleteTool(tool.id)
+        .pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
+    // Renames may swap names between tools: park the renamed ones under names no tool can have first.
+    const renamed = updates.filter((row) => row.name !== byKey.get(matchKey(row.method, row.path))?.name);
+    for (const row of renamed)
+      yield* tx
+        .updateTool({ ...row, name: `~${row.id}` })
+        .pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
+    for (const row of updates)
+      yield* tx.updateTool(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
+    for (const row of inserts)
+      yield* tx.insertTool(row).pipe(
+        Effect.catchTags({
+          UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
+          ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
+        }),
+      );
+    yield* bumpProvider(tx, provider, at);
+    return { provider: after, tools, inserts, report };
+  });
+
+/**
+ * Re-syncs a provider with a new version of its description (API-CONTRACT.md §15): operations match the
+ * imported tools by method and path template; matched tools keep their ids, new operations add tools, tools of
+ * removed operations go unless a server uses them. One transaction, one version step; `dryRun` stores nothing.
+ */
+export const resyncProvider = (actor: Actor, id: string, body: unknown) =>
+  Effect.gen(function* () {
+    yield* decodePathId("id", id);
+    const input = yield* decodeEnvelope("import", ProviderResync, [], body);
+    const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
+    const dryRun = input.dryRun === true;
+    const outcome = yield* transact((tx) => resync(tx, actor, id, description, dryRun));
+    const record = toProviderRecord(outcome.provider, outcome.tools);
+    return {
+      provider: dryRun ? withoutNewIds(record, new Set(outcome.inserts.map((t) => t.id)), false) : record,
+      report: outcome.report,
+    } satisfies ImportResult;
+  });

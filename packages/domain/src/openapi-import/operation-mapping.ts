@@ -1,0 +1,282 @@
+import { Either, Schema } from "effect";
+import type { FieldProblem } from "../errors/domain-errors.js";
+import { type ToolCreate as ToolCreateType, HTTP_METHODS, ToolCreate } from "../tool/tool-schema.js";
+import { parseProblems } from "../validation/decode-write.js";
+import type { JsonObject } from "../validation/text.js";
+import type {
+  ApiDescription,
+  DescribedOperation,
+  DescribedParameter,
+  DescribedSecurityScheme,
+  SecurityRequirement,
+} from "./api-description.js";
+import { baseToolName } from "./tool-naming.js";
+
+// The mapping rules of API-CONTRACT.md §15: one operation → one tool draft (or a skip with its reason).
+
+/** A tool an operation maps to, validated as a hand-written tool would be; its final name comes later. */
+export interface ToolDraft {
+  /** `METHOD path` with placeholder names blanked: what a re-sync matches tools by. */
+  readonly key: string;
+  readonly baseName: string;
+  readonly fields: ToolCreateType;
+}
+
+/** One operation that did not become a tool. */
+export interface SkippedOperation {
+  readonly method: string;
+  readonly path: string;
+  readonly reason: string;
+}
+
+/** The operations of a description, mapped. */
+export interface MappedOperations {
+  readonly drafts: ReadonlyArray<ToolDraft>;
+  readonly skipped: ReadonlyArray<SkippedOperation>;
+  readonly warnings: ReadonlyArray<FieldProblem>;
+}
+
+/** What the mapping needs to know of the provider the tools belong to. */
+export interface MappingContext {
+  /** Prefix of the variables tool headers may reference (the provider's `secretPrefix`). */
+  readonly secretPrefix: string;
+  /** The OAuth 2.0 scheme whose scopes tools request (the provider's oauth2Config comes from it). */
+  readonly oauth2Scheme: string | undefined;
+  /** The provider has an oauth2Config: tools must not set Authorization themselves. */
+  readonly hasOAuth2Config: boolean;
+  /** Where problems are located: the document's path, such as `import.document`. */
+  readonly root: string;
+}
+
+/** The key a re-sync matches an operation and a tool by. */
+export const matchKey = (method: string, path: string): string =>
+  `${method.toUpperCase()} ${path.replace(/\{[^{}]*\}/g, "{}")}`;
+
+const MAX_TITLE = 64;
+const MAX_DESCRIPTION = 10_000;
+
+const cut = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+/** `import.document.paths['/pets/{id}'].get`: where an operation sits in the document. */
+export const operationLocation = (root: string, method: string, path: string): string =>
+  `${root}.paths['${path}'].${method}`;
+
+/** A valid placeholder name for `{name}`: other characters become `_`, a leading digit gets a `_`. */
+const placeholderName = (name: string): string => {
+  const cleaned = name.replace(/[^A-Za-z0-9_]/g, "_");
+  return /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`;
+};
+
+/** `{user-id}` → `{user_id}`, unique within the path; the map says which parameter each came from. */
+const normalisePath = (path: string): { path: string; names: Map<string, string> } => {
+  const names = new Map<string, string>();
+  const used = new Set<string>();
+  const normalised = path.replace(/\{([^{}]*)\}/g, (_, original: string) => {
+    const known = names.get(original);
+    if (known !== undefined) return `{${known}}`;
+    let name = placeholderName(original);
+    for (let n = 2; used.has(name); n++) name = `${placeholderName(original)}_${n}`;
+    used.add(name);
+    names.set(original, name);
+    return `{${name}}`;
+  });
+  return { path: normalised, names };
+};
+
+const withDescription = (parameter: DescribedParameter): JsonObject =>
+  parameter.description !== "" && parameter.schema.description === undefined
+    ? { ...parameter.schema, description: parameter.description }
+    : parameter.schema;
+
+/** The object schema of a set of parameters (properties in order; `required` when any is). */
+const objectSchema = (properties: ReadonlyArray<[string, JsonObject]>, required: ReadonlyArray<string>) => ({
+  type: "object",
+  properties: Object.fromEntries(properties),
+  ...(required.length > 0 ? { required: [...required] } : {}),
+});
+
+const isJsonMediaType = (mediaType: string) => /^application\/(?:[\w.+-]+\+)?json\b|^\*\/\*$/i.test(mediaType);
+const isFormMediaType = (mediaType: string) => /^application\/x-www-form-urlencoded\b/i.test(mediaType);
+
+/** The header value that sends an API key from the provider's variables. */
+const apiKeyVariable = (prefix: string, index: number, scheme: string) =>
+  index === 0 ? `\${${prefix}_API_KEY}` : `\${${prefix}_${scheme.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY}`;
+
+/** Credentials of an operation: the first requirement alternative the service can satisfy. */
+const credentialsOf = (
+  security: ReadonlyArray<SecurityRequirement>,
+  schemes: ReadonlyMap<string, DescribedSecurityScheme>,
+  apiKeyOrder: ReadonlyArray<string>,
+  context: MappingContext,
+): { headers: Array<{ key: string; value: string }>; scopes: Array<string> } => {
+  for (const requirement of security) {
+    const names = Object.keys(requirement);
+    if (context.oauth2Scheme !== undefined && names.includes(context.oauth2Scheme))
+      return { headers: [], scopes: [...new Set(requirement[context.oauth2Scheme] ?? [])] };
+    const headers: Array<{ key: string; value: string }> = [];
+    let satisfiable = names.length > 0;
+    for (const name of names) {
+      const scheme = schemes.get(name);
+      if (scheme?.type === "apiKey" && scheme.in === "header")
+        headers.push({
+          key: scheme.name,
+          value: apiKeyVariable(context.secretPrefix, apiKeyOrder.indexOf(name), name),
+        });
+      else if (scheme?.type === "http" && scheme.scheme.toLowerCase() === "bearer" && !context.hasOAuth2Config)
+        headers.push({ key: "Authorization", value: `Bearer \${${context.secretPrefix}_TOKEN}` });
+      else satisfiable = false;
+    }
+    if (satisfiable) return { headers, scopes: [] };
+  }
+  return { headers: [], scopes: [] };
+};
+
+const decodeTool = Schema.decodeUnknownEither(ToolCreate, { errors: "all", onExcessProperty: "error" });
+
+/** Maps one operation to a tool draft, or says why it cannot be one. */
+const mapOperation = (
+  operation: DescribedOperation,
+  context: MappingContext,
+  schemes: ReadonlyMap<string, DescribedSecurityScheme>,
+  apiKeyOrder: ReadonlyArray<string>,
+  warnings: Array<FieldProblem>,
+): ToolDraft | string => {
+  const method = operation.method.toUpperCase();
+  if (operation.problem !== undefined) return operation.problem;
+  if (!(HTTP_METHODS as ReadonlyArray<string>).includes(method))
+    return `method ${method} is not one a tool can call (${HTTP_METHODS.join(", ")})`;
+  if (/[?#]/.test(operation.path)) return "the path holds a query or fragment, which a tool path cannot";
+  const location = operationLocation(context.root, operation.method, operation.path);
+  const { path, names } = normalisePath(operation.path);
+
+  const pathProperties: Array<[string, JsonObject]> = [];
+  const queryProperties: Array<[string, JsonObject]> = [];
+  const queryRequired: Array<string> = [];
+  const unmapped: Array<string> = [];
+  const authHeaders = new Set(
+    [...schemes.values()].flatMap((s) => (s.type === "apiKey" && s.in === "header" ? [s.name.toLowerCase()] : [])),
+  );
+  for (const parameter of operation.parameters) {
+    if (parameter.in === "path") {
+      const name = names.get(parameter.name);
+      if (name !== undefined) pathProperties.push([name, withDescription(parameter)]);
+    } else if (parameter.in === "query") {
+      queryProperties.push([parameter.name, withDescription(parameter)]);
+      if (parameter.required) queryRequired.push(parameter.name);
+    } else if (!(parameter.in === "header" && authHeaders.has(parameter.name.toLowerCase())))
+      unmapped.push(`${parameter.in} parameter '${parameter.name}'${parameter.required ? " (required)" : ""}`);
+  }
+  // A placeholder without a declared parameter still needs a value.
+  for (const name of names.values())
+    if (!pathProperties.some(([n]) => n === name)) pathProperties.push([name, { type: "string" }]);
+  if (unmapped.length > 0)
+    warnings.push({
+      path: `${location}.parameters`,
+      message: `not mapped (a tool sends only path and query arguments, a JSON body and fixed headers): ${unmapped.join(", ")}`,
+    });
+
+  let reqBodyJSONSchema: JsonObject | undefined;
+  const body = operation.requestBody;
+  if (body !== undefined) {
+    const mediaType = body.mediaType;
+    if (mediaType !== undefined && (isJsonMediaType(mediaType) || isFormMediaType(mediaType))) {
+      if (method === "GET" || method === "HEAD")
+        warnings.push({
+          path: `${location}.requestBody`,
+          message: `a ${method} tool sends no body: the request body is not mapped`,
+        });
+      else {
+        const schema = body.schema ?? {};
+        reqBodyJSONSchema =
+          Object.keys(schema).length === 0 ? { description: "the request body: any JSON value" } : schema;
+        if (isFormMediaType(mediaType))
+          warnings.push({
+            path: `${location}.requestBody`,
+            message: `the ${mediaType} body is mapped to bodyArgs and sent as JSON; check that the upstream accepts JSON`,
+          });
+      }
+    } else if (body.required)
+      return `its request body (${body.mediaTypes.join(", ") || "no media type"}) is not JSON or a form, and a tool sends JSON bodies only`;
+    else
+      warnings.push({
+        path: `${location}.requestBody`,
+        message: `the optional request body (${body.mediaTypes.join(", ")}) is not JSON and is not mapped`,
+      });
+  }
+
+  const credentials = credentialsOf(operation.security, schemes, apiKeyOrder, context);
+  const title = cut(operation.summary.replace(/\s+/g, " ").trim(), MAX_TITLE);
+  const idLine =
+    operation.operationId !== ""
+      ? `OpenAPI operation ${operation.operationId} (${method} ${operation.path})`
+      : `OpenAPI operation ${method} ${operation.path}`;
+  const text = [operation.summary.trim(), operation.description.trim()]
+    .filter((t, i, all) => t !== "" && (i === 0 || t !== all[0]))
+    .join("\n\n");
+  const description = text === "" ? idLine : `${cut(text, MAX_DESCRIPTION - idLine.length - 2)}\n\n${idLine}`;
+
+  const fields = {
+    method,
+    path,
+    name: baseToolName(operation.operationId, operation.method, operation.path),
+    title,
+    description,
+    pathArgsJSONSchema:
+      pathProperties.length > 0
+        ? objectSchema(
+            pathProperties,
+            pathProperties.map(([n]) => n),
+          )
+        : {},
+    queryArgsJSONSchema: queryProperties.length > 0 ? objectSchema(queryProperties, queryRequired) : {},
+    reqBodyJSONSchema: reqBodyJSONSchema ?? {},
+    headers: credentials.headers,
+    oauth2Scopes: credentials.scopes,
+  };
+  const decoded = decodeTool(fields);
+  if (Either.isLeft(decoded))
+    return `it does not make a valid tool: ${parseProblems("tool", decoded.left)
+      .map((p) => `${p.path} ${p.message}`)
+      .join("; ")}`;
+  return { key: matchKey(method, operation.path), baseName: fields.name, fields: decoded.right };
+};
+
+/** The first OAuth 2.0 scheme of the description with a flow the service can run, and that flow. */
+export const usableOAuth2 = (description: ApiDescription) => {
+  for (const { name, scheme } of description.securitySchemes)
+    if (scheme.type === "oauth2") {
+      const flow =
+        scheme.flows.find((f) => f.kind === "authorizationCode" && f.authorizationUrl !== "" && f.tokenUrl !== "") ??
+        scheme.flows.find((f) => f.kind === "clientCredentials" && f.tokenUrl !== "");
+      return { name, flow };
+    }
+  return undefined;
+};
+
+/** Maps every operation of a description, in document order. */
+export const mapOperations = (description: ApiDescription, context: MappingContext): MappedOperations => {
+  const schemes = new Map(description.securitySchemes.map(({ name, scheme }) => [name, scheme]));
+  const apiKeyOrder = description.securitySchemes
+    .filter(({ scheme }) => scheme.type === "apiKey" && scheme.in === "header")
+    .map(({ name }) => name);
+  const warnings: Array<FieldProblem> = [];
+  const drafts: Array<ToolDraft> = [];
+  const skipped: Array<SkippedOperation> = [];
+  const seen = new Set<string>();
+  for (const operation of description.operations) {
+    const result = mapOperation(operation, context, schemes, apiKeyOrder, warnings);
+    const method = operation.method.toUpperCase();
+    if (typeof result === "string") skipped.push({ method, path: operation.path, reason: result });
+    else if (seen.has(result.key))
+      skipped.push({
+        method,
+        path: operation.path,
+        reason: "another operation has the same method and path template",
+      });
+    else {
+      seen.add(result.key);
+      drafts.push(result);
+    }
+  }
+  return { drafts, skipped, warnings };
+};

@@ -1,0 +1,206 @@
+import type {
+  ApiDescription,
+  DescribedBody,
+  DescribedOAuthFlow,
+  DescribedOperation,
+  DescribedParameter,
+  DescribedSecurityScheme,
+  FieldProblem,
+  JsonObject,
+  SecurityRequirement,
+} from "@mcpsm/domain";
+import { isObject, locate, resolvePointer } from "./document-path.js";
+import { SchemaExpander, SchemaTooLarge } from "./schema-expansion.js";
+
+// Reads an OpenAPI 3.x document (a 2.0 one is converted before) into the ApiDescription the domain's mapping
+// rules work on. Local $refs of path items, parameters, request bodies and security schemes are followed here;
+// schemas go through the SchemaExpander.
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+const text = (value: unknown): string => (typeof value === "string" ? value : "");
+
+/** A local `$ref` object followed (once per hop, at most a few hops), or the value itself. */
+const deref = (document: unknown, value: unknown): unknown => {
+  let node = value;
+  for (let hops = 0; hops < 16 && isObject(node) && typeof node.$ref === "string"; hops++)
+    node = resolvePointer(document, node.$ref);
+  return node;
+};
+
+/** A server URL with its `{variables}` at their defaults. */
+const serverUrl = (server: Record<string, unknown>): string => {
+  const variables = isObject(server.variables) ? server.variables : {};
+  return text(server.url).replace(/\{([^{}]*)\}/g, (whole, name: string) => {
+    const variable = variables[name];
+    if (!isObject(variable)) return whole;
+    const fallback = Array.isArray(variable.enum) ? variable.enum[0] : undefined;
+    return String(variable.default ?? fallback ?? whole);
+  });
+};
+
+const absolute = (url: string, base: string | undefined): string => {
+  if (url === "") return "";
+  try {
+    return new URL(url, base).href;
+  } catch {
+    return "";
+  }
+};
+
+const securitySchemes = (document: Record<string, unknown>, baseUrl: string | undefined) => {
+  const components = isObject(document.components) ? document.components : {};
+  const schemes = isObject(components.securitySchemes) ? components.securitySchemes : {};
+  return Object.entries(schemes).map(([name, raw]): { name: string; scheme: DescribedSecurityScheme } => {
+    const scheme = deref(document, raw);
+    if (!isObject(scheme)) return { name, scheme: { type: "other", kind: "unknown" } };
+    switch (scheme.type) {
+      case "oauth2": {
+        const flows = isObject(scheme.flows) ? scheme.flows : {};
+        const described: Array<DescribedOAuthFlow> = [];
+        for (const kind of ["authorizationCode", "clientCredentials", "implicit", "password"] as const) {
+          const flow = flows[kind];
+          if (isObject(flow))
+            described.push({
+              kind,
+              authorizationUrl: absolute(text(flow.authorizationUrl), baseUrl),
+              tokenUrl: absolute(text(flow.tokenUrl), baseUrl),
+            });
+        }
+        return { name, scheme: { type: "oauth2", flows: described } };
+      }
+      case "apiKey":
+        return { name, scheme: { type: "apiKey", in: text(scheme.in), name: text(scheme.name) } };
+      case "http":
+        return { name, scheme: { type: "http", scheme: text(scheme.scheme) } };
+      default:
+        return { name, scheme: { type: "other", kind: text(scheme.type) } };
+    }
+  });
+};
+
+const securityOf = (value: unknown): ReadonlyArray<SecurityRequirement> | undefined =>
+  Array.isArray(value)
+    ? value
+        .filter(isObject)
+        .map((requirement) =>
+          Object.fromEntries(
+            Object.entries(requirement).map(([name, scopes]) => [
+              name,
+              Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === "string") : [],
+            ]),
+          ),
+        )
+    : undefined;
+
+const isJson = (mediaType: string) => /^application\/(?:[\w.+-]+\+)?json\b|^\*\/\*$/i.test(mediaType);
+const isForm = (mediaType: string) => /^application\/x-www-form-urlencoded\b/i.test(mediaType);
+
+/** The schema of the preferred media type of a `content` map: JSON first, then a form. */
+const pickContent = (content: Record<string, unknown>) => {
+  const mediaTypes = Object.keys(content);
+  const mediaType = mediaTypes.find(isJson) ?? mediaTypes.find(isForm);
+  const entry = mediaType === undefined ? undefined : content[mediaType];
+  return { mediaTypes, mediaType, schema: isObject(entry) ? entry.schema : undefined };
+};
+
+/** Reads a (converted) OpenAPI 3.x document. `warnings` collects what could be read past. */
+export const describe = (
+  document: Record<string, unknown>,
+  specVersion: string,
+  root: string,
+  warnings: Array<FieldProblem>,
+): ApiDescription => {
+  const openapi30 = !specVersion.startsWith("3.1");
+  const expander = new SchemaExpander(document, openapi30);
+  const info = isObject(document.info) ? document.info : {};
+  const servers = (Array.isArray(document.servers) ? document.servers : []).filter(isObject).map(serverUrl);
+  const firstAbsolute = servers.map((s) => absolute(s, undefined)).find((s) => /^https?:/.test(s));
+  const globalSecurity = securityOf(document.security) ?? [];
+  const paths = isObject(document.paths) ? document.paths : {};
+  const operations: Array<DescribedOperation> = [];
+
+  for (const [path, rawItem] of Object.entries(paths)) {
+    if (path.startsWith("x-")) continue;
+    const item = deref(document, rawItem);
+    if (!isObject(item)) continue;
+    const shared = Array.isArray(item.parameters) ? item.parameters : [];
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      const location = locate(root, ["paths", path, method]);
+      let problem: string | undefined;
+      const schemaOf = (node: unknown): JsonObject => {
+        try {
+          return expander.expand(node);
+        } catch (error) {
+          if (!(error instanceof SchemaTooLarge)) throw error;
+          problem ??= "its schemas grow too large once their $refs are inlined";
+          return {};
+        }
+      };
+      // Operation parameters override path-level ones of the same name and location.
+      const merged = new Map<string, Record<string, unknown>>();
+      for (const raw of [...shared, ...(Array.isArray(operation.parameters) ? operation.parameters : [])]) {
+        const parameter = deref(document, raw);
+        if (isObject(parameter) && typeof parameter.name === "string")
+          merged.set(`${text(parameter.in)}:${parameter.name}`, parameter);
+      }
+      const parameters: Array<DescribedParameter> = [];
+      for (const parameter of merged.values()) {
+        const where = text(parameter.in);
+        if (where !== "path" && where !== "query" && where !== "header" && where !== "cookie") continue;
+        const schema = isObject(parameter.content) ? pickContent(parameter.content).schema : (parameter.schema ?? {});
+        parameters.push({
+          name: text(parameter.name),
+          in: where,
+          required: parameter.required === true || where === "path",
+          description: text(parameter.description),
+          schema: schemaOf(schema),
+        });
+      }
+      let requestBody: DescribedBody | undefined;
+      const body = deref(document, operation.requestBody);
+      if (isObject(body)) {
+        const content = isObject(body.content) ? body.content : {};
+        const picked = pickContent(content);
+        requestBody = {
+          mediaTypes: picked.mediaTypes,
+          mediaType: picked.mediaType,
+          schema: picked.mediaType === undefined ? undefined : schemaOf(picked.schema ?? {}),
+          required: body.required === true,
+        };
+      }
+      if (Array.isArray(operation.servers) && operation.servers.length > 0)
+        warnings.push({
+          path: `${location}.servers`,
+          message: "the operation's own servers are not used: its tool calls the provider's baseURL",
+        });
+      operations.push({
+        method,
+        path,
+        operationId: text(operation.operationId),
+        summary: text(operation.summary),
+        description: text(operation.description),
+        parameters,
+        requestBody,
+        security: securityOf(operation.security) ?? globalSecurity,
+        problem,
+      });
+    }
+  }
+  if (isObject(document.webhooks) && Object.keys(document.webhooks).length > 0)
+    warnings.push({
+      path: locate(root, ["webhooks"]),
+      message: "webhooks are calls the API makes, not operations a tool can call: not imported",
+    });
+  return {
+    specVersion,
+    title: text(info.title),
+    description: text(info.description),
+    servers,
+    operations,
+    securitySchemes: securitySchemes(document, firstAbsolute),
+    warnings,
+  };
+};

@@ -1,0 +1,103 @@
+import { type ApiDescription, type FieldProblem, InvalidArgument } from "@mcpsm/domain";
+import converter from "swagger2openapi";
+import { describe } from "./describe.js";
+import { isObject, locate } from "./document-path.js";
+import { depthOf, MAX_DEPTH, scanRefs } from "./document-shape.js";
+import { readDocumentValue } from "./read-text.js";
+
+const refuse = (problems: ReadonlyArray<FieldProblem>) => {
+  const [first] = problems;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
+  return new InvalidArgument({
+    detail: first === undefined ? "not a valid OpenAPI description" : `${first.path}: ${first.message}${more}`,
+    errors: problems,
+  });
+};
+
+/** The version problems of a document, and its version when it is one this reader accepts. */
+const versionOf = (document: Record<string, unknown>, root: string) => {
+  if (document.swagger !== undefined)
+    return document.swagger === "2.0"
+      ? { version: "2.0" }
+      : {
+          problem: {
+            path: locate(root, ["swagger"]),
+            message: `unsupported version '${String(document.swagger)}': Swagger 2.0, OpenAPI 3.0.x or 3.1.x are accepted`,
+          },
+        };
+  if (document.openapi !== undefined)
+    return typeof document.openapi === "string" && /^3\.[01]\.\d+(?:-[\w.]+)?$/.test(document.openapi)
+      ? { version: document.openapi }
+      : {
+          problem: {
+            path: locate(root, ["openapi"]),
+            message: `unsupported version '${String(document.openapi)}': Swagger 2.0, OpenAPI 3.0.x or 3.1.x are accepted`,
+          },
+        };
+  return {
+    problem: {
+      path: root,
+      message: "is not an OpenAPI description: it has neither an 'openapi' nor a 'swagger' field",
+    },
+  };
+};
+
+const OPERATION_KEYS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/**
+ * Reads a description sent as an object or as JSON / YAML text: Swagger 2.0 is converted to OpenAPI 3.0
+ * (swagger2openapi), every local $ref is checked, and remote ones are reported and never fetched. Fails with
+ * every problem found, each located under `root`.
+ */
+export const readDescription = async (document: unknown, root: string): Promise<ApiDescription> => {
+  const read = readDocumentValue(document, root);
+  if (!read.ok) throw refuse(read.problems);
+  if (depthOf(read.value) > MAX_DEPTH)
+    throw refuse([{ path: root, message: `is nested deeper than ${MAX_DEPTH} levels` }]);
+  if (!isObject(read.value))
+    throw refuse([{ path: root, message: "is not an OpenAPI description: it must be an object" }]);
+  const value = read.value;
+  const problems: Array<FieldProblem> = [];
+  const version = versionOf(value, root);
+  if (version.problem !== undefined) throw refuse([version.problem]);
+  if (!isObject(value.info))
+    problems.push({ path: locate(root, ["info"]), message: "is required and must be an object" });
+  if (value.paths !== undefined && !isObject(value.paths))
+    problems.push({ path: locate(root, ["paths"]), message: "must be an object" });
+  const refs = scanRefs(value, root);
+  problems.push(...refs.problems);
+  const paths = isObject(value.paths) ? value.paths : {};
+  const hasOperation = Object.entries(paths).some(
+    ([path, item]) =>
+      !path.startsWith("x-") &&
+      isObject(item) &&
+      (typeof item.$ref === "string" || OPERATION_KEYS.some((m) => isObject(item[m]))),
+  );
+  if (!hasOperation && isObject(value.info))
+    problems.push({ path: locate(root, ["paths"]), message: "holds no operation: there is nothing to import" });
+  if (problems.length > 0) throw refuse(problems);
+
+  let openapi: Record<string, unknown> = value;
+  if (version.version === "2.0") {
+    try {
+      // A copy: the converter rewrites the object it is given. `resolve: false`: no reference is ever fetched.
+      const converted = await converter.convertObj(
+        structuredClone(value) as never,
+        {
+          patch: true,
+          warnOnly: true,
+          resolve: false,
+        } as never,
+      );
+      openapi = converted.openapi as unknown as Record<string, unknown>;
+    } catch (error) {
+      throw refuse([
+        {
+          path: root,
+          message: `cannot be converted from Swagger 2.0: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      ]);
+    }
+  }
+  return describe(openapi, version.version, root, [...refs.warnings]);
+};
