@@ -2,6 +2,7 @@ import { hkdfSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
+import { openApiReaderLayer } from "@mcpsm/openapi-import";
 import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer, Storage } from "@mcpsm/domain";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect";
@@ -108,6 +109,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
         oldKeys.map((key) => derivedKey(key, "page-token")),
       ),
       quotasLayer(config.quotas),
+      openApiReaderLayer,
     ),
   );
   await runtime.runPromise(Effect.void);

@@ -260,6 +260,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/providers/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a provider from an OpenAPI description (201), or preview it with dryRun (200)
+         * @description Needs the scope `provider:create` (Create provider). A per-tenant quota applies: the create beyond it answers 429. The body may be up to 16 MiB (the description itself 10 MiB).
+         */
+        post: operations["importProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/{id}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-sync a provider's imported tools with a new version of its OpenAPI description
+         * @description Needs the scope `provider:update` (Update provider). A per-tenant quota applies: the create beyond it answers 429. The body may be up to 16 MiB (the description itself 10 MiB).
+         */
+        post: operations["resyncProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/providers/{id}": {
         parameters: {
             query?: never;
@@ -743,6 +783,111 @@ export interface components {
         };
         /** @description 11 characters, letters and digits */
         Id: string;
+        ImportedProvider: {
+            id?: components["schemas"]["Id"];
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            updatedAt: string;
+            /** Format: int32 */
+            version: number;
+            /** @enum {string} */
+            apiType: "REST";
+            /** @enum {string} */
+            visibilityType: "INTERNAL" | "PUBLIC";
+            baseURL: string;
+            documentURL: string;
+            iconURL: string;
+            secretPrefix: string;
+            name: string;
+            description: string;
+            tools: components["schemas"]["ImportedTool"][];
+            oauth2Config?: components["schemas"]["ProviderOAuth2Config"];
+        };
+        ImportedTool: {
+            id?: components["schemas"]["Id"];
+            providerID?: components["schemas"]["Id"];
+            /** @enum {string} */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+            path: string;
+            name: string;
+            title: string;
+            description: string;
+            /** @description a JSON object */
+            pathArgsJSONSchema: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON object */
+            queryArgsJSONSchema: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON object */
+            reqBodyJSONSchema: {
+                [key: string]: unknown;
+            };
+            headers: {
+                /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
+                key: string;
+                /** @description a header value without CR, LF or NUL; may reference variables as ${NAME} */
+                value: string;
+            }[];
+            oauth2Scopes: string[];
+        };
+        ImportReport: {
+            added: {
+                name: string;
+                /** @description HTTP method, upper case */
+                method: string;
+                path: string;
+            }[];
+            changed: {
+                name: string;
+                /** @description HTTP method, upper case */
+                method: string;
+                path: string;
+                /** @description the tool fields that changed */
+                fields: string[];
+            }[];
+            removed: {
+                name: string;
+                /** @description HTTP method, upper case */
+                method: string;
+                path: string;
+            }[];
+            kept: {
+                name: string;
+                /** @description HTTP method, upper case */
+                method: string;
+                path: string;
+                /** @description why the tool of a removed operation stays */
+                reason: string;
+            }[];
+            /**
+             * int
+             * @description matched tools the document left as they were
+             */
+            unchanged: number;
+            skipped: {
+                /** @description HTTP method, upper case */
+                method: string;
+                path: string;
+                reason: string;
+            }[];
+            warnings: {
+                path: string;
+                message: string;
+            }[];
+        };
+        ImportResult: {
+            provider: components["schemas"]["ImportedProvider"];
+            report: components["schemas"]["ImportReport"];
+        };
         /**
          * int
          * @description an integer
@@ -981,6 +1126,57 @@ export interface components {
                 tokenURL?: string | "" | unknown;
             } | null;
         };
+        ProviderImport: {
+            /**
+             * OpenAPI description
+             * @description a Swagger 2.0, OpenAPI 3.0.x or 3.1.x description of at most 10 MiB: the document as a JSON object, or its text (JSON or YAML) as a string
+             */
+            document: unknown;
+            /** @description provider fields that override the ones read from the document */
+            provider?: {
+                /** @enum {string} */
+                apiType?: "REST";
+                /** @enum {string} */
+                visibilityType?: "INTERNAL" | "PUBLIC";
+                /**
+                 * Format: uri
+                 * @description absolute http(s) URL without credentials
+                 */
+                baseURL?: string;
+                /** @description absolute http(s) URL without credentials, or "" for none */
+                documentURL?: string | "" | unknown;
+                /** @description absolute http(s) URL without credentials, or "" for none */
+                iconURL?: string | "" | unknown;
+                /** @description 1–100 characters after trimming */
+                name?: string;
+                /**
+                 * maxLength(10000)
+                 * @description a string at most 10000 character(s) long
+                 */
+                description?: string;
+                oauth2Config?: {
+                    /**
+                     * maxLength(1000)
+                     * @description a string at most 1000 character(s) long
+                     */
+                    clientID?: string;
+                    /**
+                     * maxLength(4096)
+                     * @description a string at most 4096 character(s) long
+                     */
+                    clientSecret?: string;
+                    /** @description absolute http(s) URL without credentials, or "" for none */
+                    authURL?: string | "" | unknown;
+                    /** @description absolute http(s) URL without credentials, or "" for none */
+                    tokenURL?: string | "" | unknown;
+                } | null;
+            };
+            /**
+             * @description true: report what would change and store nothing
+             * @default false
+             */
+            dryRun: boolean;
+        };
         ProviderOAuth2Config: {
             clientID: string;
             authURL: string;
@@ -1109,6 +1305,18 @@ export interface components {
                  */
                 lastModified?: string;
             };
+        };
+        ProviderResync: {
+            /**
+             * OpenAPI description
+             * @description a Swagger 2.0, OpenAPI 3.0.x or 3.1.x description of at most 10 MiB: the document as a JSON object, or its text (JSON or YAML) as a string
+             */
+            document: unknown;
+            /**
+             * @description true: report what would change and store nothing
+             * @default false
+             */
+            dryRun: boolean;
         };
         ProviderTool: {
             id: components["schemas"]["Id"];
@@ -2538,6 +2746,105 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    import: components["schemas"]["ProviderImport"];
+                };
+            };
+        };
+        responses: {
+            /** @description Dry run: what the import would do; nothing is stored */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resyncProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the provider (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    import: components["schemas"]["ProviderResync"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

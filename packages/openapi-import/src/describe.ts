@@ -125,7 +125,8 @@ export const describe = (
     const item = deref(document, rawItem);
     if (!isObject(item)) continue;
     const shared = Array.isArray(item.parameters) ? item.parameters : [];
-    for (const method of METHODS) {
+    // In document order, like everything the import reports.
+    for (const method of Object.keys(item).filter((key) => (METHODS as ReadonlyArray<string>).includes(key))) {
       const operation = item[method];
       if (!isObject(operation)) continue;
       const location = locate(root, ["paths", path, method]);

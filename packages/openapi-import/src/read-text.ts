@@ -1,5 +1,6 @@
 import type { FieldProblem } from "@mcpsm/domain";
 import { parseDocument } from "yaml";
+import { depthOf, MAX_DEPTH } from "./document-shape.js";
 
 /** Largest accepted description (API-CONTRACT.md §15), measured as its text, or as compact JSON when sent as an object. */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
@@ -32,6 +33,8 @@ export const readDocumentValue = (document: unknown, root: string): ReadText => 
         ok: false,
         problems: [{ path: root, message: "must be an OpenAPI description: an object, or its JSON or YAML text" }],
       };
+    if (depthOf(document) > MAX_DEPTH)
+      return { ok: false, problems: [{ path: root, message: `is nested deeper than ${MAX_DEPTH} levels` }] };
     const bytes = Buffer.byteLength(JSON.stringify(document), "utf8");
     return bytes > MAX_DOCUMENT_BYTES ? tooLarge(root, bytes) : { ok: true, value: document };
   }
@@ -46,20 +49,18 @@ export const readDocumentValue = (document: unknown, root: string): ReadText => 
     }
   let parsed: ReturnType<typeof parseDocument>;
   try {
-    parsed = parseDocument(document, { prettyErrors: false, uniqueKeys: true, strict: true });
+    parsed = parseDocument(document, { prettyErrors: true, uniqueKeys: true, strict: true });
   } catch (error) {
     return { ok: false, problems: [{ path: root, message: `cannot be read as YAML: ${errorText(error)}` }] };
   }
   if (parsed.errors.length > 0)
     return {
       ok: false,
-      problems: parsed.errors.slice(0, 50).map((error) => {
-        const at = error.linePos?.[0];
-        return {
-          path: root,
-          message: `is not valid JSON or YAML${at === undefined ? "" : ` (line ${at.line}, column ${at.col})`}: ${error.message.split("\n")[0]}`,
-        };
-      }),
+      // With prettyErrors, the first line of each message ends with "at line L, column C:".
+      problems: parsed.errors.slice(0, 50).map((error) => ({
+        path: root,
+        message: `is not valid JSON or YAML: ${error.message.split("\n")[0]?.replace(/:$/, "")}`,
+      })),
     };
   try {
     return { ok: true, value: parsed.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };

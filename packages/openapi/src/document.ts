@@ -148,11 +148,17 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
         ...(route.response === undefined ? {} : { content: { [JSON_TYPE]: { schema: schemas.of(route.response) } } }),
       },
     };
+    if (route.dryRunStatus !== undefined)
+      responses[route.dryRunStatus] = {
+        description: "Dry run: what the import would do; nothing is stored",
+        headers: { "X-Request-Id": headerRef("X-Request-Id"), ...RATE_LIMIT_HEADERS },
+        ...(route.response === undefined ? {} : { content: { [JSON_TYPE]: { schema: schemas.of(route.response) } } }),
+      };
     for (const status of problemStatuses(route)) responses[status] = responseRef(PROBLEM_STATUSES[status].name);
     return {
       operationId: route.operation,
       summary: route.summary,
-      description: `Needs the scope \`${scope}\` (${D.SCOPES[scope]}).${route.quota ? " A per-tenant quota applies: the create beyond it answers 429." : ""}`,
+      description: `Needs the scope \`${scope}\` (${D.SCOPES[scope]}).${route.quota ? " A per-tenant quota applies: the create beyond it answers 429." : ""}${route.maxBodyBytes === undefined ? "" : ` The body may be up to ${route.maxBodyBytes / 1024 / 1024} MiB (the description itself 10 MiB).`}`,
       tags: [route.tag],
       security: [{ oauth2: [scope] }, { bearerToken: [scope] }],
       "x-required-scope": scope,

@@ -45,7 +45,21 @@ export interface ManagementRoute {
   readonly quota?: boolean;
   /** The query parameters, when the operation takes any. */
   readonly query?: Schema.Struct<Schema.Struct.Fields>;
+  /** A dry run (`dryRun: true` in the body) answers this status with the same body shape. */
+  readonly dryRunStatus?: 200;
+  /** Largest accepted request body, when it is not the service's 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Deepest accepted JSON nesting of the body, when it is not the service's 64 levels. */
+  readonly maxBodyDepth?: number;
 }
+
+/**
+ * Body limit of the two OpenAPI import routes: a description may be 10 MiB (API-CONTRACT.md §15), and sent as
+ * a JSON string its escaping and the envelope add to that; the reader measures the description itself.
+ */
+export const IMPORT_BODY_BYTES = 16 * 1024 * 1024;
+/** A description nests deeper than a management body (the reader refuses past 256 levels). */
+const IMPORT_BODY_DEPTH = 260;
 
 /** `{ <name>: schema }`: the envelope every body travels in. */
 const envelope = <K extends string, S extends Schema.Schema.Any>(name: K, schema: S) =>
@@ -315,6 +329,33 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     response: envelope("provider", D.ProviderRecord),
     etag: true,
     quota: true,
+  },
+  {
+    method: "POST",
+    path: "/providers/import",
+    operation: "importProvider",
+    summary: "Create a provider from an OpenAPI description (201), or preview it with dryRun (200)",
+    tag: "Providers",
+    status: 201,
+    dryRunStatus: 200,
+    request: envelope("import", D.ProviderImport),
+    response: D.ImportResult,
+    quota: true,
+    maxBodyBytes: IMPORT_BODY_BYTES,
+    maxBodyDepth: IMPORT_BODY_DEPTH,
+  },
+  {
+    method: "POST",
+    path: "/providers/{id}/import",
+    operation: "resyncProvider",
+    summary: "Re-sync a provider's imported tools with a new version of its OpenAPI description",
+    tag: "Providers",
+    status: 200,
+    request: envelope("import", D.ProviderResync),
+    response: D.ImportResult,
+    quota: true,
+    maxBodyBytes: IMPORT_BODY_BYTES,
+    maxBodyDepth: IMPORT_BODY_DEPTH,
   },
   {
     method: "GET",

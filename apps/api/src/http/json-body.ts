@@ -47,24 +47,28 @@ const jsonDepth = (text: string): number => {
  * Reads a JSON request body: 415 unless it is application/json in UTF-8, 413 over the size limit, 400 when
  * malformed or nested too deeply. An absent body reads as `undefined`.
  */
-export const readJsonBody = async (ctx: Context): Promise<BodyResult> => {
+export const readJsonBody = async (
+  ctx: Context,
+  limits: { readonly maxBytes?: number; readonly maxDepth?: number } = {},
+): Promise<BodyResult> => {
+  const maxBytes = limits.maxBytes ?? MAX_BODY_BYTES;
+  const maxDepth = limits.maxDepth ?? MAX_JSON_DEPTH;
   if (!hasBody(ctx)) return { ok: true, value: undefined };
   const charset = ctx.request.charset;
   if (ctx.request.is("application/json") === false || (charset !== "" && charset.toLowerCase() !== "utf-8"))
     return { ok: false, problem: httpProblems.unsupportedMediaType() };
   let text: string;
   try {
-    text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: "utf8" });
+    text = await getRawBody(ctx.req, { limit: maxBytes, encoding: "utf8" });
   } catch (error) {
     // raw-body stopped reading (and paused the request) part-way: discard the rest of the body, or the
     // unread bytes would stay on the keep-alive connection and the client's next request on it would hang.
     ctx.req.resume();
     const type = (error as { type?: string }).type;
-    if (type === "entity.too.large") return { ok: false, problem: httpProblems.payloadTooLarge(MAX_BODY_BYTES) };
+    if (type === "entity.too.large") return { ok: false, problem: httpProblems.payloadTooLarge(maxBytes) };
     return badRequest("the request body could not be read");
   }
-  if (jsonDepth(text) > MAX_JSON_DEPTH)
-    return badRequest(`the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (jsonDepth(text) > maxDepth) return badRequest(`the JSON body is nested deeper than ${maxDepth} levels`);
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {

@@ -62,7 +62,7 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => async 
   ctx.state.tenant = actor.tenant;
   let body: unknown;
   if (route.method === "POST" || route.method === "PATCH") {
-    const read = await readJsonBody(ctx);
+    const read = await readJsonBody(ctx, { maxBytes: route.maxBodyBytes, maxDepth: route.maxBodyDepth });
     if (!read.ok) return sendProblem(ctx, read.problem);
     body = read.value;
   }

@@ -24,7 +24,7 @@ export interface Reply {
 }
 
 /** The services the use cases need; provided by the app's runtime. */
-export type AppServices = D.Storage | D.SecretCipher | D.PageTokenSigner | D.Quotas;
+export type AppServices = D.Storage | D.SecretCipher | D.PageTokenSigner | D.Quotas | D.OpenApiReader;
 
 /** One management route: method, path (router syntax, `:id`), the operation (and so the scope) it is, and its handler. */
 export interface Route {
@@ -32,6 +32,10 @@ export interface Route {
   readonly path: string;
   readonly operation: Operation;
   readonly handle: (input: RouteInput) => Effect.Effect<Reply, D.DomainError, AppServices>;
+  /** Largest accepted body, when not the default. */
+  readonly maxBodyBytes?: number;
+  /** Deepest accepted body nesting, when not the default. */
+  readonly maxBodyDepth?: number;
 }
 
 const ok = (body: unknown, version?: number): Reply => ({
@@ -136,6 +140,12 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
   updateProvider: ({ actor, params, body, ifMatch }) =>
     Effect.map(D.updateProvider(actor, params.id!, body, ifMatch), (provider) => ok({ provider }, provider.version)),
   deleteProvider: ({ actor, params, ifMatch }) => Effect.as(D.deleteProvider(actor, params.id!, ifMatch), noContent),
+  importProvider: ({ actor, body }) =>
+    Effect.map(D.importProvider(actor, body), ({ created: stored, result }) =>
+      stored ? created(result, `/providers/${result.provider.id}`, result.provider.version) : ok(result),
+    ),
+  resyncProvider: ({ actor, params, body }) =>
+    Effect.map(D.resyncProvider(actor, params.id!, body), (result) => ok(result, result.provider.version)),
   listProviderTools: tools.list,
   createProviderTool: tools.create,
   getProviderTool: tools.get,
@@ -173,4 +183,6 @@ export const ROUTES: ReadonlyArray<Route> = MANAGEMENT_ROUTES.map((r) => ({
   path: routerPath(r.path),
   operation: r.operation,
   handle: HANDLERS[r.operation],
+  ...(r.maxBodyBytes === undefined ? {} : { maxBodyBytes: r.maxBodyBytes }),
+  ...(r.maxBodyDepth === undefined ? {} : { maxBodyDepth: r.maxBodyDepth }),
 }));

@@ -59,6 +59,13 @@ const toolRow = (
   imported: true,
 });
 
+/**
+ * `count` fresh ids in ascending order. Tools made in one transaction share their creation time, and lists
+ * order them by (creation time, id): handing sorted ids out in document order keeps the document's order.
+ */
+const orderedIds = (count: number): Array<string> =>
+  Array.from({ length: count }, newId).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
 /** The tool fields a re-sync compares (method and path are what matched). */
 const COMPARED = [
   "name",
@@ -120,7 +127,7 @@ const providerFields = (description: ApiDescription, overrides: ProviderPatch) =
   const decoded = Schema.decodeUnknownEither(ProviderCreate, { errors: "all" })(merged);
   return Either.isLeft(decoded)
     ? Either.left(parseProblems("import.provider", decoded.left))
-    : Either.right({ fields: decoded.right, oauth2Scheme: oauth2?.name });
+    : Either.right({ fields: decoded.right, oauth2Scheme: oauth2?.flow === undefined ? undefined : oauth2.name });
 };
 
 /** Output-only provider fields sent in `import.provider` are ignored, as in every provider write (§6). */
@@ -186,7 +193,7 @@ export const importProvider = (actor: Actor, body: unknown) =>
     const secretPrefix = secretPrefixOf(fields.baseURL);
     const mapped = mapOperations(description, {
       secretPrefix,
-      oauth2Scheme,
+      oauth2Scheme: oauth2Config === null ? undefined : oauth2Scheme,
       hasOAuth2Config: oauth2Config !== null,
       root: ROOT,
     });
@@ -214,8 +221,9 @@ export const importProvider = (actor: Actor, body: unknown) =>
       description: fields.description ?? "",
       oauth2Config,
     };
+    const ids = orderedIds(mapped.drafts.length);
     const tools: Array<ToolRow> = mapped.drafts.map((draft, i) =>
-      toolRow(draft, names[i]!, { id: newId(), providerId: row.id, createdAt: at, updatedAt: at }),
+      toolRow(draft, names[i]!, { id: ids[i]!, providerId: row.id, createdAt: at, updatedAt: at }),
     );
     const report = emptyReport();
     report.added = tools.map(reportTool);
@@ -255,7 +263,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
     const stored = yield* tx.listTools(id);
     const mapped = mapOperations(description, {
       secretPrefix: provider.secretPrefix,
-      oauth2Scheme: usableOAuth2(description)?.name,
+      oauth2Scheme: provider.oauth2Config === null ? undefined : usableOAuth2(description)?.name,
       hasOAuth2Config: provider.oauth2Config !== null,
       root: ROOT,
     });
@@ -299,11 +307,12 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
     const at = yield* now;
     const inserts: Array<ToolRow> = [];
     const updates: Array<ToolRow> = [];
+    const ids = orderedIds(mapped.drafts.length);
     const result = new Map<string, ToolRow>();
     for (const [i, draft] of mapped.drafts.entries()) {
       const match = byKey.get(draft.key);
       if (match === undefined) {
-        const row = toolRow(draft, names[i]!, { id: newId(), providerId: id, createdAt: at, updatedAt: at });
+        const row = toolRow(draft, names[i]!, { id: ids[i]!, providerId: id, createdAt: at, updatedAt: at });
         inserts.push(row);
         report.added.push(reportTool(row));
         result.set(row.id, row);

@@ -108,13 +108,17 @@ const credentialsOf = (
   schemes: ReadonlyMap<string, DescribedSecurityScheme>,
   apiKeyOrder: ReadonlyArray<string>,
   context: MappingContext,
+  unmapped: Set<string>,
 ): { headers: Array<{ key: string; value: string }>; scopes: Array<string> } => {
+  const missed: Array<string> = [];
   for (const requirement of security) {
     const names = Object.keys(requirement);
+    // An empty alternative means "no credentials needed".
+    if (names.length === 0) return { headers: [], scopes: [] };
     if (context.oauth2Scheme !== undefined && names.includes(context.oauth2Scheme))
       return { headers: [], scopes: [...new Set(requirement[context.oauth2Scheme] ?? [])] };
     const headers: Array<{ key: string; value: string }> = [];
-    let satisfiable = names.length > 0;
+    let satisfiable = true;
     for (const name of names) {
       const scheme = schemes.get(name);
       if (scheme?.type === "apiKey" && scheme.in === "header")
@@ -124,11 +128,34 @@ const credentialsOf = (
         });
       else if (scheme?.type === "http" && scheme.scheme.toLowerCase() === "bearer" && !context.hasOAuth2Config)
         headers.push({ key: "Authorization", value: `Bearer \${${context.secretPrefix}_TOKEN}` });
-      else satisfiable = false;
+      else {
+        satisfiable = false;
+        missed.push(name);
+      }
     }
     if (satisfiable) return { headers, scopes: [] };
   }
+  for (const name of missed) unmapped.add(name);
   return { headers: [], scopes: [] };
+};
+
+/** Why a security scheme could not give an operation its credentials. */
+const unmappedReason = (scheme: DescribedSecurityScheme | undefined, context: MappingContext): string => {
+  if (scheme === undefined) return "is not defined in the document";
+  switch (scheme.type) {
+    case "oauth2":
+      return context.oauth2Scheme === undefined
+        ? "has no authorizationCode or clientCredentials flow with its URLs (or oauth2Config was removed): the provider has no oauth2Config"
+        : "is not the provider's OAuth 2.0 scheme (only the first one is mapped)";
+    case "apiKey":
+      return `sends its key in the ${scheme.in}: only header keys are mapped (a tool can send fixed headers)`;
+    case "http":
+      return scheme.scheme.toLowerCase() === "bearer"
+        ? "is a bearer token, and the provider's oauth2Config already sets Authorization"
+        : `is HTTP ${scheme.scheme} authentication: set an Authorization header on the tools yourself`;
+    default:
+      return `is of type ${scheme.kind}, which is not mapped`;
+  }
 };
 
 const decodeTool = Schema.decodeUnknownEither(ToolCreate, { errors: "all", onExcessProperty: "error" });
@@ -140,6 +167,7 @@ const mapOperation = (
   schemes: ReadonlyMap<string, DescribedSecurityScheme>,
   apiKeyOrder: ReadonlyArray<string>,
   warnings: Array<FieldProblem>,
+  unmappedSchemes: Set<string>,
 ): ToolDraft | string => {
   const method = operation.method.toUpperCase();
   if (operation.problem !== undefined) return operation.problem;
@@ -204,7 +232,7 @@ const mapOperation = (
       });
   }
 
-  const credentials = credentialsOf(operation.security, schemes, apiKeyOrder, context);
+  const credentials = credentialsOf(operation.security, schemes, apiKeyOrder, context, unmappedSchemes);
   const title = cut(operation.summary.replace(/\s+/g, " ").trim(), MAX_TITLE);
   const idLine =
     operation.operationId !== ""
@@ -263,8 +291,9 @@ export const mapOperations = (description: ApiDescription, context: MappingConte
   const drafts: Array<ToolDraft> = [];
   const skipped: Array<SkippedOperation> = [];
   const seen = new Set<string>();
+  const unmappedSchemes = new Set<string>();
   for (const operation of description.operations) {
-    const result = mapOperation(operation, context, schemes, apiKeyOrder, warnings);
+    const result = mapOperation(operation, context, schemes, apiKeyOrder, warnings, unmappedSchemes);
     const method = operation.method.toUpperCase();
     if (typeof result === "string") skipped.push({ method, path: operation.path, reason: result });
     else if (seen.has(result.key))
@@ -278,5 +307,10 @@ export const mapOperations = (description: ApiDescription, context: MappingConte
       drafts.push(result);
     }
   }
+  for (const name of unmappedSchemes)
+    warnings.push({
+      path: `${context.root}.${description.specVersion === "2.0" ? "securityDefinitions" : "components.securitySchemes"}['${name}']`,
+      message: `security scheme '${name}' ${unmappedReason(schemes.get(name), context)}; the operations that need it get no credentials`,
+    });
   return { drafts, skipped, warnings };
 };

@@ -1,0 +1,553 @@
+import * as D from "@mcpsm/domain";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { Effect } from "effect";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { actor, importBody, makeServices, refused, run, type Services } from "./support/services.js";
+
+// The mapping rules of API-CONTRACT.md §15 on small hand-made descriptions, one rule at a time.
+
+let services: Services;
+beforeEach(() => {
+  services = makeServices();
+});
+afterEach(() => services.dispose());
+
+const dryRun = (document: unknown, provider: Record<string, unknown> = {}) =>
+  run(services, D.importProvider(actor(), importBody(document, { dryRun: true, provider })));
+
+const doc30 = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  openapi: "3.0.3",
+  info: { title: "Example API", version: "1", description: "An example." },
+  servers: [{ url: "https://{region}.example.com/v1", variables: { region: { default: "eu" } } }],
+  paths,
+  ...extra,
+});
+
+const toolNamed = (result: { result: D.ImportResult }, name: string) => {
+  const tool = result.result.provider.tools.find((t) => t.name === name);
+  if (tool === undefined) throw new Error(`no tool ${name}`);
+  return tool;
+};
+
+const compiles = (schema: Record<string, unknown>) => {
+  const ajv = new Ajv2020({ strict: false });
+  expect(() => ajv.compile(schema)).not.toThrow();
+};
+
+describe("provider fields", () => {
+  it("come from info and the first server (variables at their defaults); overrides win", async () => {
+    const read = await dryRun(doc30({ "/a": { get: { operationId: "getA" } } }));
+    expect(read.created).toBe(false);
+    expect(read.result.provider).toMatchObject({
+      name: "Example API",
+      description: "An example.",
+      baseURL: "https://eu.example.com/v1",
+      secretPrefix: "EU_EXAMPLE_COM",
+      version: 1,
+    });
+    expect(read.result.provider.id).toBeUndefined();
+    expect(read.result.provider.tools[0]?.id).toBeUndefined();
+    const overridden = await dryRun(doc30({ "/a": { get: {} } }), {
+      name: "Mine",
+      baseURL: "https://api.mine.test",
+      visibilityType: "PUBLIC",
+      id: "ignoredOutputField",
+    });
+    expect(overridden.result.provider).toMatchObject({
+      name: "Mine",
+      baseURL: "https://api.mine.test",
+      secretPrefix: "API_MINE_TEST",
+      visibilityType: "PUBLIC",
+    });
+  });
+
+  it("a relative server needs provider.baseURL, and the problem names the document path", async () => {
+    const error = await refused(
+      services,
+      D.importProvider(actor(), importBody({ ...doc30({ "/a": { get: {} } }), servers: [{ url: "/api" }] })),
+    );
+    expect(error).toMatchObject({
+      _tag: "InvalidArgument",
+      errors: [{ path: "import.document.servers[0].url", message: expect.stringContaining("import.provider.baseURL") }],
+    });
+  });
+});
+
+describe("operations to tools", () => {
+  it("merges path-level parameters, resolves refs to parameters, bodies and schemas, keeps allOf/oneOf/anyOf", async () => {
+    const document = doc30(
+      {
+        "/stores/{storeId}/pets/{petId}": {
+          parameters: [
+            { $ref: "#/components/parameters/StoreId" },
+            { name: "petId", in: "path", required: true, schema: { type: "string" } },
+            { name: "verbose", in: "query", schema: { type: "boolean" } },
+          ],
+          put: {
+            operationId: "replacePet",
+            summary: "Replace a pet",
+            description: "Replaces the pet entirely.",
+            parameters: [{ name: "petId", in: "path", required: true, schema: { type: "integer" } }],
+            requestBody: { $ref: "#/components/requestBodies/PetBody" },
+          },
+        },
+      },
+      {
+        components: {
+          parameters: {
+            StoreId: {
+              name: "storeId",
+              in: "path",
+              required: true,
+              description: "the store",
+              schema: { type: "string" },
+            },
+          },
+          requestBodies: {
+            PetBody: {
+              required: true,
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } },
+            },
+          },
+          schemas: {
+            Pet: {
+              allOf: [
+                { $ref: "#/components/schemas/Named" },
+                { type: "object", properties: { kind: { $ref: "#/components/schemas/Kind" } } },
+              ],
+            },
+            Named: { type: "object", required: ["name"], properties: { name: { type: "string" } } },
+            Kind: {
+              oneOf: [{ type: "string", enum: ["cat", "dog"] }, { anyOf: [{ type: "integer" }, { type: "null" }] }],
+            },
+          },
+        },
+      },
+    );
+    const result = await dryRun(document);
+    const tool = toolNamed(result, "replacePet");
+    expect(tool).toMatchObject({ method: "PUT", path: "/stores/{storeId}/pets/{petId}", title: "Replace a pet" });
+    expect(tool.description).toBe(
+      "Replace a pet\n\nReplaces the pet entirely.\n\nOpenAPI operation replacePet (PUT /stores/{storeId}/pets/{petId})",
+    );
+    expect(tool.pathArgsJSONSchema).toEqual({
+      type: "object",
+      properties: { storeId: { type: "string", description: "the store" }, petId: { type: "integer" } },
+      required: ["storeId", "petId"],
+    });
+    expect(tool.queryArgsJSONSchema).toEqual({ type: "object", properties: { verbose: { type: "boolean" } } });
+    expect(tool.reqBodyJSONSchema).toEqual({
+      allOf: [
+        { type: "object", required: ["name"], properties: { name: { type: "string" } } },
+        {
+          type: "object",
+          properties: {
+            kind: {
+              oneOf: [{ type: "string", enum: ["cat", "dog"] }, { anyOf: [{ type: "integer" }, { type: "null" }] }],
+            },
+          },
+        },
+      ],
+    });
+  });
+
+  it("keeps circular schemas finite: the cycle is cut to a typed stub", async () => {
+    const document = doc30(
+      {
+        "/nodes": {
+          post: {
+            operationId: "createNode",
+            requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/Node" } } } },
+          },
+        },
+      },
+      {
+        components: {
+          schemas: {
+            Node: {
+              type: "object",
+              properties: {
+                name: { type: "string" },
+                children: { type: "array", items: { $ref: "#/components/schemas/Node" } },
+                parent: { $ref: "#/components/schemas/Parent" },
+              },
+            },
+            Parent: { type: "object", properties: { node: { $ref: "#/components/schemas/Node" } } },
+          },
+        },
+      },
+    );
+    const body = toolNamed(await dryRun(document), "createNode").reqBodyJSONSchema;
+    expect(body).toEqual({
+      type: "object",
+      properties: {
+        name: { type: "string" },
+        children: {
+          type: "array",
+          items: { type: "object", $comment: "circular reference to #/components/schemas/Node: not expanded further" },
+        },
+        parent: {
+          type: "object",
+          properties: {
+            node: { type: "object", $comment: "circular reference to #/components/schemas/Node: not expanded further" },
+          },
+        },
+      },
+    });
+    compiles(body);
+  });
+
+  it("rewrites OpenAPI 3.0's schema dialect into JSON Schema 2020-12", async () => {
+    const document = doc30({
+      "/items": {
+        get: {
+          operationId: "listItems",
+          parameters: [
+            {
+              name: "min",
+              in: "query",
+              schema: { type: "number", minimum: 0, exclusiveMinimum: true, example: 3, "x-extra": 1 },
+            },
+            { name: "tag", in: "query", schema: { type: "string", nullable: true, enum: ["a", "b"] } },
+          ],
+        },
+      },
+    });
+    const query = toolNamed(await dryRun(document), "listItems").queryArgsJSONSchema;
+    expect(query).toEqual({
+      type: "object",
+      properties: {
+        min: { type: "number", exclusiveMinimum: 0 },
+        tag: { type: ["string", "null"], enum: ["a", "b", null] },
+      },
+    });
+  });
+
+  it("names without operationId by method and path, unique and camelCase, and renames bad placeholders", async () => {
+    const document = doc30({
+      "/users/{user-id}": { get: {}, delete: { operationId: "x".repeat(40) } },
+      "/users/{user-id}/": { get: {} },
+      "/report": { get: { operationId: "get users by user id" } },
+    });
+    const tools = (await dryRun(document)).result.provider.tools;
+    expect(tools.map((t) => t.name)).toEqual([
+      "getUsersByUserId",
+      "x".repeat(20),
+      "getUsersByUserId2",
+      "getUsersByUserId3",
+    ]);
+    expect(tools[0]).toMatchObject({
+      path: "/users/{user_id}",
+      pathArgsJSONSchema: { type: "object", properties: { user_id: { type: "string" } }, required: ["user_id"] },
+    });
+    expect(tools[1]?.description).toContain(`OpenAPI operation ${"x".repeat(40)} (DELETE /users/{user-id})`);
+    // The same document gives the same names.
+    expect((await dryRun(document)).result.provider.tools.map((t) => t.name)).toEqual(tools.map((t) => t.name));
+  });
+
+  it("skips what no tool can call, with a reason, and warns about what it leaves out", async () => {
+    const document = doc30({
+      "/files": {
+        trace: { operationId: "traceFiles" },
+        post: {
+          operationId: "upload",
+          requestBody: { required: true, content: { "multipart/form-data": { schema: { type: "object" } } } },
+        },
+        put: { operationId: "putFile", requestBody: { content: { "application/octet-stream": {} } } },
+        get: {
+          operationId: "listFiles",
+          parameters: [
+            { name: "session", in: "cookie", required: true, schema: { type: "string" } },
+            { name: "X-Trace", in: "header", schema: { type: "string" } },
+          ],
+        },
+      },
+      "/search?mode=fast": { get: { operationId: "fastSearch" } },
+      "/forms": {
+        post: {
+          operationId: "postForm",
+          requestBody: {
+            content: {
+              "application/x-www-form-urlencoded": {
+                schema: { type: "object", properties: { a: { type: "string" } } },
+              },
+            },
+          },
+        },
+      },
+    });
+    const { report, provider } = (await dryRun(document)).result;
+    expect(provider.tools.map((t) => t.name)).toEqual(["putFile", "listFiles", "postForm"]);
+    expect(report.skipped).toEqual([
+      { method: "TRACE", path: "/files", reason: expect.stringContaining("method TRACE") },
+      { method: "POST", path: "/files", reason: expect.stringContaining("multipart/form-data") },
+      { method: "GET", path: "/search?mode=fast", reason: expect.stringContaining("query or fragment") },
+    ]);
+    expect(report.warnings).toEqual([
+      { path: "import.document.paths['/files'].put.requestBody", message: expect.stringContaining("not mapped") },
+      {
+        path: "import.document.paths['/files'].get.parameters",
+        message: expect.stringMatching(/cookie parameter 'session' \(required\), header parameter 'X-Trace'$/),
+      },
+      { path: "import.document.paths['/forms'].post.requestBody", message: expect.stringContaining("sent as JSON") },
+    ]);
+    expect(report.added.length + report.skipped.length).toBe(6);
+  });
+
+  it("maps OAuth 2.0 flows to oauth2Config and scopes, API-key headers to a variable reference", async () => {
+    const document = doc30(
+      {
+        "/things": {
+          get: { operationId: "listThings", security: [{ oauth: ["things:read"] }] },
+          post: { operationId: "createThing", security: [{ oauth: ["things:write", "things:read"] }] },
+          delete: { operationId: "deleteThings", security: [{ key: [] }] },
+        },
+        "/public": { get: { operationId: "getPublic", security: [] } },
+      },
+      {
+        security: [{ oauth: [] }],
+        components: {
+          securitySchemes: {
+            oauth: {
+              type: "oauth2",
+              flows: {
+                implicit: { authorizationUrl: "https://auth.example.com/implicit", scopes: {} },
+                authorizationCode: {
+                  authorizationUrl: "/oauth/authorize",
+                  tokenUrl: "https://auth.example.com/token",
+                  scopes: {},
+                },
+              },
+            },
+            key: { type: "apiKey", in: "header", name: "X-Api-Key" },
+          },
+        },
+      },
+    );
+    const { provider } = (await dryRun(document, { oauth2Config: { clientID: "my-client", clientSecret: "s3cret" } }))
+      .result;
+    expect(provider.oauth2Config).toEqual({
+      clientID: "my-client",
+      authURL: "https://eu.example.com/oauth/authorize",
+      tokenURL: "https://auth.example.com/token",
+    });
+    expect(provider.tools.map((t) => [t.name, t.oauth2Scopes, t.headers])).toEqual([
+      ["listThings", ["things:read"], []],
+      ["createThing", ["things:write", "things:read"], []],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a variable reference
+      ["deleteThings", [], [{ key: "X-Api-Key", value: "${EU_EXAMPLE_COM_API_KEY}" }]],
+      ["getPublic", [], []],
+    ]);
+    const clientCredentials = await dryRun(
+      doc30(
+        { "/a": { get: { security: [{ cc: ["a"] }] } } },
+        {
+          components: {
+            securitySchemes: {
+              cc: {
+                type: "oauth2",
+                flows: { clientCredentials: { tokenUrl: "https://auth.example.com/t", scopes: {} } },
+              },
+            },
+          },
+        },
+      ),
+    );
+    expect(clientCredentials.result.provider.oauth2Config).toEqual({
+      clientID: "",
+      authURL: "",
+      tokenURL: "https://auth.example.com/t",
+    });
+  });
+
+  it("converts Swagger 2.0 (YAML) and warns about remote refs without fetching them", async () => {
+    const swagger = stringify({
+      swagger: "2.0",
+      info: { title: "Old API", version: "1" },
+      host: "old.example.com",
+      basePath: "/v2",
+      schemes: ["https"],
+      paths: {
+        "/pets": {
+          post: {
+            operationId: "addPet",
+            consumes: ["application/json"],
+            parameters: [{ name: "body", in: "body", required: true, schema: { $ref: "#/definitions/Pet" } }],
+          },
+          get: {
+            operationId: "findPets",
+            parameters: [{ name: "limit", in: "query", type: "integer", maximum: 100 }],
+            responses: { 200: { description: "ok", schema: { $ref: "https://schemas.example.com/pets.json" } } },
+          },
+        },
+      },
+      definitions: { Pet: { type: "object", properties: { name: { type: "string" } } } },
+    });
+    const { provider, report } = (await dryRun(swagger)).result;
+    expect(provider.baseURL).toBe("https://old.example.com/v2");
+    expect(toolNamed({ result: { provider, report } }, "addPet").reqBodyJSONSchema).toEqual({
+      type: "object",
+      properties: { name: { type: "string" } },
+    });
+    expect(toolNamed({ result: { provider, report } }, "findPets").queryArgsJSONSchema).toEqual({
+      type: "object",
+      properties: { limit: { type: "integer", maximum: 100 } },
+    });
+    expect(report.warnings).toContainEqual({
+      path: "import.document.paths['/pets'].get.responses['200'].schema.$ref",
+      message: "remote $ref 'https://schemas.example.com/pets.json' is not fetched",
+    });
+  });
+
+  it("reads OpenAPI 3.1: $ref siblings apply, type arrays stay, webhooks are warned about", async () => {
+    const document = {
+      openapi: "3.1.0",
+      info: { title: "New API", version: "1" },
+      servers: [{ url: "https://new.example.com" }],
+      paths: {
+        "/items": {
+          post: {
+            operationId: "createItem",
+            requestBody: {
+              content: {
+                "application/merge-patch+json": {
+                  schema: { $ref: "#/components/schemas/Item", description: "the item", required: ["id"] },
+                },
+              },
+            },
+          },
+        },
+      },
+      webhooks: { itemCreated: { post: { operationId: "onItem" } } },
+      components: { schemas: { Item: { type: "object", properties: { id: { type: ["string", "null"] } } } } },
+    };
+    const { provider, report } = (await dryRun(document)).result;
+    expect(provider.tools[0]?.reqBodyJSONSchema).toEqual({
+      allOf: [{ type: "object", properties: { id: { type: ["string", "null"] } } }],
+      description: "the item",
+      required: ["id"],
+    });
+    expect(report.warnings).toEqual([
+      { path: "import.document.webhooks", message: expect.stringContaining("not imported") },
+    ]);
+  });
+});
+
+describe("bad input answers 400 with every problem located", () => {
+  const problemsOf = async (document: unknown) => {
+    const error = await refused(services, D.importProvider(actor(), importBody(document)));
+    expect(error._tag).toBe("InvalidArgument");
+    return (error as D.InvalidArgument).errors;
+  };
+
+  it("not a description", async () => {
+    for (const document of [42, [1], null, "", "hello: [", { hello: "world" }, "just text"])
+      expect((await problemsOf(document))[0], JSON.stringify(document)).toMatchObject({ path: "import.document" });
+    expect(await problemsOf("openapi: 3.0.0\ninfo: [\n")).toEqual([
+      {
+        path: "import.document",
+        message: expect.stringMatching(/^is not valid JSON or YAML: .* at line 2, column \d+$/),
+      },
+    ]);
+  });
+
+  it("an unsupported version", async () => {
+    expect(await problemsOf({ openapi: "4.0.0", info: {}, paths: {} })).toEqual([
+      { path: "import.document.openapi", message: expect.stringContaining("unsupported version '4.0.0'") },
+    ]);
+    expect(await problemsOf({ swagger: "1.2" })).toEqual([
+      { path: "import.document.swagger", message: expect.stringContaining("unsupported version") },
+    ]);
+  });
+
+  it("every broken $ref, each at its place", async () => {
+    const document = doc30({
+      "/a": {
+        get: { parameters: [{ $ref: "#/components/parameters/Nope" }] },
+        post: { requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/Gone" } } } } },
+      },
+    });
+    expect(await problemsOf(document)).toEqual([
+      {
+        path: "import.document.paths['/a'].get.parameters[0].$ref",
+        message: "$ref '#/components/parameters/Nope' points to nothing in the document",
+      },
+      {
+        path: "import.document.paths['/a'].post.requestBody.content['application/json'].schema.$ref",
+        message: "$ref '#/components/schemas/Gone' points to nothing in the document",
+      },
+    ]);
+  });
+
+  it("no operations, missing info", async () => {
+    expect(await problemsOf({ openapi: "3.1.0", paths: {} })).toEqual([
+      { path: "import.document.info", message: "is required and must be an object" },
+    ]);
+    expect(await problemsOf({ openapi: "3.1.0", info: { title: "t", version: "1" } })).toEqual([
+      { path: "import.document.paths", message: "holds no operation: there is nothing to import" },
+    ]);
+  });
+
+  it("a description over 10 MiB, or nested without end", async () => {
+    const big = JSON.stringify(doc30({ "/a": { get: { description: "x".repeat(10 * 1024 * 1024) } } }));
+    expect(await problemsOf(big)).toEqual([
+      { path: "import.document", message: expect.stringContaining("at most 10 MiB") },
+    ]);
+    let deep: unknown = {};
+    for (let i = 0; i < 1000; i++) deep = { a: deep };
+    expect(await problemsOf({ ...doc30({ "/a": { get: {} } }), "x-deep": deep })).toEqual([
+      { path: "import.document", message: "is nested deeper than 256 levels" },
+    ]);
+    const unclosed = await problemsOf(`${"[".repeat(100_000)}`);
+    expect(unclosed.length).toBeGreaterThan(0);
+    expect(unclosed.every((p) => p.path === "import.document")).toBe(true);
+  });
+
+  it("a YAML alias bomb is refused, not expanded", async () => {
+    const lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 12; i++)
+      lines.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(", ")}]`,
+      );
+    const errors = await problemsOf(`openapi: 3.0.0\n${lines.join("\n")}\n`);
+    expect(errors[0]?.message).toMatch(/alias/i);
+  });
+});
+
+describe("quota, dry run and storage", () => {
+  it("a description with more operations than the tool quota answers 429 naming the count; nothing is stored", async () => {
+    const small = makeServices({ toolsPerProvider: 3 });
+    const paths = Object.fromEntries(["/a", "/b", "/c", "/d"].map((p) => [p, { get: {} }]));
+    const error = await refused(small, D.importProvider(actor(), importBody(doc30(paths))));
+    expect(error).toMatchObject({
+      _tag: "ResourceExhausted",
+      detail: "the description maps to 4 tools; a provider may hold at most 3",
+    });
+    const page = await run(small, D.listProviders(actor(), {}));
+    expect(page.providers).toEqual([]);
+    await small.dispose();
+  });
+
+  it("a dry run stores nothing; an import stores the provider and its tools at version 1", async () => {
+    const document = doc30({ "/a": { get: { operationId: "getA" } }, "/b": { post: { operationId: "postB" } } });
+    await dryRun(document);
+    expect((await run(services, D.listProviders(actor(), {}))).providers).toEqual([]);
+    const imported = await run(services, D.importProvider(actor(), importBody(document)));
+    expect(imported.created).toBe(true);
+    const stored = await run(services, D.getProvider(actor(), imported.result.provider.id!));
+    expect(stored).toEqual(imported.result.provider);
+    expect(stored.version).toBe(1);
+    expect(stored.tools.map((t) => t.name)).toEqual(["getA", "postB"]);
+    // A second import of the same title collides like any provider create.
+    const again = await refused(services, D.importProvider(actor(), importBody(document)));
+    expect(again._tag).toBe("AlreadyExists");
+    expect((await run(services, D.listProviders(actor(), {}))).providers).toHaveLength(1);
+  });
+
+  it("the use case is an effect: reading nothing before it runs", () => {
+    expect(Effect.isEffect(D.importProvider(actor(), {}))).toBe(true);
+  });
+});

@@ -1,0 +1,57 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import * as D from "@mcpsm/domain";
+import { MemoryStorageLive } from "@mcpsm/storage-memory";
+import { type Effect, Exit, Layer, ManagedRuntime, Cause } from "effect";
+import { openApiReaderLayer } from "../../src/index.js";
+
+/** The domain services over an empty in-memory store, with this package's reader. */
+export const makeServices = (quotas: Partial<typeof D.Quotas.Service> = {}) =>
+  ManagedRuntime.make(
+    Layer.mergeAll(
+      MemoryStorageLive,
+      D.aesGcmCipherLayer(new Uint8Array(randomBytes(32))),
+      D.hmacPageTokenSignerLayer(new Uint8Array(randomBytes(32))),
+      D.quotasLayer(quotas),
+      openApiReaderLayer,
+    ),
+  );
+export type Services = ReturnType<typeof makeServices>;
+
+export const actor = (tenant = "tenant-a"): D.Actor => ({ tenant, scopes: new Set(D.ALL_SCOPES) });
+
+/** Runs a use case; a failure comes back as the typed error (a defect fails the test). */
+export const attempt = async <A>(services: Services, effect: Effect.Effect<A, D.DomainError, unknown>) => {
+  const exit = await services.runPromiseExit(effect as Effect.Effect<A, D.DomainError, never>);
+  if (Exit.isSuccess(exit)) return { ok: true as const, value: exit.value };
+  const failure = Cause.failureOption(exit.cause);
+  if (failure._tag === "None") throw new Error(Cause.pretty(exit.cause));
+  return { ok: false as const, error: failure.value };
+};
+
+/** Runs a use case that must succeed. */
+export const run = async <A>(services: Services, effect: Effect.Effect<A, D.DomainError, unknown>): Promise<A> => {
+  const result = await attempt(services, effect);
+  if (!result.ok) throw new Error(`${result.error._tag}: ${JSON.stringify(result.error)}`);
+  return result.value;
+};
+
+/** Runs a use case that must fail, answering its error. */
+export const refused = async (services: Services, effect: Effect.Effect<unknown, D.DomainError, unknown>) => {
+  const result = await attempt(services, effect);
+  if (result.ok) throw new Error("expected a refusal");
+  return result.error;
+};
+
+/** `POST /providers/import` as the use case sees it. */
+export const importBody = (document: unknown, extra: Record<string, unknown> = {}) => ({
+  import: { document, ...extra },
+});
+
+const require = createRequire(import.meta.url);
+
+/** A file shipped by an npm package installed as a dev dependency. */
+export const packageFile = (pkg: string, path: string): string =>
+  readFileSync(join(dirname(require.resolve(`${pkg}/package.json`)), path), "utf8");
