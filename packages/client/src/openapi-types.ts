@@ -1127,11 +1127,8 @@ export interface components {
             } | null;
         };
         ProviderImport: {
-            /**
-             * OpenAPI description
-             * @description a Swagger 2.0, OpenAPI 3.0.x or 3.1.x description of at most 10 MiB: the document as a JSON object, or its text (JSON or YAML) as a string
-             */
-            document: unknown;
+            /** @description a Swagger 2.0, OpenAPI 3.0.x or 3.1.x description of at most 10 MiB: the document as a JSON object, or its text (JSON or YAML) as a string */
+            document: Record<string, never> | string;
             /** @description provider fields that override the ones read from the document */
             provider?: {
                 /** @enum {string} */
@@ -1307,11 +1304,8 @@ export interface components {
             };
         };
         ProviderResync: {
-            /**
-             * OpenAPI description
-             * @description a Swagger 2.0, OpenAPI 3.0.x or 3.1.x description of at most 10 MiB: the document as a JSON object, or its text (JSON or YAML) as a string
-             */
-            document: unknown;
+            /** @description a Swagger 2.0, OpenAPI 3.0.x or 3.1.x description of at most 10 MiB: the document as a JSON object, or its text (JSON or YAML) as a string */
+            document: Record<string, never> | string;
             /**
              * @description true: report what would change and store nothing
              * @default false

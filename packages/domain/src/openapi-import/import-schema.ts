@@ -7,10 +7,13 @@ import { ToolRecord } from "../tool/tool-schema.js";
 // Wire shapes of API-CONTRACT.md §15: the bodies of POST /providers/import and POST /providers/{id}/import,
 // and the `{provider, report}` they answer.
 
+const DOCUMENT_DESCRIPTION =
+  "a Swagger 2.0, OpenAPI 3.0.x or 3.1.x description of at most 10 MiB: the document as a JSON object, or its text (JSON or YAML) as a string";
+
+// Unknown here: the reader, not the schema, says what is wrong with a document (with paths inside it).
 const DocumentField = Schema.Unknown.annotations({
-  title: "OpenAPI description",
-  description:
-    "a Swagger 2.0, OpenAPI 3.0.x or 3.1.x description of at most 10 MiB: the document as a JSON object, or its text (JSON or YAML) as a string",
+  description: DOCUMENT_DESCRIPTION,
+  jsonSchema: { anyOf: [{ type: "object" }, { type: "string" }], description: DOCUMENT_DESCRIPTION },
 });
 
 const DryRunField = optional(
