@@ -48,7 +48,8 @@ const sourceFiles = (dir: string): Array<string> =>
 const specifiersOf = (source: string): Array<string> => {
   const patterns = [
     /\b(?:import|export)\s+(?:type\s+)?[^'";]*?\bfrom\s*["']([^"']+)["']/g,
-    /\bimport\s*["']([^"']+)["']/g,
+    // A side-effect import starts a statement; the word before a quote elsewhere (`decode("import", ...)`) is not one.
+    /(?:^|[;{}])\s*import\s*["']([^"']+)["']/gm,
     /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
     /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g,
   ];

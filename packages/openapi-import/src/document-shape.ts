@@ -4,7 +4,7 @@ import { isObject, locate, resolvePointer } from "./document-path.js";
 /** Deepest nesting a description may have; deeper ones are refused before any recursive walk. */
 export const MAX_DEPTH = 256;
 
-/** Nesting depth of a JSON value, measured without recursion (a hostile document cannot exhaust the stack). */
+/** Nesting depth of a JSON value (at most MAX_DEPTH + 1), measured without recursion. */
 export const depthOf = (value: unknown): number => {
   let max = 0;
   const stack: Array<[unknown, number]> = [[value, 1]];
@@ -18,34 +18,63 @@ export const depthOf = (value: unknown): number => {
   return max;
 };
 
+/** One node of the walk, with how it was reached (the path is only built when a problem needs it). */
+interface Frame {
+  readonly node: unknown;
+  readonly key: string | number;
+  readonly parent: Frame | undefined;
+  readonly depth: number;
+}
+
+const pathOf = (frame: Frame): Array<string | number> => {
+  const path: Array<string | number> = [];
+  for (let f: Frame | undefined = frame; f?.parent !== undefined; f = f.parent) path.push(f.key);
+  return path.reverse();
+};
+
+/** Keywords whose values are data, not description: a `$ref` key inside one is not a reference. */
+const DATA_KEYS = new Set(["example", "examples", "default", "enum", "const"]);
+
 /**
- * Every `$ref` of the document: a local one that points nowhere is a problem, a remote one (another file or
- * a URL) a warning, since neither is ever fetched. Located in the document as sent.
+ * One walk of the whole document, without recursion: its depth (a document deeper than MAX_DEPTH is refused),
+ * every local `$ref` that points nowhere (a problem) and every remote one (a warning: never fetched), each
+ * located in the document as sent.
  */
-export const scanRefs = (document: unknown, root: string) => {
+export const scanDocument = (document: unknown, root: string) => {
   const problems: Array<FieldProblem> = [];
   const warnings: Array<FieldProblem> = [];
-  const stack: Array<[unknown, Array<string | number>]> = [[document, []]];
+  const stack: Array<Frame> = [{ node: document, key: "", parent: undefined, depth: 1 }];
   while (stack.length > 0) {
-    const [node, path] = stack.pop()!;
+    const frame = stack.pop()!;
+    const { node, depth } = frame;
+    if (depth > MAX_DEPTH)
+      return { problems: [{ path: root, message: `is nested deeper than ${MAX_DEPTH} levels` }], warnings: [] };
     if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], [...path, i]]);
+      for (let i = node.length - 1; i >= 0; i--)
+        if (typeof node[i] === "object" && node[i] !== null)
+          stack.push({ node: node[i], key: i, parent: frame, depth: depth + 1 });
       continue;
     }
     if (!isObject(node)) continue;
     const ref = node.$ref;
     if (typeof ref === "string") {
-      const at = locate(root, [...path, "$ref"]);
-      if (!ref.startsWith("#")) warnings.push({ path: at, message: `remote $ref '${ref}' is not fetched` });
+      if (!ref.startsWith("#"))
+        warnings.push({
+          path: locate(root, [...pathOf(frame), "$ref"]),
+          message: `remote $ref '${ref}' is not fetched`,
+        });
       else if (resolvePointer(document, ref) === undefined)
-        problems.push({ path: at, message: `$ref '${ref}' points to nothing in the document` });
+        problems.push({
+          path: locate(root, [...pathOf(frame), "$ref"]),
+          message: `$ref '${ref}' points to nothing in the document`,
+        });
     }
-    const entries = Object.entries(node);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, value] = entries[i]!;
-      // Examples are data, not description: a `$ref` key inside one is not a reference.
-      if (key === "example" || key === "examples" || key === "default" || key === "enum" || key === "const") continue;
-      if (typeof value === "object" && value !== null) stack.push([value, [...path, key]]);
+    const keys = Object.keys(node);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      const value = node[key];
+      if (typeof value === "object" && value !== null && !DATA_KEYS.has(key))
+        stack.push({ node: value, key, parent: frame, depth: depth + 1 });
     }
   }
   return { problems, warnings };

@@ -2,7 +2,7 @@ import { type ApiDescription, type FieldProblem, InvalidArgument } from "@mcpsm/
 import converter from "swagger2openapi";
 import { describe } from "./describe.js";
 import { isObject, locate } from "./document-path.js";
-import { depthOf, MAX_DEPTH, scanRefs } from "./document-shape.js";
+import { scanDocument } from "./document-shape.js";
 import { readDocumentValue } from "./read-text.js";
 
 const refuse = (problems: ReadonlyArray<FieldProblem>) => {
@@ -52,8 +52,6 @@ const OPERATION_KEYS = ["get", "put", "post", "delete", "options", "head", "patc
 export const readDescription = async (document: unknown, root: string): Promise<ApiDescription> => {
   const read = readDocumentValue(document, root);
   if (!read.ok) throw refuse(read.problems);
-  if (depthOf(read.value) > MAX_DEPTH)
-    throw refuse([{ path: root, message: `is nested deeper than ${MAX_DEPTH} levels` }]);
   if (!isObject(read.value))
     throw refuse([{ path: root, message: "is not an OpenAPI description: it must be an object" }]);
   const value = read.value;
@@ -64,7 +62,7 @@ export const readDescription = async (document: unknown, root: string): Promise<
     problems.push({ path: locate(root, ["info"]), message: "is required and must be an object" });
   if (value.paths !== undefined && !isObject(value.paths))
     problems.push({ path: locate(root, ["paths"]), message: "must be an object" });
-  const refs = scanRefs(value, root);
+  const refs = scanDocument(value, root);
   problems.push(...refs.problems);
   const paths = isObject(value.paths) ? value.paths : {};
   const hasOperation = Object.entries(paths).some(

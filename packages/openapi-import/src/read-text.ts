@@ -1,6 +1,5 @@
 import type { FieldProblem } from "@mcpsm/domain";
 import { parseDocument } from "yaml";
-import { depthOf, MAX_DEPTH } from "./document-shape.js";
 
 /** Largest accepted description (API-CONTRACT.md §15), measured as its text, or as compact JSON when sent as an object. */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
@@ -33,9 +32,13 @@ export const readDocumentValue = (document: unknown, root: string): ReadText => 
         ok: false,
         problems: [{ path: root, message: "must be an OpenAPI description: an object, or its JSON or YAML text" }],
       };
-    if (depthOf(document) > MAX_DEPTH)
-      return { ok: false, problems: [{ path: root, message: `is nested deeper than ${MAX_DEPTH} levels` }] };
-    const bytes = Buffer.byteLength(JSON.stringify(document), "utf8");
+    let bytes: number;
+    try {
+      bytes = Buffer.byteLength(JSON.stringify(document), "utf8");
+    } catch (error) {
+      // JSON.stringify stops with a RangeError on nesting deeper than the stack allows (or on a cycle).
+      return { ok: false, problems: [{ path: root, message: `cannot be read: ${errorText(error)}` }] };
+    }
     return bytes > MAX_DOCUMENT_BYTES ? tooLarge(root, bytes) : { ok: true, value: document };
   }
   const bytes = Buffer.byteLength(document, "utf8");

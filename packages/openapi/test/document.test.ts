@@ -138,8 +138,18 @@ describe("the OpenAPI document", () => {
   it("declares the success status of the contract and the problem answers of each route", () => {
     for (const route of MANAGEMENT_ROUTES) {
       const op = doc.paths[route.path][route.method.toLowerCase()];
-      const expected = route.method === "POST" ? "201" : route.method === "DELETE" ? "204" : "200";
-      const statuses = Object.keys(op.responses);
+      // A POST creates (201), except a re-sync, which changes the provider it names (200).
+      const expected =
+        route.method === "POST" && route.operation !== "resyncProvider"
+          ? "201"
+          : route.method === "DELETE"
+            ? "204"
+            : "200";
+      expect(String(route.status), route.operation).toBe(expected);
+      // A dry run's 200 (the import routes) is declared beside the success status.
+      if (route.dryRunStatus !== undefined)
+        expect(Object.keys(op.responses[route.dryRunStatus].content)).toEqual(["application/json"]);
+      const statuses = Object.keys(op.responses).filter((s) => s !== String(route.dryRunStatus));
       expect(statuses[0], route.operation).toBe(expected);
       expect(statuses.slice(1)).toEqual(problemStatuses(route).map(String));
       for (const status of statuses.slice(1)) {

@@ -19,7 +19,7 @@ import {
   ownedProvider,
   transact,
 } from "../use-case/use-case-kit.js";
-import { decodeEnvelope, decodePathId, invalid, parseProblems } from "../validation/decode-write.js";
+import { decodeEnvelope, decodePathId, invalid, parseProblems, unstorableText } from "../validation/decode-write.js";
 import { httpUrlProblem } from "../validation/http-url.js";
 import type { JsonObject } from "../validation/text.js";
 import { type ApiDescription, OpenApiReader } from "./api-description.js";
@@ -113,6 +113,14 @@ const providerFields = (description: ApiDescription, overrides: ProviderPatch) =
       : { oauth2Config: { ...documented.oauth2Config, ...overrides.oauth2Config } }),
   };
   const problems: Array<FieldProblem> = [];
+  for (const [field, at] of [
+    ["name", "info.title"],
+    ["description", "info.description"],
+    ["baseURL", "servers[0].url"],
+  ] as const) {
+    const message = overrides[field] === undefined ? unstorableText(documented[field]) : undefined;
+    if (message !== undefined) problems.push({ path: `${ROOT}.${at}`, message });
+  }
   if (overrides.name === undefined && documented.name === "")
     problems.push({ path: `${ROOT}.info.title`, message: "is empty: give import.provider.name" });
   if (overrides.baseURL === undefined) {
@@ -141,6 +149,25 @@ const withoutProviderOutputFields = (body: unknown): unknown => {
     ),
   );
   return { ...body, import: { ...body.import, provider } };
+};
+
+/**
+ * Decodes the `import` envelope. The description itself is left to the reader: a 10 MiB document is not walked
+ * for text no store can keep; the text that is kept (tool and provider fields) is checked where it lands.
+ */
+const decodeImport = <A extends { readonly document: unknown }, I>(schema: Schema.Schema<A, I>, body: unknown) => {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObject(body) || !isObject(body.import) || !("document" in body.import))
+    return decodeEnvelope("import", schema, [], body);
+  const { document, ...rest } = body.import;
+  return Effect.map(
+    decodeEnvelope("import", schema, [], { ...body, import: { ...rest, document: null } }),
+    (input) => ({
+      ...input,
+      document,
+    }),
+  );
 };
 
 const tooMany = (count: number, limit: number, others: number) =>
@@ -183,7 +210,7 @@ const withoutNewIds = (record: ImportResult["provider"], newIds: ReadonlySet<str
  */
 export const importProvider = (actor: Actor, body: unknown) =>
   Effect.gen(function* () {
-    const input = yield* decodeEnvelope("import", ProviderImport, [], withoutProviderOutputFields(body));
+    const input = yield* decodeImport(ProviderImport, withoutProviderOutputFields(body));
     const overrides = input.provider ?? {};
     const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
     const provider = providerFields(description, overrides);
@@ -371,7 +398,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
 export const resyncProvider = (actor: Actor, id: string, body: unknown) =>
   Effect.gen(function* () {
     yield* decodePathId("id", id);
-    const input = yield* decodeEnvelope("import", ProviderResync, [], body);
+    const input = yield* decodeImport(ProviderResync, body);
     const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
     const dryRun = input.dryRun === true;
     const outcome = yield* transact((tx) => resync(tx, actor, id, description, dryRun));

@@ -1,7 +1,7 @@
 import { Either, Schema } from "effect";
 import type { FieldProblem } from "../errors/domain-errors.js";
 import { type ToolCreate as ToolCreateType, HTTP_METHODS, ToolCreate } from "../tool/tool-schema.js";
-import { parseProblems } from "../validation/decode-write.js";
+import { parseProblems, unstorableTextProblems } from "../validation/decode-write.js";
 import type { JsonObject } from "../validation/text.js";
 import type {
   ApiDescription,
@@ -261,6 +261,10 @@ const mapOperation = (
     headers: credentials.headers,
     oauth2Scopes: credentials.scopes,
   };
+  // The description's text was not checked on the way in (it may be 10 MiB); the part a tool keeps is, here.
+  const unstorable = unstorableTextProblems("tool", fields);
+  if (unstorable.length > 0)
+    return `it holds text no store can keep: ${unstorable.map((p) => `${p.path} ${p.message}`).join("; ")}`;
   const decoded = decodeTool(fields);
   if (Either.isLeft(decoded))
     return `it does not make a valid tool: ${parseProblems("tool", decoded.left)
