@@ -64,6 +64,26 @@ const unmatched = (): Middleware => async (ctx, next) => {
     sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, ctx.response.get("Allow") || ""));
 };
 
+/**
+ * A literal path that a parametric route also matches (`/providers/import` and `/providers/:id`) answers only
+ * its own methods: without this, `GET /providers/import` would reach getProvider (400, a malformed id) and a
+ * wrong method's `Allow` would list the parametric route's methods.
+ */
+const shadowedLiteralPaths = (): Middleware => {
+  const parametric = ROUTES.filter((r) => r.path.includes(":")).map(
+    (r) => new RegExp(`^${r.path.replace(/:[^/]+/g, "[^/]+")}$`),
+  );
+  const methods = new Map<string, Array<string>>();
+  for (const route of ROUTES)
+    if (!route.path.includes(":") && parametric.some((pattern) => pattern.test(route.path)))
+      methods.set(route.path, [...(methods.get(route.path) ?? []), route.method]);
+  return async (ctx, next) => {
+    const allowed = methods.get(ctx.path);
+    if (allowed === undefined || allowed.includes(ctx.method)) return next();
+    return sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, allowed.join(", ")));
+  };
+};
+
 /** The Koa application: reserved paths, every management route, and the error shape around them. */
 export const createApp = (deps: AppDeps): Koa => {
   const app = new Koa();
@@ -112,6 +132,7 @@ export const createApp = (deps: AppDeps): Koa => {
   if (deps.rateLimiter !== undefined) app.use(addressRateLimit(deps.rateLimiter));
   if (deps.mcp !== undefined) app.use(mcpEndpoint(deps.mcp));
   app.use(unmatched());
+  app.use(shadowedLiteralPaths());
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

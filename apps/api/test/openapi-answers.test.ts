@@ -39,7 +39,7 @@ describe("declared problem answers happen", () => {
       "UNSUPPORTED_MEDIA_TYPE",
     );
     expectProblem(
-      await alice.api.request(route.method, path, { body: `"${"x".repeat(1024 * 1024)}"` }),
+      await alice.api.request(route.method, path, { body: `"${"x".repeat(route.maxBodyBytes ?? 1024 * 1024)}"` }),
       413,
       "PAYLOAD_TOO_LARGE",
     );

@@ -1,4 +1,5 @@
 import type { Operation } from "@mcpsm/domain";
+import { MANAGEMENT_ROUTES } from "@mcpsm/openapi";
 import type { Route } from "../../src/http/route-table.js";
 import type { Client } from "./harness.js";
 import {
@@ -69,6 +70,14 @@ interface Call {
   readonly body?: unknown;
 }
 
+/** A one-operation OpenAPI description under a fresh title. */
+const importDocument = () => ({
+  openapi: "3.0.3",
+  info: { title: `Imported ${uniq()}`, version: "1" },
+  servers: [{ url: "https://api.imported.example" }],
+  paths: { "/things": { get: { operationId: "listImportedThings" } } },
+});
+
 const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   listServers: () => ({ params: {} }),
   createServer: () => ({ params: {}, body: { server: serverWrite() } }),
@@ -93,6 +102,8 @@ const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   getProvider: (f) => ({ params: { id: f.P } }),
   updateProvider: (f) => ({ params: { id: f.P }, body: { provider: { description: `changed ${uniq()}` } } }),
   deleteProvider: (f) => ({ params: { id: f.P2 } }),
+  importProvider: () => ({ params: {}, body: { import: { document: importDocument() } } }),
+  resyncProvider: (f) => ({ params: { id: f.P }, body: { import: { document: importDocument() } } }),
   listProviderTools: (f) => ({ params: { id: f.P } }),
   createProviderTool: (f) => ({ params: { id: f.P }, body: { tool: toolWrite() } }),
   getProviderTool: (f) => ({ params: { id: f.P, toolID: f.T } }),
@@ -133,7 +144,9 @@ export const callFor = (route: Route, f: RouteFixture): { readonly path: string;
 };
 
 /** The success status of a route's method (API-CONTRACT.md §5). */
+/** The documented success status of a route (a POST creates, 201, except a re-sync, 200). */
 export const successStatus = (route: Route): number =>
-  route.method === "POST" ? 201 : route.method === "DELETE" ? 204 : 200;
+  MANAGEMENT_ROUTES.find((r) => r.operation === route.operation)?.status ??
+  (route.method === "POST" ? 201 : route.method === "DELETE" ? 204 : 200);
 
 export const hasOperationCall = (operation: string): boolean => operation in CALLS;
