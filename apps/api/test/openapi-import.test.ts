@@ -218,4 +218,43 @@ describe("POST /providers/{id}/import", () => {
     const denied = await readOnly.post(`/providers/${created.id}/import`, { import: { document: petShop() } });
     expect(denied.status).toBe(403);
   });
+
+  it("renames that swap names between tools, removals and kept tools go through in one transaction", async () => {
+    const doc = (first: string, second: string, extra: Record<string, unknown> = {}) => ({
+      openapi: "3.0.3",
+      info: { title: `Swap ${first}`, version: "1" },
+      servers: [{ url: upstreamUrl }],
+      paths: { "/x": { get: { operationId: first } }, "/y": { get: { operationId: second } }, ...extra },
+    });
+    const created = (
+      await alice.api.post("/providers/import", {
+        import: { document: doc("alpha", "beta", { "/z": { delete: { operationId: "gamma" } }, "/w": { put: {} } }) },
+      })
+    ).body.provider;
+    const [x, y, z, w] = created.tools;
+    await alice.api.post("/servers", {
+      server: { name: "Swap", providers: [{ id: created.id, tools: [{ id: z.id }] }] },
+    });
+    const res = await alice.api.post(`/providers/${created.id}/import`, {
+      import: { document: { ...doc("beta", "alpha"), info: { title: "Swap alpha", version: "2" } } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.report).toMatchObject({
+      added: [],
+      changed: [
+        { name: "beta", path: "/x", fields: ["name", "description"] },
+        { name: "alpha", path: "/y", fields: ["name", "description"] },
+      ],
+      removed: [{ name: "putW", method: "PUT", path: "/w" }],
+      kept: [{ name: "gamma", method: "DELETE", path: "/z" }],
+      unchanged: 0,
+    });
+    const stored = (await alice.api.get(`/providers/${created.id}`)).body.provider;
+    expect(stored.tools.map((t: { id: string; name: string }) => [t.id, t.name])).toEqual([
+      [x.id, "beta"],
+      [y.id, "alpha"],
+      [z.id, "gamma"],
+    ]);
+    expect(w.name).toBe("putW");
+  });
 });
