@@ -171,4 +171,35 @@ describe("re-sync", () => {
     ]);
     expect(provider.tools.map((t) => t.id)).toEqual(imported.result.provider.tools.map((t) => t.id));
   });
+
+  it("a rename that would give a server two tools of one name is refused, and nothing changes", async () => {
+    const imported = await run(services, D.importProvider(owner, importBody(V1)));
+    const id = imported.result.provider.id!;
+    const listItems = imported.result.provider.tools.find((t) => t.name === "listItems")!;
+    const other = await run(
+      services,
+      D.createProvider(owner, { provider: { name: "Other", baseURL: "https://o.example" } }),
+    );
+    const browse = await run(
+      services,
+      D.toolUseCases.create(owner, other.id, { tool: { name: "browseItems", method: "GET", path: "/b" } }),
+    );
+    await run(
+      services,
+      D.createServer(owner, {
+        server: {
+          name: "mixed",
+          providers: [
+            { id, tools: [{ id: listItems.id }] },
+            { id: other.id, tools: [{ id: browse.id }] },
+          ],
+        },
+      }),
+    );
+    const before = await run(services, D.getProvider(owner, id));
+    const renamed = JSON.parse(JSON.stringify(V1).replace('"listItems"', '"browseItems"'));
+    const error = await refused(services, D.resyncProvider(owner, id, importBody(renamed)));
+    expect(error).toMatchObject({ _tag: "AlreadyExists" });
+    expect(await run(services, D.getProvider(owner, id))).toEqual(before);
+  });
 });

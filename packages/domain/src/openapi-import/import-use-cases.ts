@@ -1,5 +1,5 @@
 import { Effect, Either, Schema } from "effect";
-import { type FieldProblem, ResourceExhausted } from "../errors/domain-errors.js";
+import { AlreadyExists, type FieldProblem, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import { toProviderRecord } from "../provider/provider-record.js";
 import { PROVIDER_OUTPUT_FIELDS, ProviderCreate, type ProviderPatch } from "../provider/provider-schema.js";
@@ -363,6 +363,21 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
     }
     // The provider's tools afterwards, in creation order: the ones this import does not own, then its own.
     const tools = [...stored.filter((t) => !removed.includes(t)).map((t) => result.get(t.id) ?? t), ...inserts];
+    // A renamed tool must not take the name of another tool chosen by a server that uses it (as names are
+    // after this re-sync: tools of this provider may swap names).
+    const renamed = updates.filter((row) => row.name !== byKey.get(matchKey(row.method, row.path))?.name);
+    const nameAfter = new Map(tools.map((t) => [t.id, t.name]));
+    for (const row of renamed)
+      for (const user of yield* tx.serversReferencing({ kind: "tool", id: row.id })) {
+        const graph = yield* tx.findServerGraph(user.id);
+        const clash = graph?.tools.some(
+          (t) => t.id !== row.id && !removed.some((r) => r.id === t.id) && (nameAfter.get(t.id) ?? t.name) === row.name,
+        );
+        if (clash)
+          return yield* new AlreadyExists({
+            detail: `tool '${row.id}' would be renamed '${row.name}', a name server '${user.id}' already has`,
+          });
+      }
     const changed = inserts.length + updates.length + removed.length > 0;
     const after: ProviderRow = changed ? { ...provider, version: provider.version + 1, updatedAt: at } : provider;
     if (dryRun || !changed) return { provider: after, tools, inserts, report };
@@ -372,7 +387,6 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
         .deleteTool(tool.id)
         .pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
     // Renames may swap names between tools: park the renamed ones under names no tool can have first.
-    const renamed = updates.filter((row) => row.name !== byKey.get(matchKey(row.method, row.path))?.name);
     for (const row of renamed)
       yield* tx
         .updateTool({ ...row, name: `~${row.id}` })
