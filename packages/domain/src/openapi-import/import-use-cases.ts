@@ -2,7 +2,12 @@ import { Effect, Either, Schema } from "effect";
 import { AlreadyExists, type FieldProblem, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import { toProviderRecord } from "../provider/provider-record.js";
-import { PROVIDER_OUTPUT_FIELDS, ProviderCreate, type ProviderPatch } from "../provider/provider-schema.js";
+import {
+  PROVIDER_OUTPUT_FIELDS,
+  ProviderCreate,
+  type ProviderPatch,
+  type ProviderRecord,
+} from "../provider/provider-schema.js";
 import { mergeOAuth2 } from "../provider/provider-use-cases.js";
 import { secretPrefixOf } from "../provider/secret-prefix.js";
 import type { ProviderRow, ToolRow } from "../storage/rows.js";
@@ -191,17 +196,18 @@ const emptyReport = (): Mutable<ImportReport> => ({
 });
 
 /** A dry run's records: tools not stored yet (and a provider not created yet) have no ids. */
-const withoutNewIds = (record: ImportResult["provider"], newIds: ReadonlySet<string>, providerIsNew: boolean) => {
-  const { id, ...rest } = record;
-  return {
-    ...(providerIsNew ? {} : { id }),
-    ...rest,
-    tools: record.tools.map((tool) => {
-      if (!newIds.has(tool.id ?? "")) return tool;
-      const { id: _id, providerID: _providerID, ...fields } = tool;
-      return providerIsNew ? fields : { ...fields, providerID: tool.providerID };
-    }),
-  };
+const withoutNewIds = (
+  record: ProviderRecord,
+  newIds: ReadonlySet<string>,
+  providerIsNew: boolean,
+): ImportResult["provider"] => {
+  const { id, tools, ...rest } = record;
+  const shown = tools.map((tool): ImportResult["provider"]["tools"][number] => {
+    if (!newIds.has(tool.id)) return tool;
+    const { id: _id, providerID, ...fields } = tool;
+    return providerIsNew ? fields : { ...fields, providerID };
+  });
+  return providerIsNew ? { ...rest, tools: shown } : { ...rest, id, tools: shown };
 };
 
 /**
@@ -257,11 +263,13 @@ export const importProvider = (actor: Actor, body: unknown) =>
     report.skipped = [...mapped.skipped];
     report.warnings = [...description.warnings, ...mapped.warnings];
     const record = toProviderRecord(row, tools);
-    if (input.dryRun === true)
-      return {
-        created: false,
-        result: { provider: withoutNewIds(record, new Set(tools.map((t) => t.id)), true), report },
+    if (input.dryRun === true) {
+      const preview: ImportResult = {
+        provider: withoutNewIds(record, new Set(tools.map((t) => t.id)), true),
+        report,
       };
+      return { created: false, result: preview };
+    }
     yield* transact((tx) =>
       Effect.gen(function* () {
         yield* lockQuota(tx, "providers", actor.tenant);
@@ -279,7 +287,8 @@ export const importProvider = (actor: Actor, body: unknown) =>
           );
       }),
     );
-    return { created: true, result: { provider: record, report } };
+    const result: ImportResult = { provider: record, report };
+    return { created: true, result };
   });
 
 /** The re-sync of a provider's imported tools with a description, inside the transaction `tx`. */
