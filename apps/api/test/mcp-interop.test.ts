@@ -56,16 +56,17 @@ beforeAll(async () => {
     { storage: Layer.succeed(Storage, await store.runPromise(Storage)), logger: pino({ level: "silent" }) },
   );
   const admin = await mintDevToken(dataDir, { subject: "interop" });
-  const post = async (path: string, body: unknown) => {
+  // Each create answers the record under its kind's key: { provider: {...} }, { token: {...} }.
+  const post = async <Answer>(path: string, body: unknown): Promise<Answer> => {
     const response = await fetch(`${service.url}${path}`, {
       method: "POST",
       headers: { Authorization: `Bearer ${admin}`, "Content-Type": "application/json" },
       body: JSON.stringify(body),
     });
     if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-    return response.json();
+    return (await response.json()) as Answer;
   };
-  const { provider } = await post("/providers", {
+  const { provider } = await post<{ provider: { id: string } }>("/providers", {
     provider: { name: "Items", baseURL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` },
   });
   await post(`/providers/${provider.id}/tools`, {
@@ -78,14 +79,14 @@ beforeAll(async () => {
     },
   });
   // The two prompts the conformance suite's prompt scenarios ask for; a configured server can have them.
-  const simple = await post(`/providers/${provider.id}/prompts`, {
+  const simple = await post<{ prompt: { id: string } }>(`/providers/${provider.id}/prompts`, {
     prompt: {
       name: "test_simple_prompt",
       description: "A simple prompt",
       messages: [{ role: "user", content: { type: "text", text: "This is a simple prompt for testing." } }],
     },
   });
-  const withArgs = await post(`/providers/${provider.id}/prompts`, {
+  const withArgs = await post<{ prompt: { id: string } }>(`/providers/${provider.id}/prompts`, {
     prompt: {
       name: "test_prompt_with_arguments",
       description: "A prompt with arguments",
@@ -98,7 +99,7 @@ beforeAll(async () => {
       ],
     },
   });
-  const { server } = await post("/servers", {
+  const { server } = await post<{ server: { id: string } }>("/servers", {
     server: {
       name: "Interop",
       instructions: "Item tools",
@@ -107,7 +108,9 @@ beforeAll(async () => {
     },
   });
   mcpUrl = `${service.url}/mcp/${server.id}`;
-  serverToken = (await post(`/servers/${server.id}/tokens`, { token: { name: "interop" } })).token.value;
+  serverToken = (
+    await post<{ token: { value: string } }>(`/servers/${server.id}/tokens`, { token: { name: "interop" } })
+  ).token.value;
 });
 
 afterAll(async () => {

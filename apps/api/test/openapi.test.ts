@@ -64,7 +64,9 @@ describe("GET /openapi.json", () => {
       { logger: pino({ level: "silent" }) },
     );
     try {
-      const doc = await (await conformingFetch(`${service.url}/openapi.json`)).json();
+      const doc = (await (await conformingFetch(`${service.url}/openapi.json`)).json()) as {
+        components: { securitySchemes: { oauth2: { flows: { authorizationCode: unknown } } } };
+      };
       expect(doc.components.securitySchemes.oauth2.flows.authorizationCode).toMatchObject({
         authorizationUrl: "https://login.example.org/tenant-a/oauth2/auth",
         tokenUrl: "https://login.example.org/tenant-a/oauth2/token",
