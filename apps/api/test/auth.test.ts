@@ -7,7 +7,7 @@ import { type Res, startTestService, type TestService } from "./support/harness.
 import { expectInvalid, expectProblem, expectStatus } from "./support/problems.js";
 import { createServer, createToken, unknownId } from "./support/records.js";
 
-// API-CONTRACT.md §3: JWT access tokens are verified (signature by the key set, iss, aud, exp, nbf, only
+// docs/api-rules.md §3: JWT access tokens are verified (signature by the key set, iss, aud, exp, nbf, only
 // RS256/ES256/EdDSA); anything else is 401. Then the order of checks: 401 → 403 → 400 → 404.
 
 let svc: TestService;
@@ -48,7 +48,7 @@ const without = (claims: JWTPayload, name: keyof JWTPayload): JWTPayload => {
 const getServers = (token: string | undefined, headers?: Record<string, string>) =>
   svc.client(token).get("/servers", headers);
 
-/** A 401 with the contract's challenge. */
+/** A 401 with the challenge of docs/api-rules.md §2. */
 const expectUnauthenticated = (res: Res) => {
   expectProblem(res, 401, "UNAUTHENTICATED");
   expect(res.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');

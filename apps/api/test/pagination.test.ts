@@ -3,14 +3,14 @@ import { type Client, startTestService, type Tenant, type TestService } from "./
 import { expectInvalid, expectStatus } from "./support/problems.js";
 import { createProvider, createTool, uniq } from "./support/records.js";
 
-// GET /providers: API-CONTRACT.md §11 (limit, token, filters, matchCount, stable order) and §4 (visibility).
+// GET /providers: docs/api-rules.md §11 (limit, token, filters, matchCount, stable order) and §4 (visibility).
 
 interface Created {
   readonly id: string;
   readonly createdAt: string;
 }
 
-/** The listing order of the contract: creation time, then id (code unit by code unit). */
+/** The listing order of docs/api-rules.md §11: creation time, then id (code unit by code unit). */
 const inCreationOrder = (records: ReadonlyArray<Created>): Array<string> =>
   [...records]
     .sort((a, b) =>

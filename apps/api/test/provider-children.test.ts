@@ -24,7 +24,7 @@ import {
 } from "./support/records.js";
 
 // A provider's tools, prompts and resources: spec §4 (POST /providers/{id}/prompts, GET of one prompt) and
-// the extra routes of API-CONTRACT.md §9, with the rules of §6.
+// the extra routes of docs/api-rules.md §9, with the rules of §6.
 
 let svc: TestService;
 let alice: Tenant;

@@ -23,7 +23,7 @@ import {
   unknownId,
 } from "./support/records.js";
 
-// Providers: spec §4 (POST/GET /providers, GET/PATCH/DELETE /providers/{id}) and API-CONTRACT.md §§6, 7, 9.
+// Providers: spec §4 (POST/GET /providers, GET/PATCH/DELETE /providers/{id}) and docs/api-rules.md §§6, 7, 9.
 // Listing and paging are in pagination.test.ts.
 
 let svc: TestService;

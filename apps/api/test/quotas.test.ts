@@ -13,7 +13,7 @@ import {
   variableWrite,
 } from "./support/records.js";
 
-// API-CONTRACT.md §11 and §2: per-tenant quotas keep lists bounded; a create over quota answers 429
+// docs/api-rules.md §11 and §2: per-tenant quotas keep lists bounded; a create over quota answers 429
 // RESOURCE_EXHAUSTED. The service here runs with small quotas (config `quotas`).
 
 let svc: TestService;

@@ -6,7 +6,7 @@ import { expectProblem } from "./support/problems.js";
 import { fetchRecord } from "./support/records.js";
 import { callFor, hasOperationCall, makeRouteFixture, successStatus } from "./support/route-fixture.js";
 
-// API-CONTRACT.md §3, generated from the route table and SCOPE_POLICY: every route refuses a token that
+// docs/api-rules.md §3, generated from the route table and SCOPE_POLICY: every route refuses a token that
 // has every scope but its own (403 naming the scope, nothing changed), and a token with only its own scope
 // performs the operation.
 
@@ -29,7 +29,7 @@ describe("the route table and the scope policy", () => {
     for (const operation of OPERATIONS) expect(hasOperationCall(operation)).toBe(true);
   });
 
-  it("the policy follows the contract's table for the spec's operations", () => {
+  it("the policy follows the table of docs/api-rules.md §3 for the spec's operations", () => {
     expect(SCOPE_POLICY).toMatchObject({
       listServers: "server:list",
       createServer: "server:create",

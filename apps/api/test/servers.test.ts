@@ -22,7 +22,7 @@ import {
   unknownId,
 } from "./support/records.js";
 
-// Servers: spec §4 (GET/POST /servers, GET/PATCH/DELETE /servers/{id}) and API-CONTRACT.md §§5–8.
+// Servers: spec §4 (GET/POST /servers, GET/PATCH/DELETE /servers/{id}) and docs/api-rules.md §§5–8.
 
 let svc: TestService;
 let alice: Tenant;

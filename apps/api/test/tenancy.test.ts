@@ -14,7 +14,7 @@ import {
 } from "./support/records.js";
 import { callFor, makeRouteFixture, type RouteFixture } from "./support/route-fixture.js";
 
-// API-CONTRACT.md §4: a tenant sees and changes only its own records; another tenant's INTERNAL record
+// docs/api-rules.md §4: a tenant sees and changes only its own records; another tenant's INTERNAL record
 // answers 404 exactly as if it did not exist; a PUBLIC provider (with its tools, prompts, resources) is
 // readable, listable and usable by everyone, but only its owner may change it (others: 403).
 

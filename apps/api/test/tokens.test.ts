@@ -11,7 +11,7 @@ import {
 } from "./support/problems.js";
 import { byId, createServer, createToken, unknownId } from "./support/records.js";
 
-// Server tokens: spec §4 (POST /servers/{id}/tokens) and API-CONTRACT.md §§4, 10 (list, get, revoke).
+// Server tokens: spec §4 (POST /servers/{id}/tokens) and docs/api-rules.md §§4, 10 (list, get, revoke).
 
 let svc: TestService;
 let alice: Tenant;
@@ -50,7 +50,7 @@ describe("create", () => {
     expect(JSON.stringify(stored)).not.toContain(token.value);
   });
 
-  it("expiresAt is optional (absent: no expiry) and is returned in the contract's timestamp form", async () => {
+  it("expiresAt is optional (absent: no expiry) and is returned in the timestamp form of docs/api-rules.md §12", async () => {
     const server = await createServer(alice.api);
     const forever = await createToken(alice.api, server.id, { name: "forever" });
     expect("expiresAt" in forever).toBe(false);

@@ -5,7 +5,7 @@ import { type Client, type Res, type Tenant, startTestService, type TestService 
 import { expectInvalid, expectProblem, expectStatus } from "./support/problems.js";
 import { createProvider, createServer, unknownId } from "./support/records.js";
 
-// API-CONTRACT.md §1 (transport) and §2 (the problem shape), on a real listening service.
+// docs/api-rules.md §1 (transport) and §2 (the problem shape), on a real listening service.
 
 let svc: TestService;
 let alice: Tenant;

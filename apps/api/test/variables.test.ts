@@ -11,7 +11,7 @@ import {
 } from "./support/problems.js";
 import { byId, createVariable, fetchRecord, unknownId, variableWrite } from "./support/records.js";
 
-// Variables: spec §4 (GET/POST /variables, PATCH/DELETE /variables/{id}) and API-CONTRACT.md §10.
+// Variables: spec §4 (GET/POST /variables, PATCH/DELETE /variables/{id}) and docs/api-rules.md §10.
 
 let svc: TestService;
 let alice: Tenant;

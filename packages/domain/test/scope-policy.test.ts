@@ -19,7 +19,7 @@ describe("scope policy", () => {
     expect(requiredScope("updateServer")).toBe("server:update");
   });
 
-  it("matches the contract table (section 3)", () => {
+  it("matches the table of docs/api-rules.md §3", () => {
     const table = {
       listServers: "server:list",
       createServer: "server:create",

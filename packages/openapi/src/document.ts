@@ -72,7 +72,7 @@ const RATE_LIMIT_HEADERS = Object.fromEntries(
 );
 const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
-/** The error statuses an operation can answer, from what it does (API-CONTRACT.md §§2–3). */
+/** The error statuses an operation can answer, from what it does (docs/api-rules.md §§2–3). */
 export const problemStatuses = (route: ManagementRoute): ReadonlyArray<ProblemStatus> => {
   const hasBody = route.request !== undefined;
   const hasParams = pathParameters(route.path).length > 0;

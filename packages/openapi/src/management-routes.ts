@@ -2,7 +2,7 @@ import * as D from "@mcpsm/domain";
 import type { Operation } from "@mcpsm/domain";
 import { Schema } from "effect";
 
-// Every management route of the spec and of API-CONTRACT.md §§8–10 as data: method, path, operation (and so
+// Every management route of the spec and of docs/api-rules.md §§8–10 as data: method, path, operation (and so
 // scope), success status and the effect schemas of its bodies. The service binds a handler to each
 // (apps/api/src/http/route-table.ts); the OpenAPI document is generated from the same list.
 
@@ -31,7 +31,7 @@ export interface ManagementRoute {
   readonly operation: Operation;
   readonly summary: string;
   readonly tag: Tag;
-  /** Status of success (API-CONTRACT.md §5): create 201 with Location, GET and PATCH 200, DELETE 204. */
+  /** Status of success (docs/api-rules.md §5): create 201 with Location, GET and PATCH 200, DELETE 204. */
   readonly status: 200 | 201 | 204;
   /** Schema of the request body (its envelope included). */
   readonly request?: Schema.Schema.Any;

@@ -1,6 +1,6 @@
 import { Schema } from "effect";
 
-// The RFC 9457 problem body of API-CONTRACT.md §2 as effect schemas: one general shape, and one per status
+// The RFC 9457 problem body of docs/api-rules.md §2 as effect schemas: one general shape, and one per status
 // with the status and the codes that status can carry, so a response is checked down to its code.
 
 /** One problem of a failed validation, located by its JSON path (`server.providers[0].tools[1].id`). */

@@ -135,7 +135,7 @@ describe("the OpenAPI document", () => {
     expect(doc.paths["/servers/{id}"].patch.security[0].oauth2).toEqual(["server:update"]);
   });
 
-  it("declares the success status of the contract and the problem answers of each route", () => {
+  it("declares the success status of docs/api-rules.md §5 and the problem answers of each route", () => {
     for (const route of MANAGEMENT_ROUTES) {
       const op = doc.paths[route.path][route.method.toLowerCase()];
       // A POST creates (201), except a re-sync, which changes the provider it names (200).
@@ -162,7 +162,7 @@ describe("the OpenAPI document", () => {
       if (expected === "201") expect(success.headers.Location.required).toBe(true);
       for (const s of ["401", "403", "500", "503"]) expect(statuses, route.operation).toContain(s);
     }
-    // Spot checks of API-CONTRACT.md: If-Match on server/provider writes, quotas on creates, bodies 413/415.
+    // Spot checks of docs/api-rules.md: If-Match on server/provider writes, quotas on creates, bodies 413/415.
     expect(Object.keys(doc.paths["/servers/{id}"].patch.responses)).toEqual(
       expect.arrayContaining(["400", "404", "409", "412", "413", "415"]),
     );

@@ -6,7 +6,7 @@ export interface AccessTokenVerifier {
   readonly verify: (token: string) => Promise<Actor | Unauthenticated | Unavailable>;
 }
 
-/** The only signature algorithms accepted (API-CONTRACT.md §3): no HMAC, no `none`. */
+/** The only signature algorithms accepted (docs/api-rules.md §3): no HMAC, no `none`. */
 export const ALLOWED_ALGORITHMS = ["RS256", "ES256", "EdDSA"];
 
 /** Scopes from `scope` (space-separated) or `scp` (array or string). */

@@ -45,7 +45,7 @@ const writeReply = (ctx: Context, reply: Reply) => {
 };
 
 /**
- * Runs one management operation in the contract's order of checks: authentication (401) → the tenant's rate
+ * Runs one management operation in the order of checks of docs/api-rules.md §3: authentication (401) → the tenant's rate
  * limit (429) → scope (403) → body and validation (400/413/415) → the use case (404, 409, ...). Defects
  * become a 500 without details.
  */

@@ -23,7 +23,7 @@ export interface ProblemResponse {
   readonly references?: Problem["references"];
 }
 
-/** The one place where a domain error becomes an HTTP status, code and headers (API-CONTRACT.md §2). */
+/** The one place where a domain error becomes an HTTP status, code and headers (docs/api-rules.md §2). */
 export const problemFor = (error: DomainError): ProblemResponse => {
   switch (error._tag) {
     case "InvalidArgument":

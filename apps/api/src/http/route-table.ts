@@ -175,7 +175,7 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
 export const routerPath = (template: string): string => template.replace(/\{([^{}]+)\}/g, ":$1");
 
 /**
- * Every management route of the spec and of API-CONTRACT.md §§8–10: the route list of @mcpsm/openapi (the
+ * Every management route of the spec and of docs/api-rules.md §§8–10: the route list of @mcpsm/openapi (the
  * one the OpenAPI document describes, so the two cannot drift) with the handler of each operation.
  */
 export const ROUTES: ReadonlyArray<Route> = MANAGEMENT_ROUTES.map((r) => ({

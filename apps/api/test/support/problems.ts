@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import type { Res } from "./harness.js";
 
-/** The codes of API-CONTRACT.md §2 (and the HTTP layer's 405). */
+/** The codes of docs/api-rules.md §2 (and the HTTP layer's 405). */
 export type ProblemCode =
   | "INVALID_ARGUMENT"
   | "UNAUTHENTICATED"
@@ -70,7 +70,7 @@ export const expectNoContent = (res: Res) => {
   expect(res.text).toBe("");
 };
 
-/** RFC 3339 UTC with milliseconds, as the contract writes every timestamp (§12). */
+/** RFC 3339 UTC with milliseconds, as docs/api-rules.md §12 writes every timestamp. */
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** The id format (§12). */
 export const ID = /^[A-Za-z0-9]{11}$/;

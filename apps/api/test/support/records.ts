@@ -102,7 +102,7 @@ export const fetchRecord = async (api: Client, path: string, envelope: string): 
 };
 
 /**
- * `records` ordered by id, for comparing lists whose order the contract leaves open (records created in the
+ * `records` ordered by id, for comparing lists whose order docs/api-rules.md leaves open (records created in the
  * same millisecond have no order a client can predict).
  */
 export const byId = <T extends Json>(records: ReadonlyArray<T>): Array<T> =>

@@ -143,8 +143,7 @@ export const callFor = (route: Route, f: RouteFixture): { readonly path: string;
   return { path: fillPath(route.path, call.params), ...(call.body === undefined ? {} : { body: call.body }) };
 };
 
-/** The success status of a route's method (API-CONTRACT.md §5). */
-/** The documented success status of a route (a POST creates, 201, except a re-sync, 200). */
+/** The documented success status of a route (docs/api-rules.md §5; a POST creates, 201, except a re-sync, 200). */
 export const successStatus = (route: Route): number =>
   MANAGEMENT_ROUTES.find((r) => r.operation === route.operation)?.status ??
   (route.method === "POST" ? 201 : route.method === "DELETE" ? 204 : 200);

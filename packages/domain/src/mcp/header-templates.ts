@@ -2,7 +2,7 @@ import { Either } from "effect";
 import { FailedPrecondition, PermissionDenied } from "../errors/domain-errors.js";
 import type { ToolHeader } from "../tool/tool-schema.js";
 
-// Tool header values may reference the owner's variables as `${NAME}` (contract §9). Only names made for
+// Tool header values may reference the owner's variables as `${NAME}` (docs/api-rules.md §9). Only names made for
 // the provider's upstream resolve: they must start with the provider's secretPrefix and `_`, so a PUBLIC
 // provider written by another tenant can never read a variable that was not made for its upstream.
 

@@ -8,7 +8,7 @@ import { referencedVariables, refusedVariablesError, resolveHeaderTemplates } fr
 
 // What the MCP endpoint reads from the store. A served server is compiled once per *revision*: the server's
 // own version plus the version of every provider it draws tools, prompts or resources from. Every change
-// made through the management API bumps one of those (contract §7: a change to a provider's tools, prompts
+// made through the management API bumps one of those (docs/api-rules.md §7: a change to a provider's tools, prompts
 // or resources is a change of the provider; every server write and association change bumps the server),
 // so comparing revisions, read fresh from the shared store on each request, tells any instance whether its
 // compiled copy is still current, without reloading the whole graph.

@@ -82,7 +82,7 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
 
 /**
- * The query parameters of `GET /providers` (API-CONTRACT.md §11), each at most once; any other parameter is
+ * The query parameters of `GET /providers` (docs/api-rules.md §11), each at most once; any other parameter is
  * refused. They arrive as strings: this schema names them and describes their values (for the OpenAPI
  * document); `listProvidersPage` reads them.
  */

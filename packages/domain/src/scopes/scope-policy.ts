@@ -1,7 +1,7 @@
 import type { Scope } from "./scope.js";
 
 /**
- * The operation → scope policy of API-CONTRACT.md section 3, as data. The HTTP app checks it before any
+ * The operation → scope policy of docs/api-rules.md §3, as data. The HTTP app checks it before any
  * validation; the tests iterate over it to prove each operation refuses a token without its scope.
  */
 export const SCOPE_POLICY = {

@@ -12,7 +12,7 @@ import { decodeEnvelope, decodePathId, invalid } from "../validation/decode-writ
 import { toServerTokenRecord } from "./server-token-record.js";
 import { SERVER_TOKEN_OUTPUT_FIELDS, SERVER_TOKEN_PREFIX, ServerTokenCreate } from "./server-token-schema.js";
 
-/** 32 base-62 characters carry 190 bits of randomness (the contract asks for at least 160). */
+/** 32 base-62 characters carry 190 bits of randomness (docs/api-rules.md §10 asks for at least 160). */
 const TOKEN_RANDOM_CHARS = 32;
 
 /** The SHA-256 (hex) under which a token value is stored; the value itself is never kept. */

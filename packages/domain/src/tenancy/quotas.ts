@@ -12,7 +12,7 @@ export class Quotas extends Context.Tag("@mcpsm/domain/Quotas")<
   }
 >() {}
 
-/** The contract's defaults. */
+/** The defaults (docs/api-rules.md §11; docs/decisions.md for providers, tools and tokens). */
 export const DEFAULT_QUOTAS: typeof Quotas.Service = {
   serversPerTenant: 1_000,
   variablesPerTenant: 10_000,

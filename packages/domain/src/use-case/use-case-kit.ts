@@ -18,11 +18,11 @@ import type { Actor } from "../tenancy/actor.js";
 /** The current time from effect's Clock (so tests can control it), at millisecond precision. */
 export const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms));
 
-/** Maps a storage uniqueness breach to the contract's 409 ALREADY_EXISTS. */
+/** Maps a storage uniqueness breach to 409 ALREADY_EXISTS (docs/api-rules.md §6). */
 export const alreadyExists = (e: UniqueViolation) =>
   new AlreadyExists({ detail: `a ${e.kind} named '${e.name}' already exists` });
 
-/** Maps a storage reference breach to the contract's 409 FAILED_PRECONDITION. */
+/** Maps a storage reference breach to 409 FAILED_PRECONDITION (docs/api-rules.md §4). */
 export const blockedByReference = (e: ReferenceViolation) =>
   new FailedPrecondition({ detail: e.detail, references: [] });
 

@@ -63,7 +63,7 @@ export const AnyJsonValue = Schema.Unknown.annotations({
 // Fields of records as the service writes them. Records are produced, never decoded, so these only describe
 // the wire (for the OpenAPI document and the typed client).
 
-/** A timestamp as the service writes it: RFC 3339 UTC with millisecond precision (API-CONTRACT.md §12). */
+/** A timestamp as the service writes it: RFC 3339 UTC with millisecond precision (docs/api-rules.md §12). */
 export const Timestamp = Schema.String.annotations({
   jsonSchema: { format: "date-time", description: "RFC 3339 UTC timestamp with milliseconds" },
 });
