@@ -1,25 +1,15 @@
 import { resolve } from "node:path";
-import { Either } from "effect";
 import pino from "pino";
-import { loadAppConfig } from "./config/app-config.js";
-import { loadDatabaseConfig } from "./config/database-config.js";
+import { loadServiceConfigOrExit } from "./config/load-config.js";
 import { startService } from "./service.js";
 import { openStorage, PendingMigrations } from "./storage/open-storage.js";
 
 // Start-up: read and check the configuration, open the database (waiting for it), start, and stop
 // gracefully on SIGTERM/SIGINT.
-const [app, database] = await Promise.all([loadAppConfig(), loadDatabaseConfig()]);
-if (Either.isLeft(app) || Either.isLeft(database)) {
-  const problems = [Either.getLeft(app), Either.getLeft(database)].flatMap((left) =>
-    left._tag === "Some" ? [left.value] : [],
-  );
-  process.stderr.write(`${problems.join("\n")}\n`);
-  process.exit(2);
-}
-const config = app.right;
+const { app: config, database } = await loadServiceConfigOrExit();
 const logger = pino({ level: config.logLevel });
 let stopping = false;
-const storage = await openStorage(database.right, resolve(config.dataDir), logger).catch((error: unknown) => {
+const storage = await openStorage(database, resolve(config.dataDir), logger).catch((error: unknown) => {
   if (!(error instanceof PendingMigrations)) throw error;
   logger.fatal({ pending: error.pending }, error.message);
   process.exit(2);

@@ -1,20 +1,15 @@
 import { resolve } from "node:path";
 import { migrate, startEmbeddedPostgres } from "@mcpsm/storage-postgres";
-import { Either } from "effect";
-import { loadDatabaseConfig } from "../config/database-config.js";
+import { loadServiceConfigOrExit } from "../config/load-config.js";
 import { embeddedDataDir } from "../storage/open-storage.js";
 
 // Applies pending migrations to the configured database (DATABASE_URL, or the embedded one in DATA_DIR)
-// and prints the names of those it applied. For deploys that turn DATABASE_MIGRATE_ON_START off.
-const loaded = await loadDatabaseConfig();
-if (Either.isLeft(loaded)) {
-  process.stderr.write(`${loaded.left}\n`);
-  process.exit(2);
-}
-const config = loaded.right;
+// and prints the names of those it applied. For deploys that turn DATABASE_MIGRATE_ON_START off. It reads
+// the service's whole configuration, so a deploy whose settings the service would refuse fails here first.
+const { app, database: config } = await loadServiceConfigOrExit();
 const run = async (): Promise<ReadonlyArray<string>> => {
   if (config.mode === "external") return migrate({ url: config.url });
-  const embedded = await startEmbeddedPostgres(embeddedDataDir(resolve(process.env.DATA_DIR ?? "./.data")));
+  const embedded = await startEmbeddedPostgres(embeddedDataDir(resolve(app.dataDir)));
   try {
     return await migrate(embedded.storageOptions);
   } finally {

@@ -1,9 +1,8 @@
 import { resolve } from "node:path";
 import { aesGcmCipherLayer, keyIdOf, rekeySecrets } from "@mcpsm/domain";
-import { Either, Layer, ManagedRuntime, Option } from "effect";
+import { Layer, ManagedRuntime, Option } from "effect";
 import pino from "pino";
-import { loadAppConfig } from "../config/app-config.js";
-import { loadDatabaseConfig } from "../config/database-config.js";
+import { loadServiceConfigOrExit } from "../config/load-config.js";
 import { localEncryptionKey } from "../local-state/data-dir.js";
 import { openStorage } from "../storage/open-storage.js";
 
@@ -11,20 +10,12 @@ import { openStorage } from "../storage/open-storage.js";
 // reading those under a key of ENCRYPTION_KEYS_OLD, so that the old keys can then be dropped. Same
 // configuration as the service (DATABASE_URL or DATA_DIR). Safe to run while the service runs and to run
 // again. Exit status 1 when some secret is under a key it was not given.
-const [app, database] = await Promise.all([loadAppConfig(), loadDatabaseConfig()]);
-if (Either.isLeft(app) || Either.isLeft(database)) {
-  const problems = [Either.getLeft(app), Either.getLeft(database)].flatMap((left) =>
-    left._tag === "Some" ? [left.value] : [],
-  );
-  process.stderr.write(`${problems.join("\n")}\n`);
-  process.exit(2);
-}
-const config = app.right;
+const { app: config, database } = await loadServiceConfigOrExit();
 const dataDir = resolve(config.dataDir);
 const logger = pino({ level: config.logLevel === "info" ? "warn" : config.logLevel }, pino.destination(2));
 const key = Option.isSome(config.encryptionKey) ? config.encryptionKey.value : await localEncryptionKey(dataDir);
 const oldKeys = config.encryptionKeysOld ?? [];
-const storage = await openStorage(database.right, dataDir, logger);
+const storage = await openStorage(database, dataDir, logger);
 const runtime = ManagedRuntime.make(Layer.merge(storage.layer, aesGcmCipherLayer(key, oldKeys)));
 try {
   const report = await runtime.runPromise(rekeySecrets());
