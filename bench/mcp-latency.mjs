@@ -13,11 +13,10 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
+import { localConfig } from "@mcpsm/api/dist/config/local-config.js";
 import { startService } from "@mcpsm/api/dist/service.js";
-import { DEFAULT_QUOTAS } from "@mcpsm/domain";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { Option } from "effect";
 import pino from "pino";
 
 const CALLS = Number(process.argv[2] ?? 2000);
@@ -33,16 +32,7 @@ const upstreamUrl = `http://127.0.0.1:${upstream.address().port}`;
 
 const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-bench-"));
 const service = await startService(
-  {
-    port: 0,
-    host: "127.0.0.1",
-    dataDir,
-    logLevel: "silent",
-    auth: { mode: "dev", tenantClaim: "sub" },
-    encryptionKey: Option.none(),
-    quotas: DEFAULT_QUOTAS,
-    mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }),
-  },
+  localConfig(dataDir, { mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }) }),
   { logger: pino({ level: "silent" }) },
 );
 const admin = await mintDevToken(dataDir, { subject: "bench" });

@@ -11,10 +11,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
+import { localConfig } from "@mcpsm/api/dist/config/local-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "@mcpsm/api/dist/config/security-config.js";
 import { startService } from "@mcpsm/api/dist/service.js";
-import { DEFAULT_QUOTAS } from "@mcpsm/domain";
-import { Option } from "effect";
 import { Redis } from "ioredis";
 import pino from "pino";
 import { fetch } from "undici";
@@ -28,16 +27,9 @@ const huge = { points: 1_000_000_000, windowSeconds: 60, burst: 0 };
 const start = async (name, rateLimit) => {
   const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-bench-rl-"));
   const service = await startService(
-    {
-      port: 0,
-      host: "127.0.0.1",
-      dataDir,
-      logLevel: "silent",
-      auth: { mode: "dev", tenantClaim: "sub" },
-      encryptionKey: Option.none(),
-      quotas: DEFAULT_QUOTAS,
+    localConfig(dataDir, {
       security: { ...DEFAULT_SECURITY_SETTINGS, rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, ...rateLimit } },
-    },
+    }),
     { logger: pino({ level: "silent" }) },
   );
   const token = await mintDevToken(dataDir, { subject: "bench" });

@@ -2,14 +2,14 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ALL_SCOPES, DEFAULT_QUOTAS } from "@mcpsm/domain";
+import { ALL_SCOPES } from "@mcpsm/domain";
 import { makePostgresStorage, type PostgresStorage } from "@mcpsm/storage-postgres";
 import { createServerDatabase, type ServerDatabase } from "@mcpsm/storage-postgres/testing";
 import { Effect, Either, Option } from "effect";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintDevToken } from "../src/auth/dev-auth.js";
-import type { AppConfig } from "../src/config/app-config.js";
+import { localConfig } from "../src/config/local-config.js";
 import { type RunningService, startService } from "../src/service.js";
 import { type Client, clientFor, type Res } from "./support/harness.js";
 import { expectProblem, expectStatus } from "./support/problems.js";
@@ -69,15 +69,10 @@ describe.runIf(serverUrl)("database outage at a request (PostgreSQL server behin
     await postgres.migrate();
     // Ready as in main.ts (open-storage.ts): the database answers a trivial query.
     const ready = () => Effect.runPromise(Effect.either(postgres.ping)).then(Either.isRight);
-    const config: AppConfig = {
-      port: 0,
-      host: "127.0.0.1",
-      dataDir,
+    const config = localConfig(dataDir, {
       logLevel: "info",
-      auth: { mode: "dev", tenantClaim: "sub" },
       encryptionKey: Option.some(new Uint8Array(randomBytes(32))),
-      quotas: DEFAULT_QUOTAS,
-    };
+    });
     service = await startService(config, { storage: postgres.layer, ready, onClose: postgres.close, logger });
     api = clientFor(service.url, await mintDevToken(dataDir, { subject: "outage", scopes: ALL_SCOPES }));
     anonymous = clientFor(service.url);

@@ -3,15 +3,15 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_QUOTAS, Storage } from "@mcpsm/domain";
+import { Storage } from "@mcpsm/domain";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { Layer, ManagedRuntime, Option } from "effect";
+import { Layer, ManagedRuntime } from "effect";
 import { importJWK, SignJWT } from "jose";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_ISSUER, devSigningKey, mintDevToken } from "../src/auth/dev-auth.js";
-import type { AppConfig } from "../src/config/app-config.js";
+import { localConfig } from "../src/config/local-config.js";
 import { type RunningService, startService } from "../src/service.js";
 import { testStorage } from "./support/test-storage.js";
 
@@ -78,16 +78,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   dataDir = await mkdtemp(join(tmpdir(), "mcpsm-mcp-test-"));
-  const config: AppConfig = {
-    port: 0,
-    host: "127.0.0.1",
-    dataDir,
+  const config = localConfig(dataDir, {
     logLevel: "info",
-    auth: { mode: "dev", tenantClaim: "sub" },
-    encryptionKey: Option.none(),
-    quotas: DEFAULT_QUOTAS,
     mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"], upstreamTimeoutMs: 2000 }),
-  };
+  });
   const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   service = await startService(config, { storage: Layer.succeed(Storage, await store.runPromise(Storage)), logger });
   adminToken = await mintDevToken(dataDir, { subject: "acme" });

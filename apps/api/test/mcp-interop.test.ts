@@ -7,12 +7,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { DEFAULT_QUOTAS, Storage } from "@mcpsm/domain";
+import { Storage } from "@mcpsm/domain";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
-import { Layer, ManagedRuntime, Option } from "effect";
+import { Layer, ManagedRuntime } from "effect";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintDevToken } from "../src/auth/dev-auth.js";
+import { localConfig } from "../src/config/local-config.js";
 import { type RunningService, startService } from "../src/service.js";
 import { testStorage } from "./support/test-storage.js";
 import { startBearerProxy } from "./mcp-bearer-proxy.js";
@@ -43,16 +44,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   dataDir = await mkdtemp(join(tmpdir(), "mcpsm-interop-"));
   service = await startService(
-    {
-      port: 0,
-      host: "127.0.0.1",
-      dataDir,
-      logLevel: "silent",
-      auth: { mode: "dev", tenantClaim: "sub" },
-      encryptionKey: Option.none(),
-      quotas: DEFAULT_QUOTAS,
-      mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }),
-    },
+    localConfig(dataDir, { mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }) }),
     { storage: Layer.succeed(Storage, await store.runPromise(Storage)), logger: pino({ level: "silent" }) },
   );
   const admin = await mintDevToken(dataDir, { subject: "interop" });

@@ -3,12 +3,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMcpsmClient } from "@mcpsm/client";
-import { DEFAULT_QUOTAS } from "@mcpsm/domain";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { Option } from "effect";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadAppConfig } from "../src/config/app-config.js";
+import { localConfig } from "../src/config/local-config.js";
 import { DOCS_CSP } from "../src/http/api-docs.js";
 import { startService } from "../src/service.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
@@ -50,19 +49,7 @@ describe("GET /openapi.json", () => {
     const authUrl = loaded._tag === "Right" ? loaded.right.authUrl : undefined;
     expect(authUrl).toBe("https://login.example.org/tenant-a");
     const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-openapi-"));
-    const service = await startService(
-      {
-        port: 0,
-        host: "127.0.0.1",
-        dataDir,
-        logLevel: "silent",
-        auth: { mode: "dev", tenantClaim: "sub" },
-        encryptionKey: Option.none(),
-        quotas: DEFAULT_QUOTAS,
-        authUrl,
-      },
-      { logger: pino({ level: "silent" }) },
-    );
+    const service = await startService(localConfig(dataDir, { authUrl }), { logger: pino({ level: "silent" }) });
     try {
       const doc = (await (await conformingFetch(`${service.url}/openapi.json`)).json()) as {
         components: { securitySchemes: { oauth2: { flows: { authorizationCode: unknown } } } };

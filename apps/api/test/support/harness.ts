@@ -7,6 +7,7 @@ import { type Effect, Layer, ManagedRuntime, Option } from "effect";
 import pino from "pino";
 import { mintDevToken } from "../../src/auth/dev-auth.js";
 import type { AppConfig, AuthConfig } from "../../src/config/app-config.js";
+import { localConfig } from "../../src/config/local-config.js";
 import { DEFAULT_SECURITY_SETTINGS, type SecuritySettings } from "../../src/config/security-config.js";
 import { defaultMcpSettings, type McpSettings } from "@mcpsm/mcp-runtime";
 import { startService } from "../../src/service.js";
@@ -147,13 +148,9 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
   // The store is built here (not inside the service) so the tests can also look at it directly.
   const storeRuntime = ManagedRuntime.make(options.brokenStorage ?? options.ownStorage ?? testStorage());
   const storage = await storeRuntime.runPromise(Storage);
-  const config: AppConfig = {
-    port: 0,
-    host: "127.0.0.1",
-    dataDir,
-    logLevel: "silent",
+  const config = localConfig(dataDir, {
     auth: options.auth ?? { mode: "dev", tenantClaim: options.tenantClaim ?? "sub" },
-    encryptionKey: options.encryptionKey === undefined ? Option.none() : Option.some(options.encryptionKey),
+    ...(options.encryptionKey === undefined ? {} : { encryptionKey: Option.some(options.encryptionKey) }),
     encryptionKeysOld: options.encryptionKeysOld ?? [],
     quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
     ...(options.mcp === undefined ? {} : { mcp: defaultMcpSettings(options.mcp) }),
@@ -162,7 +159,7 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
       rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, enabled: false },
       ...options.security,
     },
-  };
+  });
   const service = await startService(config, { storage: Layer.succeed(Storage, storage), logger });
   const token = (tenant: string, scopes: ReadonlyArray<string> = ALL_SCOPES) =>
     mintDevToken(dataDir, { subject: tenant, scopes });
