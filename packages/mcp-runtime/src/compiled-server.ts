@@ -27,7 +27,7 @@ export interface CompiledServer {
   readonly forwardRequestHeaders: boolean;
   readonly toolList: ReadonlyArray<Tool>;
   readonly tools: ReadonlyMap<string, CompiledTool>;
-  /** Dynamic tool discovery (contract §14): tools/list shows searchTools, getToolDefinition and useTool. */
+  /** Dynamic tool discovery (docs/api-rules.md §14): tools/list shows searchTools, getToolDefinition and useTool. */
   readonly discovery: boolean;
   /** The search index over `tools`: built on first use, then shared by every request of this revision. */
   readonly toolIndex: () => ToolIndex;

@@ -4,7 +4,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { Either } from "effect";
 import type { CompiledServer, CompiledTool } from "./compiled-server.js";
 
-// Dynamic tool discovery (contract §14): with the server's dynamicToolDiscoveryEnabled on, `tools/list`
+// Dynamic tool discovery (docs/api-rules.md §14): with the server's dynamicToolDiscoveryEnabled on, `tools/list`
 // holds only these three tools and the model finds, reads and runs the real ones through them. The hook
 // into the MCP server is two calls: `discoveryToolList` for tools/list and `discoveryToolCall` for
 // tools/call. The latter is pure: it answers searchTools and getToolDefinition itself, and for useTool names

@@ -16,7 +16,7 @@ import {
 } from "./support/harness.js";
 import { startUpstream, type Upstream } from "./support/upstream.js";
 
-// Dynamic tool discovery (contract §14) end to end with the SDK client in both eras, the index following
+// Dynamic tool discovery (docs/api-rules.md §14) end to end with the SDK client in both eras, the index following
 // management changes across two instances sharing one store, regex safety, and tools/list paging.
 
 let services: Services;
