@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 
-// POST /providers/import and POST /providers/{id}/import over HTTP (API-CONTRACT.md §15), and an imported
+// POST /providers/import and POST /providers/{id}/import over HTTP (docs/api-rules.md §15), and an imported
 // tool called end to end through /mcp/{id} against a local upstream that checks what it receives.
 
 let svc: TestService;

@@ -1,7 +1,7 @@
 import type { FieldProblem } from "@mcpsm/domain";
 import { parseDocument } from "yaml";
 
-/** Largest accepted description (API-CONTRACT.md §15), measured as its text, or as compact JSON when sent as an object. */
+/** Largest accepted description (docs/api-rules.md §15), measured as its text, or as compact JSON when sent as an object. */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
 /** Most YAML aliases expanded in one document: a "billion laughs" document cannot blow up memory. */

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { actor, importBody, makeServices, refused, run, type Services } from "./support/services.js";
 
-// The mapping rules of API-CONTRACT.md §15 on small hand-made descriptions, one rule at a time.
+// The mapping rules of docs/api-rules.md §15 on small hand-made descriptions, one rule at a time.
 
 let services: Services;
 beforeEach(() => {

@@ -2,7 +2,7 @@ import * as D from "@mcpsm/domain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { actor, importBody, makeServices, refused, run, type Services } from "./support/services.js";
 
-// Re-sync (API-CONTRACT.md §15): a new version of a description against the tools an earlier import made.
+// Re-sync (docs/api-rules.md §15): a new version of a description against the tools an earlier import made.
 
 let services: Services;
 beforeEach(() => {

@@ -54,7 +54,7 @@ export interface ManagementRoute {
 }
 
 /**
- * Body limit of the two OpenAPI import routes: a description may be 10 MiB (API-CONTRACT.md §15), and sent as
+ * Body limit of the two OpenAPI import routes: a description may be 10 MiB (docs/api-rules.md §15), and sent as
  * a JSON string its escaping and the envelope add to that; the reader measures the description itself.
  */
 export const IMPORT_BODY_BYTES = 16 * 1024 * 1024;

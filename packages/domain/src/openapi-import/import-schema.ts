@@ -4,7 +4,7 @@ import { Id } from "../ids/id.js";
 import { ProviderPatch, ProviderRecord } from "../provider/provider-schema.js";
 import { ToolRecord } from "../tool/tool-schema.js";
 
-// Wire shapes of API-CONTRACT.md §15: the bodies of POST /providers/import and POST /providers/{id}/import,
+// Wire shapes of docs/api-rules.md §15: the bodies of POST /providers/import and POST /providers/{id}/import,
 // and the `{provider, report}` they answer.
 
 const DOCUMENT_DESCRIPTION =

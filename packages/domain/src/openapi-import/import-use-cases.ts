@@ -211,7 +211,7 @@ const withoutNewIds = (
 };
 
 /**
- * Creates a provider from an OpenAPI description, one tool per operation (API-CONTRACT.md §15), in one
+ * Creates a provider from an OpenAPI description, one tool per operation (docs/api-rules.md §15), in one
  * transaction; `dryRun` reports the outcome and stores nothing. Answers whether it created the provider.
  */
 export const importProvider = (actor: Actor, body: unknown) =>
@@ -414,7 +414,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
   });
 
 /**
- * Re-syncs a provider with a new version of its description (API-CONTRACT.md §15): operations match the
+ * Re-syncs a provider with a new version of its description (docs/api-rules.md §15): operations match the
  * imported tools by method and path template; matched tools keep their ids, new operations add tools, tools of
  * removed operations go unless a server uses them. One transaction, one version step; `dryRun` stores nothing.
  */

@@ -12,7 +12,7 @@ import type {
 } from "./api-description.js";
 import { baseToolName } from "./tool-naming.js";
 
-// The mapping rules of API-CONTRACT.md §15: one operation → one tool draft (or a skip with its reason).
+// The mapping rules of docs/api-rules.md §15: one operation → one tool draft (or a skip with its reason).
 
 /** A tool an operation maps to, validated as a hand-written tool would be; its final name comes later. */
 export interface ToolDraft {

@@ -1,4 +1,4 @@
-// Tool names from operations (API-CONTRACT.md §15, §6): camelCase, 1–20 characters, deterministic (the same
+// Tool names from operations (docs/api-rules.md §15, §6): camelCase, 1–20 characters, deterministic (the same
 // document gives the same names), unique within the provider, and as readable as the length allows.
 
 const MAX_NAME = 20;
