@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
 import { DEFAULT_SECURITY_SETTINGS } from "@mcpsm/api/dist/config/security-config.js";
 import { startService } from "@mcpsm/api/dist/service.js";
-import { DEFAULT_QUOTAS } from "@mcpsm/domain";
+import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
 import { Option } from "effect";
 import { Redis } from "ioredis";
 import pino from "pino";

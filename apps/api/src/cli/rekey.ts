@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { aesGcmCipherLayer, keyIdOf, rekeySecrets } from "@mcpsm/domain";
+import { aesGcmCipherLayer, keyIdOf, rekeySecrets } from "@mcpsm/domain/use-cases";
 import { Either, Layer, ManagedRuntime, Option } from "effect";
 import pino from "pino";
 import { loadAppConfig } from "../config/app-config.js";

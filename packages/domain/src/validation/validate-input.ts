@@ -1,0 +1,24 @@
+import { Effect, Either, Schema } from "effect";
+import type { InvalidArgument } from "../errors/domain-errors.js";
+import { decodePathId, invalid, parseProblems, unstorableTextProblems } from "./decode-write.js";
+
+/**
+ * Checks a typed use-case input against the rules of its schema (the decoded side: lengths, patterns,
+ * JSON Schemas, no unknown field) and that every text can be stored, so a caller that skipped the wire
+ * decoders still gets InvalidArgument instead of a bad record. Problems are located under `root`, as the
+ * wire decoders locate them.
+ */
+export const validateInput = <A, I>(
+  root: string,
+  schema: Schema.Schema<A, I>,
+  value: A,
+): Effect.Effect<A, InvalidArgument> => {
+  const unstorable = unstorableTextProblems(root, value);
+  if (unstorable.length > 0) return Effect.fail(invalid(unstorable));
+  const checked = Schema.validateEither(schema, { errors: "all", onExcessProperty: "error" })(value);
+  return Either.isLeft(checked) ? Effect.fail(invalid(parseProblems(root, checked.left))) : Effect.succeed(value);
+};
+
+/** Checks the record ids of a use-case input, each under its wire name (`id`, `toolID`, ...), in order. */
+export const validateIds = (ids: ReadonlyArray<readonly [wireName: string, value: string]>) =>
+  Effect.forEach(ids, ([name, value]) => decodePathId(name, value), { discard: true });
