@@ -2,6 +2,7 @@ import { Effect, Either, Schema } from "effect";
 import type { InvalidArgument } from "../errors/domain-errors.js";
 import { ProviderListParameters, type ProviderListQuery } from "../provider/provider-schema.js";
 import { invalid, parseProblems } from "../validation/decode-write.js";
+import { markDecoded } from "../validation/validate-input.js";
 
 /** Query parameters as an HTTP framework hands them over (a repeated parameter is an array). */
 export type RawQuery = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>;
@@ -19,7 +20,7 @@ const KNOWN: ReadonlyArray<string> = Object.keys(ProviderListParameters.fields);
 export const decodeProviderListQuery = (query: RawQuery): Effect.Effect<ProviderListQuery, InvalidArgument> => {
   const present = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
   const decoded = decodeParameters(present);
-  if (Either.isRight(decoded)) return Effect.succeed(decoded.right);
+  if (Either.isRight(decoded)) return Effect.succeed(markDecoded(decoded.right));
   return Effect.fail(
     invalid(
       parseProblems("", decoded.left).map((problem) =>

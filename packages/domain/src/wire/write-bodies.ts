@@ -1,4 +1,4 @@
-import type { Effect, Schema } from "effect";
+import { Effect, type Schema } from "effect";
 import type { InvalidArgument } from "../errors/domain-errors.js";
 import { PROMPT_OUTPUT_FIELDS, PromptCreate, PromptPatch } from "../prompt/prompt-schema.js";
 import { PROVIDER_OUTPUT_FIELDS, ProviderCreate, ProviderPatch } from "../provider/provider-schema.js";
@@ -14,6 +14,7 @@ import {
 import { SERVER_TOKEN_OUTPUT_FIELDS, ServerTokenCreate } from "../server-token/server-token-schema.js";
 import { TOOL_OUTPUT_FIELDS, ToolCreate, ToolPatch } from "../tool/tool-schema.js";
 import { decodeEnvelope } from "../validation/decode-write.js";
+import { markDecoded } from "../validation/validate-input.js";
 import { VARIABLE_OUTPUT_FIELDS, VariableCreate, VariablePatch } from "../variable/variable-schema.js";
 
 // The request bodies of the management API travel in an envelope, `{ "<kind>": { ...fields } }`. Each
@@ -24,9 +25,9 @@ import { VARIABLE_OUTPUT_FIELDS, VariableCreate, VariablePatch } from "../variab
 type Decoder<A> = (body: unknown) => Effect.Effect<A, InvalidArgument>;
 
 const envelope =
-  <A, I>(name: string, schema: Schema.Schema<A, I>, ignored: ReadonlyArray<string> = []): Decoder<A> =>
+  <A extends object, I>(name: string, schema: Schema.Schema<A, I>, ignored: ReadonlyArray<string> = []): Decoder<A> =>
   (body) =>
-    decodeEnvelope(name, schema, ignored, body);
+    Effect.map(decodeEnvelope(name, schema, ignored, body), markDecoded);
 
 /** `{ "provider": ProviderCreate }`, the body of `createProvider`. */
 export const decodeProviderCreate = envelope("provider", ProviderCreate, PROVIDER_OUTPUT_FIELDS);
