@@ -18,6 +18,17 @@ export { decodePathId, jsonPath, unstorableText, unstorableTextProblems } from "
 export { FORBIDDEN_HEADERS } from "./validation/http-header.js";
 export { httpUrlProblem } from "./validation/http-url.js";
 export { jsonSchemaProblem } from "./validation/json-schema.js";
+export {
+  compileSafeRegExp,
+  MAX_REGEXP_PROGRAM,
+  REGEXP_WORK_BUDGET,
+  RegExpBudgetExceeded,
+  type SafeRegExp,
+  SafeRegExpRefused,
+  safeRegExpEngine,
+  safeRegExpProblem,
+  withRegExpBudget,
+} from "./regexp/safe-regexp.js";
 
 export * from "./provider/provider-schema.js";
 export { secretPrefixOf } from "./provider/secret-prefix.js";
