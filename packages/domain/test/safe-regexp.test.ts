@@ -1,3 +1,4 @@
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import {
   compileSafeRegExp,
@@ -6,6 +7,7 @@ import {
   REGEXP_WORK_BUDGET,
   RegExpBudgetExceeded,
   SafeRegExpRefused,
+  safeRegExpEngine,
   safeRegExpProblem,
   withRegExpBudget,
 } from "../src/index.js";
@@ -89,6 +91,22 @@ describe("safe regexp", () => {
       simple.test("a".repeat(1_000));
       expect(() => simple.test("a".repeat(1_000))).toThrow(RegExpBudgetExceeded);
     });
+  });
+});
+
+describe("safe regexp in ajv", () => {
+  it("keeps each pattern of a schema apart (ajv keys compiled patterns by their toString)", () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, code: { regExp: safeRegExpEngine } });
+    const validate = ajv.compile({
+      type: "object",
+      properties: { a: { pattern: "^a+$" }, b: { pattern: "^b+$" } },
+      patternProperties: { "^x-": { pattern: "^x+$" } },
+    });
+    expect(validate({ a: "aaa", b: "bbb", "x-1": "xx" })).toBe(true);
+    expect(validate({ a: "b" })).toBe(false);
+    expect(validate({ b: "a" })).toBe(false);
+    expect(validate({ "x-1": "a" })).toBe(false);
+    expect(compileSafeRegExp("^a$", "ui").toString()).toBe("/^a$/ui");
   });
 });
 

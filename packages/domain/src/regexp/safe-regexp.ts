@@ -48,6 +48,8 @@ export interface SafeRegExp {
   readonly programSize: number;
   /** True when the pattern matches somewhere in `input` (like RegExp.prototype.test, without lastIndex). */
   readonly test: (input: string) => boolean;
+  /** `/source/flags`, like a RegExp's (ajv keys its compiled patterns by it). */
+  readonly toString: () => string;
 }
 
 /** Flags a SafeRegExp accepts: `u` (always on in effect), `i`, `m`, `s`. */
@@ -128,6 +130,7 @@ export const compileSafeRegExp = (pattern: string, flags = "u"): SafeRegExp => {
       charge((programSize + PER_CHARACTER) * input.length);
       return compiled.test(input);
     },
+    toString: () => `/${pattern}/${flags}`,
   };
 };
 
