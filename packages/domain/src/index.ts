@@ -68,6 +68,7 @@ export {
   listVariables,
   resolveVariables,
   updateVariable,
+  variableRevision,
 } from "./variable/variable-use-cases.js";
 export * from "./server-token/server-token-schema.js";
 export {

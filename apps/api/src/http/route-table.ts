@@ -165,10 +165,15 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
   listVariables: ({ actor }) => Effect.map(D.listVariables(actor), (variables) => ok({ variables })),
   createVariable: ({ actor, body }) =>
     Effect.map(D.createVariable(actor, body), (variable) => created({ variable }, `/variables/${variable.id}`)),
-  getVariable: ({ actor, params }) => Effect.map(D.getVariable(actor, params.id!), (variable) => ok({ variable })),
-  updateVariable: ({ actor, params, body }) =>
-    Effect.map(D.updateVariable(actor, params.id!, body), (variable) => ok({ variable })),
-  deleteVariable: ({ actor, params }) => Effect.as(D.deleteVariable(actor, params.id!), noContent),
+  getVariable: ({ actor, params }) =>
+    Effect.map(D.getVariable(actor, params.id!), (variable) =>
+      ok({ variable }, D.variableRevision(variable.updatedAt)),
+    ),
+  updateVariable: ({ actor, params, body, ifMatch }) =>
+    Effect.map(D.updateVariable(actor, params.id!, body, ifMatch), (variable) =>
+      ok({ variable }, D.variableRevision(variable.updatedAt)),
+    ),
+  deleteVariable: ({ actor, params, ifMatch }) => Effect.as(D.deleteVariable(actor, params.id!, ifMatch), noContent),
 };
 
 /** `/providers/{id}/tools/{toolID}` → `/providers/:id/tools/:toolID` (the router's syntax). */

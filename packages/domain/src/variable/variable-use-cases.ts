@@ -6,7 +6,7 @@ import type { VariableRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
-import { alreadyExists, lockQuota, now, owned, read, transact } from "../use-case/use-case-kit.js";
+import { alreadyExists, checkIfMatch, lockQuota, now, owned, read, transact } from "../use-case/use-case-kit.js";
 import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
 import { toVariableRecord } from "./variable-record.js";
 import { VARIABLE_OUTPUT_FIELDS, VariableCreate, VariablePatch, type VariableType } from "./variable-schema.js";
@@ -17,6 +17,12 @@ const storedValue = (type: VariableType, value: string) =>
 
 const ownedVariable = (tx: StorageTx, actor: Actor, id: string) =>
   Effect.flatMap(tx.findVariable(id), (row) => owned(row, actor, "variable", id));
+
+/**
+ * A variable's revision, for its ETag and If-Match: its update time in epoch milliseconds (variables carry
+ * no version field; updates move it forward by at least 1 ms, so every update makes a new tag).
+ */
+export const variableRevision = (updatedAt: Date | string): number => new Date(updatedAt).getTime();
 
 /** Creates a variable of the actor's tenant. */
 export const createVariable = (actor: Actor, body: unknown) =>
@@ -50,18 +56,20 @@ export const getVariable = (actor: Actor, id: string) =>
     return toVariableRecord(yield* read((tx) => ownedVariable(tx, actor, id)));
   });
 
-/** Replaces the value of a variable of the actor's tenant. */
-export const updateVariable = (actor: Actor, id: string, body: unknown) =>
+/** Replaces the value of a variable of the actor's tenant; `ifMatch` (a revision) makes it conditional. */
+export const updateVariable = (actor: Actor, id: string, body: unknown, ifMatch?: number) =>
   Effect.gen(function* () {
     yield* decodePathId("id", id);
     const patch = yield* decodeEnvelope("variable", VariablePatch, VARIABLE_OUTPUT_FIELDS, body);
     return yield* transact((tx) =>
       Effect.gen(function* () {
         const stored = yield* ownedVariable(tx, actor, id);
+        yield* checkIfMatch("variable", variableRevision(stored.updatedAt), ifMatch);
+        const at = yield* now;
         const row: VariableRow = {
           ...stored,
           value: yield* storedValue(stored.type, patch.value),
-          updatedAt: yield* now,
+          updatedAt: new Date(Math.max(at.getTime(), stored.updatedAt.getTime() + 1)),
         };
         yield* tx.updateVariable(row);
         return toVariableRecord(row);
@@ -69,13 +77,14 @@ export const updateVariable = (actor: Actor, id: string, body: unknown) =>
     );
   });
 
-/** Deletes a variable of the actor's tenant. */
-export const deleteVariable = (actor: Actor, id: string) =>
+/** Deletes a variable of the actor's tenant; `ifMatch` (a revision) makes it conditional. */
+export const deleteVariable = (actor: Actor, id: string, ifMatch?: number) =>
   Effect.gen(function* () {
     yield* decodePathId("id", id);
     yield* transact((tx) =>
       Effect.gen(function* () {
-        yield* ownedVariable(tx, actor, id);
+        const stored = yield* ownedVariable(tx, actor, id);
+        yield* checkIfMatch("variable", variableRevision(stored.updatedAt), ifMatch);
         yield* tx.deleteVariable(id);
       }),
     );
