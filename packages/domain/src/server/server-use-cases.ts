@@ -1,12 +1,11 @@
 import { Effect } from "effect";
-import { Aborted, invalidField, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
+import { Aborted, type InvalidArgument, invalidField, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
-import type { ServerRow, StorageTx } from "../storage/index.js";
+import type { ReferenceViolation, ServerRow, StorageTx } from "../storage/index.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
 import {
   alreadyExists,
-  blockedByReference,
   checkIfMatch,
   lockQuota,
   lockServer,
@@ -16,7 +15,7 @@ import {
   StaleRead,
   transact,
 } from "../use-case/use-case-kit.js";
-import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
+import { decodeEnvelope, decodePathId, invalid } from "../validation/decode-write.js";
 import { checkDistinctToolNames, type Composition, resolveComposition } from "./server-composition.js";
 import { toServerRecord } from "./server-record.js";
 import { SERVER_OUTPUT_FIELDS, ServerCreate, ServerPatch } from "./server-schema.js";
@@ -47,13 +46,26 @@ export const ownedServerGraph = (tx: StorageTx, actor: Actor, id: string) =>
 export const ownedServer = (tx: StorageTx, actor: Actor, id: string) =>
   Effect.flatMap(tx.findServer(id), (row) => owned(row, actor, "server", id));
 
-/** Stores a changed server with compare-and-set on its version. */
-export const saveServer = (tx: StorageTx, stored: ServerRow, next: ServerRow, conditional: boolean) =>
+/**
+ * A record a server write names was deleted after the write read it (only a database running writers
+ * concurrently gets here): the 400 a store that runs one writer at a time answers, not a 409.
+ */
+const deletedMeanwhile = (e: ReferenceViolation) =>
+  invalid([{ path: "server", message: `unknown record: ${e.detail}` }]);
+
+/** Stores a changed server with compare-and-set on its version; `gone` answers a reference deleted meanwhile. */
+export const saveServer = (
+  tx: StorageTx,
+  stored: ServerRow,
+  next: ServerRow,
+  conditional: boolean,
+  gone: (e: ReferenceViolation) => InvalidArgument = deletedMeanwhile,
+) =>
   Effect.gen(function* () {
     const applied = yield* tx.updateServer(next, stored.version).pipe(
       Effect.catchTags({
         UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
-        ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
+        ReferenceViolation: (e) => Effect.fail(gone(e)),
       }),
     );
     if (!applied) return yield* new StaleRead({ conditional });
@@ -88,7 +100,7 @@ export const createServer = (actor: Actor, body: unknown) =>
         yield* tx.insertServer(row).pipe(
           Effect.catchTags({
             UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
-            ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
+            ReferenceViolation: (e) => Effect.fail(deletedMeanwhile(e)),
           }),
         );
         return yield* serverRecord(tx, row.id);
