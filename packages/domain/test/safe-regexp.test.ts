@@ -72,11 +72,11 @@ describe("safe regexp", () => {
 
   it("bounds the work of one test and of a budget scope", () => {
     const simple = compileSafeRegExp("^[a-z]+$");
-    expect(simple.test("a".repeat(200_000))).toBe(true);
+    expect(simple.test("a".repeat(100_000))).toBe(true);
     expect(() => simple.test("a".repeat(REGEXP_WORK_BUDGET))).toThrow(RegExpBudgetExceeded);
     const large = compileSafeRegExp("^(?:[a-z]{1,9}){1,50}$");
     expect(large.programSize).toBeLessThanOrEqual(MAX_REGEXP_PROGRAM);
-    expect(() => large.test("a".repeat(20_000))).toThrow(RegExpBudgetExceeded);
+    expect(() => large.test("a".repeat(10_000))).toThrow(RegExpBudgetExceeded);
     // One scope shares its budget: many short strings add up.
     const perString = (simple.programSize + 32) * 1_000;
     const fits = Math.floor(REGEXP_WORK_BUDGET / perString);

@@ -19,10 +19,10 @@ const PER_CHARACTER = 32;
 
 /**
  * Most matching work one test, or one withRegExpBudget scope, may do, in units of (program size + 32) ×
- * input characters: about 260,000 characters against a simple pattern, 8,000 against the largest, and at
- * most ~150 ms of a worst case measured on re2js.
+ * input characters: about 110,000 characters against a simple pattern, 4,000 against the largest; the worst
+ * case measured on re2js is ~160 ms on a 2-core machine at load 16 (docs/security.md).
  */
-export const REGEXP_WORK_BUDGET = 2 ** 23;
+export const REGEXP_WORK_BUDGET = 2 ** 22;
 
 /** A tenant-written pattern the service will not run (the message says why, never echoes caller input). */
 export class SafeRegExpRefused extends Error {
