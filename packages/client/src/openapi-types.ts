@@ -1154,7 +1154,7 @@ export interface components {
                 documentURL?: string | "" | unknown;
                 /** @description absolute http(s) URL without credentials, or "" for none */
                 iconURL?: string | "" | unknown;
-                /** @description 1–100 characters after trimming */
+                /** @description 1–100 characters after trimming, no control characters */
                 name?: string;
                 /**
                  * maxLength(10000)
