@@ -214,15 +214,7 @@ describe.runIf(serverUrl)("/readyz during a network partition (issue 10)", () =>
     postgres = await makePostgresStorage({ url: proxy.url, poolSize: 4 });
     await postgres.migrate();
     const ready = () => Effect.runPromise(Effect.either(postgres.ping)).then(Either.isRight);
-    const config: AppConfig = {
-      port: 0,
-      host: "127.0.0.1",
-      dataDir,
-      logLevel: "info",
-      auth: { mode: "dev", tenantClaim: "sub" },
-      encryptionKey: Option.some(new Uint8Array(randomBytes(32))),
-      quotas: DEFAULT_QUOTAS,
-    };
+    const config = localConfig(dataDir, { encryptionKey: Option.some(new Uint8Array(randomBytes(32))) });
     const logger = pino({ level: "silent" });
     service = await startService(config, { storage: postgres.layer, ready, onClose: postgres.close, logger });
   });

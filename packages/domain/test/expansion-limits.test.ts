@@ -41,6 +41,7 @@ const tool = (path: string): ToolRow => ({
   reqBodyJSONSchema: null,
   headers: [],
   oauth2Scopes: [],
+  imported: false,
 });
 
 describe("prompt rendering limits", () => {
