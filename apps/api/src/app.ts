@@ -28,6 +28,9 @@ export interface AppDeps extends OperationDeps {
 }
 
 /** Hands the MCP paths to the MCP runtime, which answers on the raw Node response itself. */
+/** How long /readyz waits for the database before answering 503, so load balancers can act quickly. */
+export const READY_TIMEOUT_MS = 2_000;
+
 const mcpEndpoint =
   (mcp: Pick<McpRuntime, "matches" | "handleNode">): Middleware =>
   async (ctx, next) => {
@@ -97,15 +100,34 @@ export const createApp = (deps: AppDeps): Koa => {
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
   });
+  // One readiness check at a time: while the database does not answer, probes share the pending check
+  // instead of each holding a pool connection until the query timeout.
+  let checking: Promise<boolean> | undefined;
+  const readiness = () => {
+    checking ??= deps
+      .ready()
+      .catch(() => false)
+      .finally(() => {
+        checking = undefined;
+      });
+    return checking;
+  };
   router.get("/readyz", async (ctx) => {
-    const ready = await deps.ready().catch(() => false);
-    if (ready) ctx.body = { status: "ready" };
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), READY_TIMEOUT_MS);
+    });
+    const ready = await Promise.race([readiness(), late]).finally(() => clearTimeout(timer));
+    if (ready === true) ctx.body = { status: "ready" };
     else
       sendProblem(ctx, {
         status: 503,
         code: "UNAVAILABLE",
         title: "Service Unavailable",
-        detail: "the database is not reachable",
+        detail:
+          ready === "late"
+            ? `the database did not answer within ${READY_TIMEOUT_MS / 1000} s`
+            : "the database is not reachable",
       });
   });
   if (deps.devJwks !== undefined) {

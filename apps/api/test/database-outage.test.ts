@@ -199,3 +199,52 @@ describe.runIf(serverUrl)("start-up with the database down (PostgreSQL server be
     expect(await service.stop()).toEqual({ code: 0, signal: null });
   });
 });
+
+describe.runIf(serverUrl)("/readyz during a network partition (issue 10)", () => {
+  let database: ServerDatabase;
+  let proxy: OutageProxy;
+  let dataDir: string;
+  let postgres: PostgresStorage;
+  let service: RunningService;
+
+  beforeAll(async () => {
+    database = await createServerDatabase(serverUrl!);
+    proxy = await startOutageProxy(database.url);
+    dataDir = await mkdtemp(join(tmpdir(), "mcpsm-partition-"));
+    // The store's own waits stay at their defaults (30 s for an answer): /readyz must not depend on them.
+    postgres = await makePostgresStorage({ url: proxy.url, poolSize: 4 });
+    await postgres.migrate();
+    const ready = () => Effect.runPromise(Effect.either(postgres.ping)).then(Either.isRight);
+    const config = localConfig(dataDir, { encryptionKey: Option.some(new Uint8Array(randomBytes(32))) });
+    const logger = pino({ level: "silent" });
+    service = await startService(config, { storage: postgres.layer, ready, onClose: postgres.close, logger });
+  });
+  afterAll(async () => {
+    proxy?.heal();
+    await service?.close();
+    await proxy?.down();
+    await database?.dispose();
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("answers 503 within its own short timeout (was 30 s) to concurrent probes, and recovers", async () => {
+    const anonymous = clientFor(service.url);
+    expectStatus(await anonymous.get("/readyz"), 200);
+    proxy.stall();
+    const started = performance.now();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => anonymous.get("/readyz")));
+    const took = performance.now() - started;
+    for (const res of answers) {
+      const problem = expectProblem(res, 503, "UNAVAILABLE");
+      expect(problem.detail).toBe("the database did not answer within 2 s");
+    }
+    // READY_TIMEOUT_MS is 2 s; the bound leaves room for a loaded machine and stays far below 30 s.
+    expect(took).toBeLessThan(8_000);
+    expectStatus(await anonymous.get("/healthz"), 200);
+    proxy.heal();
+    // The stalled connection is cut by the heal; the pool opens a new one and the service is ready again.
+    let res = await anonymous.get("/readyz");
+    for (let attempt = 0; attempt < 20 && res.status !== 200; attempt++) res = await anonymous.get("/readyz");
+    expectStatus(res, 200);
+  });
+});

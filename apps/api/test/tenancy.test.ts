@@ -254,6 +254,36 @@ describe("references across tenants", () => {
     expect((await fetchRecord(bob.api, `/servers/${theirs.id}`, "server")).providers[0].tools).toEqual([tool]);
   });
 
+  it("the 409 counts only the caller's servers: another tenant's servers are said to exist, never counted (issue 10)", async () => {
+    const provider = await createProvider(alice.api, { visibilityType: "PUBLIC" });
+    const tool = await createTool(alice.api, provider.id);
+    const prompt = await createPrompt(alice.api, provider.id);
+    const own = await createServer(alice.api, { providers: [{ id: provider.id }], prompts: [{ id: prompt.id }] });
+    await createServer(bob.api, { providers: [{ id: provider.id }], prompts: [{ id: prompt.id }] });
+    await createServer(bob.api, { providers: [{ id: provider.id }], prompts: [{ id: prompt.id }] });
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      [`/providers/${provider.id}`, `provider '${provider.id}'`],
+      [`/providers/${provider.id}/tools/${tool.id}`, `tool '${tool.id}'`],
+      [`/providers/${provider.id}/prompts/${prompt.id}`, `prompt '${prompt.id}'`],
+    ];
+    for (const [path, what] of cases) {
+      const body = expectProblem(await alice.api.delete(path), 409, "FAILED_PRECONDITION");
+      // Three servers use it; the caller sees one of them. It was "used by 3 server(s)".
+      expect(body.detail).toBe(`${what} is used by 1 of your server(s) and servers of other tenants`);
+      expect(body.references).toEqual([own.id]);
+    }
+    expectNoContent(await alice.api.delete(`/servers/${own.id}`));
+    const body = expectProblem(await alice.api.delete(`/providers/${provider.id}`), 409, "FAILED_PRECONDITION");
+    expect(body.detail).toBe(`provider '${provider.id}' is used by servers of other tenants`);
+    const internal = { provider: { visibilityType: "INTERNAL" } };
+    const turned = expectProblem(
+      await alice.api.patch(`/providers/${provider.id}`, internal),
+      409,
+      "FAILED_PRECONDITION",
+    );
+    expect(turned.detail).toBe(`provider '${provider.id}' is used by servers of other tenants and must stay PUBLIC`);
+  });
+
   it("names are unique per tenant only: another tenant may reuse a PUBLIC provider's name", async () => {
     const provider = await createProvider(alice.api, { visibilityType: "PUBLIC" });
     expectStatus(await bob.api.post("/providers", { provider: providerWrite({ name: provider.name }) }), 201);

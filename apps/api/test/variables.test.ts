@@ -167,3 +167,56 @@ describe("validation", () => {
     expect(expectInvalid(await alice.api.patch("/variables/x", { variable: { value: "v" } }))).toEqual(["id"]);
   });
 });
+
+describe("conditional writes (issue 10)", () => {
+  it("GET and PATCH answer an ETag; If-Match on PATCH: 412 on any mismatch (nothing changes), applied on match", async () => {
+    const variable = await createVariable(alice.api, { value: "v1" });
+    const read = await alice.api.get(`/variables/${variable.id}`);
+    expectStatus(read, 200);
+    const tag = read.headers.get("etag");
+    expect(tag).toMatch(/^W\/"\d+"$/);
+    // The probe's seven non-matching tags, every one answered 200 before.
+    for (const wrong of ['W/"1"', '"0"', 'W/"999999999999999"', "nonsense", 'W/"abc"', "W/", '"-1"']) {
+      const res = await alice.api.patch(
+        `/variables/${variable.id}`,
+        { variable: { value: "lost" } },
+        { "if-match": wrong },
+      );
+      expectProblem(res, 412, "PRECONDITION_FAILED");
+    }
+    expect((await fetchRecord(alice.api, `/variables/${variable.id}`, "variable")).value).toBe("v1");
+    const applied = await alice.api.patch(
+      `/variables/${variable.id}`,
+      { variable: { value: "v2" } },
+      { "if-match": tag! },
+    );
+    expectStatus(applied, 200);
+    expect(applied.body.variable.value).toBe("v2");
+    const next = applied.headers.get("etag");
+    expect(next).toMatch(/^W\/"\d+"$/);
+    expect(next).not.toBe(tag);
+    // The old tag no longer matches: a second writer holding it loses instead of overwriting.
+    const stale = await alice.api.patch(
+      `/variables/${variable.id}`,
+      { variable: { value: "v3" } },
+      { "if-match": tag! },
+    );
+    expectProblem(stale, 412, "PRECONDITION_FAILED");
+    expectStatus(
+      await alice.api.patch(`/variables/${variable.id}`, { variable: { value: "v4" } }, { "if-match": "*" }),
+      200,
+    );
+  });
+
+  it("If-Match on DELETE: 412 on mismatch (the variable stays), 204 on match", async () => {
+    const variable = await createVariable(alice.api);
+    expectProblem(
+      await alice.api.delete(`/variables/${variable.id}`, { "if-match": 'W/"1"' }),
+      412,
+      "PRECONDITION_FAILED",
+    );
+    const tag = (await alice.api.get(`/variables/${variable.id}`)).headers.get("etag")!;
+    expectNoContent(await alice.api.delete(`/variables/${variable.id}`, { "if-match": tag }));
+    expectProblem(await alice.api.get(`/variables/${variable.id}`), 404, "NOT_FOUND");
+  });
+});

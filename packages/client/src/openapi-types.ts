@@ -722,8 +722,13 @@ export interface components {
             detail: string;
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
-            /** @description every problem found */
+            /** @description every problem found, or the first 100 of them (see errorCount) */
             errors: components["schemas"]["FieldProblem"][];
+            /**
+             * int
+             * @description how many problems were found, present when `errors` lists only the first 100 of them
+             */
+            errorCount?: number;
         };
         /** @description RFC 9457 problem details of a 409 answer */
         ConflictProblem: {
@@ -976,13 +981,18 @@ export interface components {
             detail: string;
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
-            /** @description every problem found (validation failures) */
+            /** @description every problem found (validation failures), or the first 100 of them (see errorCount) */
             errors?: components["schemas"]["FieldProblem"][];
+            /**
+             * int
+             * @description how many problems were found, present when `errors` lists only the first 100 of them
+             */
+            errorCount?: number;
             /** @description ids of the records that block the change, where visible */
             references?: string[];
         };
         PromptCreate: {
-            /** @description 1–100 characters after trimming */
+            /** @description 1–100 characters after trimming, no control characters */
             name: string;
             /**
              * maxLength(10000)
@@ -1022,7 +1032,7 @@ export interface components {
             }[];
         };
         PromptPatch: {
-            /** @description 1–100 characters after trimming */
+            /** @description 1–100 characters after trimming, no control characters */
             name?: string;
             /**
              * maxLength(10000)
@@ -1102,7 +1112,7 @@ export interface components {
             documentURL?: string | "" | unknown;
             /** @description absolute http(s) URL without credentials, or "" for none */
             iconURL?: string | "" | unknown;
-            /** @description 1–100 characters after trimming */
+            /** @description 1–100 characters after trimming, no control characters */
             name: string;
             /**
              * maxLength(10000)
@@ -1144,7 +1154,7 @@ export interface components {
                 documentURL?: string | "" | unknown;
                 /** @description absolute http(s) URL without credentials, or "" for none */
                 iconURL?: string | "" | unknown;
-                /** @description 1–100 characters after trimming */
+                /** @description 1–100 characters after trimming, no control characters */
                 name?: string;
                 /**
                  * maxLength(10000)
@@ -1203,7 +1213,7 @@ export interface components {
             documentURL?: string | "" | unknown;
             /** @description absolute http(s) URL without credentials, or "" for none */
             iconURL?: string | "" | unknown;
-            /** @description 1–100 characters after trimming */
+            /** @description 1–100 characters after trimming, no control characters */
             name?: string;
             /**
              * maxLength(10000)
@@ -1357,7 +1367,7 @@ export interface components {
             status: "ready";
         };
         ResourceCreate: {
-            /** @description 1–100 characters after trimming */
+            /** @description 1–100 characters after trimming, no control characters */
             name: string;
             /**
              * maxLength(10000)
@@ -1392,7 +1402,7 @@ export interface components {
             };
         };
         ResourcePatch: {
-            /** @description 1–100 characters after trimming */
+            /** @description 1–100 characters after trimming, no control characters */
             name?: string;
             /**
              * maxLength(10000)
@@ -1451,7 +1461,7 @@ export interface components {
             prompts: components["schemas"]["ProviderPrompt"][];
         };
         ServerCreate: {
-            /** @description 1–100 characters after trimming */
+            /** @description 1–100 characters after trimming, no control characters */
             name: string;
             /**
              * maxLength(10000)
@@ -1513,7 +1523,7 @@ export interface components {
             })[];
         };
         ServerPatch: {
-            /** @description 1–100 characters after trimming */
+            /** @description 1–100 characters after trimming, no control characters */
             name?: string;
             /**
              * maxLength(10000)
@@ -1597,7 +1607,7 @@ export interface components {
             value?: string;
         };
         ServerTokenCreate: {
-            /** @description 1–100 characters after trimming */
+            /** @description 1–100 characters after trimming, no control characters */
             name: string;
             expiresAt?: string | null;
         };
@@ -3690,6 +3700,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3710,7 +3721,10 @@ export interface operations {
     deleteVariable: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description makes the write conditional on the record's current ETag */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description id of the variable (11 letters or digits; anything else answers 400) */
                 id: components["schemas"]["Id"];
@@ -3736,6 +3750,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3744,7 +3759,10 @@ export interface operations {
     updateVariable: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description makes the write conditional on the record's current ETag */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description id of the variable (11 letters or digits; anything else answers 400) */
                 id: components["schemas"]["Id"];
@@ -3767,6 +3785,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3780,6 +3799,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -5,7 +5,7 @@ import { RESOURCE_OUTPUT_FIELDS, ResourceCreate } from "../src/resource/resource
 import { SERVER_OUTPUT_FIELDS, ServerCreate, ServerPatch } from "../src/server/server-schema.js";
 import { SERVER_TOKEN_OUTPUT_FIELDS, ServerTokenCreate } from "../src/server-token/server-token-schema.js";
 import { TOOL_OUTPUT_FIELDS, ToolCreate } from "../src/tool/tool-schema.js";
-import { decodePathId, invalid, jsonPath } from "../src/validation/decode-write.js";
+import { decodePathId, invalid, jsonPath, MAX_LISTED_PROBLEMS } from "../src/validation/decode-write.js";
 import { VARIABLE_OUTPUT_FIELDS, VariableCreate } from "../src/variable/variable-schema.js";
 import { Effect, Either } from "effect";
 import { type AnyWriteSchema, decode, expectProblems, expectRight, problemPaths } from "./support/decode.js";
@@ -265,5 +265,66 @@ describe("required fields on create", () => {
     expect(
       problemPaths(decode("server", ServerCreate, SERVER_OUTPUT_FIELDS, { server: { name: "s", version: 1.5 } })),
     ).toEqual(["server.version"]);
+  });
+});
+
+describe("hostile bodies (issue 10)", () => {
+  const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, 1]));
+  const failure = (result: ReturnType<typeof provider>) => {
+    if (Either.isRight(result)) throw new Error("expected a failure");
+    return result.left;
+  };
+
+  it("60,000 unknown fields: the first 100 are listed with the count of all, and the answer stays small", () => {
+    const error = failure(provider({ name: "GitHub", baseURL: "https://api.github.com", ...many(60_000) }));
+    expect(error.errors).toHaveLength(MAX_LISTED_PROBLEMS);
+    expect(error.errors[0]).toEqual({ path: "provider.f0", message: "unknown field" });
+    expect(error.errorCount).toBe(60_000);
+    expect(error.detail).toBe("provider.f0: unknown field (and 59999 more); the first 100 are listed");
+    expect(JSON.stringify(error).length).toBeLessThan(10_000);
+  });
+
+  it("thousands of nested problems: the work stops at the first one (no issue per value is built)", () => {
+    for (const body of [
+      { name: "x", baseURL: "https://api.github.com", oauth2Config: many(60_000) },
+      {
+        name: "x",
+        baseURL: "https://api.github.com",
+        iconURL: 1,
+        description: 2,
+        ...{ apiType: Array(60_000).fill(1) },
+      },
+    ]) {
+      const error = failure(provider(body));
+      expect(error.errors.length).toBeGreaterThanOrEqual(1);
+      expect(error.errors.length).toBeLessThanOrEqual(MAX_LISTED_PROBLEMS);
+      expect(JSON.stringify(error).length).toBeLessThan(10_000);
+    }
+    const tool = decode("tool", ToolCreate, TOOL_OUTPUT_FIELDS, {
+      tool: {
+        name: "x",
+        method: "GET",
+        path: "/x",
+        headers: Array.from({ length: 60_000 }, () => ({ key: "", value: 1 })),
+      },
+    });
+    expect(problemPaths(tool)).toEqual(["tool.headers[0].key"]);
+  });
+
+  it("a small body still lists every problem", () => {
+    const problems = expectProblems(provider({ name: "", baseURL: "ftp://x", iconURL: 1, extra: 1 }));
+    expect(problems.map((p) => p.path).sort()).toEqual([
+      "provider.baseURL",
+      "provider.extra",
+      "provider.iconURL",
+      "provider.name",
+    ]);
+  });
+
+  it("invalid() caps any list it is given", () => {
+    const error = invalid(Array.from({ length: 250 }, (_, i) => ({ path: `p${i}`, message: "bad" })));
+    expect(error.errors).toHaveLength(100);
+    expect(error.errorCount).toBe(250);
+    expect(invalid([{ path: "a", message: "bad" }]).errorCount).toBeUndefined();
   });
 });

@@ -33,7 +33,9 @@ const ALLOWED_SPECIFIER = (specifier: string): boolean =>
   specifier === "effect" ||
   specifier.startsWith("effect/") ||
   specifier === "ajv" ||
-  specifier.startsWith("ajv/");
+  specifier.startsWith("ajv/") ||
+  // RE2 in pure JavaScript: the linear-time engine for tenant-written regexes.
+  specifier === "re2js";
 
 const sourceFiles = (dir: string): Array<string> =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>

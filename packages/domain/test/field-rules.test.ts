@@ -1,3 +1,4 @@
+import { JSONSchema } from "effect";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PROMPT_OUTPUT_FIELDS, PromptCreate } from "../src/prompt/prompt-schema.js";
@@ -100,6 +101,45 @@ describe("tool title", () => {
   it("is at most 64 characters", () => {
     expect(expectRight(tool({ title: "t".repeat(64) })).title).toHaveLength(64);
     expect(problemPaths(tool({ title: "t".repeat(65) }))).toEqual(["tool.title"]);
+  });
+});
+
+describe("control characters (issue 10)", () => {
+  const CONTROLS = ["\r\n", "\n", "\r", "\t", "\u0000", "\u001b[31m", "\u007f", "\u0085", "\u009b"];
+
+  it("are refused inside every name, and in tool titles", () => {
+    for (const c of CONTROLS) {
+      const name = `a${c}b`;
+      expect(problemPaths(provider({ name })), JSON.stringify(name)).toEqual(["provider.name"]);
+      expect(problemPaths(prompt({ name })), JSON.stringify(name)).toEqual(["prompt.name"]);
+      expect(problemPaths(resource({ name })), JSON.stringify(name)).toEqual(["resource.name"]);
+      expect(
+        problemPaths(decode("server", ServerCreate, SERVER_OUTPUT_FIELDS, { server: { name } })),
+        JSON.stringify(name),
+      ).toEqual(["server.name"]);
+      expect(problemPaths(decode("token", ServerTokenCreate, SERVER_TOKEN_OUTPUT_FIELDS, { token: { name } }))).toEqual(
+        ["token.name"],
+      );
+      expect(problemPaths(tool({ title: name })), JSON.stringify(name)).toEqual(["tool.title"]);
+    }
+    expect(expectProblems(provider({ name: "a\r\nb" }))).toEqual([
+      { path: "provider.name", message: "must not contain control characters (such as CR, LF or TAB)" },
+    ]);
+  });
+
+  it("around a name are trimmed away like any white space; other Unicode stays welcome", () => {
+    expect(expectRight(provider({ name: "\r\n GitHub \t" })).name).toBe("GitHub");
+    expect(expectRight(provider({ name: "Café ☕ 東京 — ok" })).name).toBe("Café ☕ 東京 — ok");
+    expect(expectRight(tool({ title: "Get a repo — ☕" })).title).toBe("Get a repo — ☕");
+  });
+
+  it("are refused by the names' JSON Schema pattern too", () => {
+    // The pattern the document publishes for `name`, wherever effect put it.
+    const found = JSON.stringify(JSONSchema.make(ProviderCreate)).match(/"name":\{[^{}]*"pattern":("(?:[^"\\]|\\.)*")/);
+    const pattern = new RegExp(JSON.parse(found![1]!) as string, "u");
+    expect(pattern.test("a\r\nb")).toBe(false);
+    expect(pattern.test(" \n GitHub \t")).toBe(true);
+    expect(pattern.test("Café")).toBe(true);
   });
 });
 

@@ -1,4 +1,12 @@
-import { ARGUMENT_PARTS, type ArgumentPart, partSchema } from "@mcpsm/domain/mcp";
+import {
+  ARGUMENT_PARTS,
+  type ArgumentPart,
+  partSchema,
+  REGEXP_WORK_BUDGET,
+  RegExpBudgetExceeded,
+  safeRegExpEngine,
+  withRegExpBudget,
+} from "@mcpsm/domain/mcp";
 import type { ToolRow } from "@mcpsm/domain/storage";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import draft07 from "ajv/dist/refs/json-schema-draft-07.json" with { type: "json" };
@@ -6,7 +14,8 @@ import draft07 from "ajv/dist/refs/json-schema-draft-07.json" with { type: "json
 // `tools/call` arguments checked against the tool's three schemas with ajv. Validators are compiled once per
 // tool revision (tool id + updatedAt) and kept in a bounded cache shared by every server using the tool.
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+// Tenant-written `pattern`s run on the linear-time engine, within one work budget per call (docs/security.md).
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp: safeRegExpEngine } });
 ajv.addMetaSchema(draft07);
 
 const MAX_CACHED = 5_000;
@@ -36,6 +45,16 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 export const argumentProblems = (tool: ToolRow, args: unknown): ReadonlyArray<string> => {
   if (args !== undefined && !isRecord(args)) return ["arguments: must be an object"];
   const given = args ?? {};
+  try {
+    return withRegExpBudget(REGEXP_WORK_BUDGET, () => partProblems(tool, given));
+  } catch (error) {
+    if (error instanceof RegExpBudgetExceeded)
+      return [`arguments: too long to check against the tool's patterns (${error.message})`];
+    throw error;
+  }
+};
+
+const partProblems = (tool: ToolRow, given: Record<string, unknown>): ReadonlyArray<string> => {
   const problems: Array<string> = [];
   const known = new Set<string>();
   for (const part of ARGUMENT_PARTS) {

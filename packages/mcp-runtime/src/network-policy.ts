@@ -39,10 +39,15 @@ export const parseCidrs = (cidrs: ReadonlyArray<string>): ReadonlyArray<[ipaddr.
  * Public unicast addresses are allowed; every special range ipaddr.js knows (loopback, private, link-local
  * — which holds the cloud metadata address —, unique-local, carrier-grade NAT, multicast, reserved,
  * unspecified, NAT64/6to4/Teredo embeddings, ...) is refused unless it lies in one of `allowed`.
- * IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
+ * IPv6 addresses that embed an IPv4 address are judged by it first (see embeddedIPv4).
  */
 export const networkPolicy = (allowedCidrs: ReadonlyArray<string>): NetworkPolicy => {
   const allowed = parseCidrs(allowedCidrs);
+  const judge = (parsed: ipaddr.IPv4 | ipaddr.IPv6): string | undefined => {
+    if (allowed.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits))) return undefined;
+    const range = parsed.range();
+    return range === "unicast" ? undefined : range;
+  };
   return {
     refusal: (address) => {
       let parsed: ipaddr.IPv4 | ipaddr.IPv6;
@@ -51,11 +56,51 @@ export const networkPolicy = (allowedCidrs: ReadonlyArray<string>): NetworkPolic
       } catch {
         return "unparseable";
       }
-      if (allowed.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits))) return undefined;
-      const range = parsed.range();
-      return range === "unicast" ? undefined : range;
+      const embedded = parsed.kind() === "ipv6" ? embeddedIPv4(parsed as ipaddr.IPv6) : undefined;
+      if (embedded === undefined) return judge(parsed);
+      // Compatible, mapped and translated addresses are that IPv4 address; a NAT64, 6to4 or Teredo one is
+      // refused when the IPv4 address it leads to is, and otherwise judged as itself.
+      const inner = judge(embedded.ipv4);
+      if (embedded.is === "the address") return inner === undefined ? undefined : `${inner} (as ${embedded.form})`;
+      return inner === undefined ? judge(parsed) : `${inner} (embedded in ${embedded.form})`;
     },
   };
+};
+
+/** The IPv4 address an IPv6 address carries, and whether it is that address or leads to it. */
+interface EmbeddedIPv4 {
+  readonly ipv4: ipaddr.IPv4;
+  readonly form: string;
+  readonly is: "the address" | "a route to it";
+}
+
+const ipv4Of = (bytes: ReadonlyArray<number>, from: number, xor = 0): ipaddr.IPv4 =>
+  new ipaddr.IPv4(bytes.slice(from, from + 4).map((b) => b ^ xor));
+
+const zeros = (bytes: ReadonlyArray<number>, from: number, to: number): boolean =>
+  bytes.slice(from, to).every((b) => b === 0);
+
+/**
+ * Every IPv6 form that embeds an IPv4 address (so `http://[::7f00:1]`, `::127.0.0.1` written another way,
+ * cannot slip past the IPv4 rules): IPv4-compatible `::a.b.c.d` (not `::` or `::1`), IPv4-mapped
+ * `::ffff:a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d` (RFC 6145), NAT64 `64:ff9b::/96` (RFC 6052), 6to4
+ * `2002::/16` (RFC 3056) and Teredo `2001::/32` (RFC 4380, the client address, stored inverted).
+ */
+export const embeddedIPv4 = (address: ipaddr.IPv6): EmbeddedIPv4 | undefined => {
+  const b = address.toByteArray();
+  // `::` and `::1` are the IPv6 unspecified and loopback addresses, not IPv4 ones.
+  if (zeros(b, 0, 12) && !(zeros(b, 12, 15) && (b[15] ?? 0) <= 1))
+    return { ipv4: ipv4Of(b, 12), form: "an IPv4-compatible IPv6 address", is: "the address" };
+  if (zeros(b, 0, 10) && b[10] === 0xff && b[11] === 0xff)
+    return { ipv4: ipv4Of(b, 12), form: "an IPv4-mapped IPv6 address", is: "the address" };
+  if (zeros(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(b, 10, 12))
+    return { ipv4: ipv4Of(b, 12), form: "an IPv4-translated IPv6 address", is: "the address" };
+  if (b[0] === 0 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(b, 4, 12))
+    return { ipv4: ipv4Of(b, 12), form: "a NAT64 address", is: "a route to it" };
+  if (b[0] === 0x20 && b[1] === 0x02) return { ipv4: ipv4Of(b, 2), form: "a 6to4 address", is: "a route to it" };
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0)
+    return { ipv4: ipv4Of(b, 12, 0xff), form: "a Teredo address", is: "a route to it" };
+  return undefined;
 };
 
 type LookupFunction = typeof dnsLookup;

@@ -107,6 +107,12 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
   };
 
   const route = (request: Request): Promise<Response> | Response => {
+    // An empty Host header is no host at all (and the Node face then builds `http:///mcp/…`, whose path is
+    // wrong): refuse it like a wrong one (the SDK's 403), before the path is read.
+    if ((request.headers.get("host") ?? "") === "") {
+      const refused = hostHeaderValidationResponse(request, []);
+      if (refused !== undefined) return refused;
+    }
     const path = new URL(request.url).pathname;
     const target = routeOf(path);
     if (target?.kind === "mcp") return serveMcp(request, target.serverId);

@@ -1,3 +1,4 @@
+import { connect as tcpConnect } from "node:net";
 import { lookup as systemLookup } from "node:dns";
 import { request as httpRequest } from "node:http";
 import { Unauthenticated } from "@mcpsm/domain/errors";
@@ -154,6 +155,33 @@ describe("DNS-rebinding protection", () => {
     const url = `${mcp.url}/mcp/${fixture.server.id}`;
     const auth = { Authorization: `Bearer ${fixture.token.value}` };
     expect((await rawPost(url, { ...auth, Host: "evil.example" }, INITIALIZE)).status).toBe(403);
+    // Issue 10: an empty Host header passed the check (sent byte by byte: Node's client fills an empty one in).
+    const target = new URL(url);
+    const body = JSON.stringify(INITIALIZE);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = tcpConnect(Number(target.port), target.hostname, () =>
+        socket.end(
+          [
+            `POST ${target.pathname} HTTP/1.1`,
+            "Host: ",
+            `Authorization: ${auth.Authorization}`,
+            "Content-Type: application/json",
+            "Accept: application/json, text/event-stream",
+            `Content-Length: ${Buffer.byteLength(body)}`,
+            "Connection: close",
+            "",
+            body,
+          ].join("\r\n"),
+        ),
+      );
+      let text = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk: string) => (text += chunk));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 403 Forbidden");
+    expect(answer).toContain("Host");
     expect((await rawPost(url, { ...auth, Origin: "http://evil.example" }, INITIALIZE)).status).toBe(403);
     expect((await rawPost(url, { ...auth, Origin: "null" }, INITIALIZE)).status).toBe(403);
     expect(

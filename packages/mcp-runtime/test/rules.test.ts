@@ -53,6 +53,32 @@ describe("network policy", () => {
   ])("%s → %s", (address, refusal) => {
     expect(strict.refusal(address)).toBe(refusal);
   });
+  // Issue 10: `http://[::127.0.0.1]` (URL-normalised to `[::7f00:1]`) was let through as "unicast".
+  it.each([
+    ["::7f00:1", "loopback (as an IPv4-compatible IPv6 address)"],
+    ["::a9fe:a9fe", "linkLocal (as an IPv4-compatible IPv6 address)"],
+    ["::ffff:0:7f00:1", "loopback (as an IPv4-translated IPv6 address)"],
+    ["::ffff:0:a00:1", "private (as an IPv4-translated IPv6 address)"],
+    ["64:ff9b::7f00:1", "loopback (embedded in a NAT64 address)"],
+    ["64:ff9b::a9fe:a9fe", "linkLocal (embedded in a NAT64 address)"],
+    ["2002:7f00:1::", "loopback (embedded in a 6to4 address)"],
+    ["2002:c0a8:101::1", "private (embedded in a 6to4 address)"],
+    // Teredo keeps the client's IPv4 inverted: 0x80ff fffe → 127.0.0.1.
+    ["2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback (embedded in a Teredo address)"],
+    // Embedding a public address: the IPv6 range decides as before (NAT64, 6to4 and Teredo stay refused).
+    ["64:ff9b::808:808", "rfc6052"],
+    ["2002:808:808::", "6to4"],
+    ["::", "unspecified"],
+    ["::1", "loopback"],
+  ])("%s → %s", (address, refusal) => {
+    expect(strict.refusal(address)).toBe(refusal);
+  });
+  it("judges compatible and translated forms by their IPv4 address, allow-list included", () => {
+    expect(strict.refusal("::808:808")).toBeUndefined();
+    const loopback = networkPolicy(["127.0.0.0/8"]);
+    expect(loopback.refusal("::7f00:1")).toBeUndefined();
+    expect(loopback.refusal("64:ff9b::7f00:1")).toBe("rfc6052");
+  });
   it("allows exactly the configured networks", () => {
     const loopback = networkPolicy(["127.0.0.0/8", "::1/128"]);
     expect(loopback.refusal("127.8.9.10")).toBeUndefined();

@@ -34,7 +34,7 @@ access token (a JWT) that carries the operation's scope (shown on each operation
 accepted here.
 
 **Errors** are RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\` and the request's
-\`requestId\`; validation failures list every problem in \`errors\`. Checks run in this order: the client address's
+\`requestId\`; validation failures list every problem in \`errors\` (the first 100, with \`errorCount\` saying how many were found). Checks run in this order: the client address's
 rate limit (429), authentication (401), the tenant's rate limit (429), scope (403), request validation (400, 413, 415), existence (404), then conflicts (409, 412) and quotas
 (429). A path that names no resource answers 404, and a method that a path does not support answers 405 with an
 \`Allow\` header (\`#/components/responses/NotFound\` and \`#/components/responses/MethodNotAllowed\`).

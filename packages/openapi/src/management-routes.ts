@@ -469,6 +469,7 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     tag: "Variables",
     status: 200,
     response: envelope("variable", D.VariableRecord),
+    etag: true,
   },
   {
     method: "PATCH",
@@ -479,6 +480,8 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     status: 200,
     request: envelope("variable", D.VariablePatch),
     response: envelope("variable", D.VariableRecord),
+    etag: true,
+    ifMatch: true,
   },
   {
     method: "DELETE",
@@ -487,6 +490,7 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     summary: "Delete a variable",
     tag: "Variables",
     status: 204,
+    ifMatch: true,
   },
 ];
 

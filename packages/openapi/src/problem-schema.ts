@@ -40,7 +40,15 @@ const problemFields = {
 };
 
 const errors = Schema.optionalWith(
-  Schema.Array(FieldProblem).annotations({ description: "every problem found (validation failures)" }),
+  Schema.Array(FieldProblem).annotations({
+    description: "every problem found (validation failures), or the first 100 of them (see errorCount)",
+  }),
+  { exact: true },
+);
+const errorCount = Schema.optionalWith(
+  Schema.Int.annotations({
+    description: "how many problems were found, present when `errors` lists only the first 100 of them",
+  }),
   { exact: true },
 );
 const references = Schema.optionalWith(
@@ -49,7 +57,7 @@ const references = Schema.optionalWith(
 );
 
 /** Any problem body the service writes. */
-export const Problem = Schema.Struct({ ...problemFields, errors, references }).annotations({
+export const Problem = Schema.Struct({ ...problemFields, errors, errorCount, references }).annotations({
   identifier: "Problem",
   description: "RFC 9457 problem details (application/problem+json)",
 });
@@ -64,7 +72,12 @@ export const problemOf = (status: ProblemStatus) => {
     code: Schema.Literal(...codes),
     // A validation failure always lists its problems.
     ...(status === 400
-      ? { errors: Schema.Array(FieldProblem).annotations({ description: "every problem found" }) }
+      ? {
+          errors: Schema.Array(FieldProblem).annotations({
+            description: "every problem found, or the first 100 of them (see errorCount)",
+          }),
+          errorCount,
+        }
       : {}),
     ...(status === 409 ? { references } : {}),
   }).annotations({ identifier: `${name}Problem`, description: `RFC 9457 problem details of a ${status} answer` });

@@ -4,7 +4,7 @@ import { Schema } from "effect";
 
 /** `ETag` of a versioned record: a weak tag of its revision. */
 export const EntityTag = Schema.String.pipe(Schema.pattern(/^W\/"[0-9]+"$/)).annotations({
-  description: 'W/"<version>": the record\'s revision',
+  description: 'W/"<version>": the record\'s revision (for variables, their update time in epoch milliseconds)',
 });
 
 /** `If-Match`: one entity tag (weak or strong), or `*`. */

@@ -1,4 +1,6 @@
-import { ReferenceViolation, type StorageTx, UniqueViolation } from "@mcpsm/domain/storage";
+import { ReferenceViolation, Storage, type StorageTx, UniqueViolation } from "@mcpsm/domain/storage";
+import { ALL_SCOPES } from "@mcpsm/domain";
+import { addServerTool } from "@mcpsm/domain/use-cases";
 import { provider, server, TENANT_A, tool } from "@mcpsm/storage-contract";
 import { Deferred, Effect, Either } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -144,6 +146,52 @@ describe.runIf(serverUrl !== undefined)("concurrency (postgresql server)", () =>
     }
     console.info(`[postgresql server] delete-vs-link race: ${deletes} deletes won, ${inserts} links won`);
     expect(deletes + inserts).toBe(rounds);
+  });
+
+  it("a tool deleted while the addServerTool use case adds it: 400 unknown tool, the memory store's answer (issue 10)", async () => {
+    const p = provider(3001, { name: "raced-tool" });
+    const t = tool(3001, p.id);
+    const s = server(3001);
+    await run((tx) =>
+      Effect.gen(function* () {
+        yield* tx.insertProvider(p);
+        yield* tx.insertTool(t);
+        yield* tx.insertServer(s);
+      }),
+    );
+    // The use case reads the tool; before it writes the link, another transaction deletes the tool and
+    // commits (deterministically: the delete runs inside the read's hook). The link's foreign key refuses.
+    let deleted = false;
+    const racing = Storage.of({
+      ...handle.storage,
+      transaction: (work) =>
+        handle.storage.transaction((tx) =>
+          work({
+            ...tx,
+            findTool: (id) =>
+              Effect.tap(tx.findTool(id), () =>
+                deleted
+                  ? Effect.void
+                  : Effect.promise(() => run((other) => other.deleteTool(t.id))).pipe(
+                      Effect.tap(() => (deleted = true)),
+                    ),
+              ),
+          }),
+        ),
+    });
+    const actor = { tenant: TENANT_A, scopes: new Set(ALL_SCOPES) };
+    const outcome = await Effect.runPromise(
+      addServerTool(actor, { serverId: s.id, tool: { providerID: p.id, toolID: t.id } }).pipe(
+        Effect.provideService(Storage, racing),
+        Effect.either,
+      ),
+    );
+    expect(deleted).toBe(true);
+    expect(Either.isLeft(outcome) && outcome.left).toMatchObject({
+      _tag: "InvalidArgument",
+      errors: [{ path: "tool.toolID", message: `unknown tool '${t.id}' of provider '${p.id}'` }],
+    });
+    expect((await run((tx) => tx.findServer(s.id)))?.providers).toEqual([]);
   });
 
   it("a transaction chosen as deadlock victim is run again", async () => {

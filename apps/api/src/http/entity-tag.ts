@@ -1,4 +1,4 @@
-/** The weak ETag of a versioned record. */
+/** The weak ETag of a versioned record (a version number, or a variable's update time in epoch ms). */
 export const etagOf = (version: number): string => `W/"${version}"`;
 
 /**
@@ -7,6 +7,6 @@ export const etagOf = (version: number): string => `W/"${version}"`;
  */
 export const ifMatchVersion = (header: string | undefined): number | undefined => {
   if (header === undefined || header.trim() === "*") return undefined;
-  const match = /^\s*(?:W\/)?"(\d{1,10})"\s*$/.exec(header);
+  const match = /^\s*(?:W\/)?"(\d{1,16})"\s*$/.exec(header);
   return match?.[1] === undefined ? -1 : Number(match[1]);
 };

@@ -1,4 +1,6 @@
 import type { Context } from "koa";
+import { jsonPath } from "@mcpsm/domain/schemas";
+import { visit } from "jsonc-parser";
 import getRawBody from "raw-body";
 import { httpProblems, type ProblemResponse } from "./problem-response.js";
 
@@ -15,21 +17,25 @@ export type BodyResult =
 const hasBody = (ctx: Context): boolean =>
   ctx.request.headers["transfer-encoding"] !== undefined || Number(ctx.request.headers["content-length"] ?? 0) > 0;
 
-const badRequest = (detail: string): BodyResult => ({
+const badRequest = (detail: string, path = ""): BodyResult => ({
   ok: false,
   problem: {
     status: 400,
     code: "INVALID_ARGUMENT",
     title: "Bad Request",
     detail,
-    errors: [{ path: "", message: detail }],
+    errors: [{ path, message: path === "" ? detail : detail.slice(path.length + 2) }],
   },
 });
 
-/** Nesting depth of a JSON text, counted without parsing it (so a hostile document cannot exhaust the stack). */
-const jsonDepth = (text: string): number => {
+/**
+ * Nesting depth of a JSON text, counted without parsing it (so a hostile document cannot exhaust the stack),
+ * and its number of object members (each has exactly one `:` outside strings).
+ */
+const jsonShape = (text: string): { readonly depth: number; readonly members: number } => {
   let depth = 0;
   let max = 0;
+  let members = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -39,13 +45,50 @@ const jsonDepth = (text: string): number => {
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) max = Math.max(max, ++depth);
     else if (c === 125 || c === 93) depth--;
+    else if (c === 58) members++;
   }
-  return max;
+  return { depth: max, members };
+};
+
+/** How many members the objects of a parsed JSON value have in all. */
+const memberCount = (value: unknown): number => {
+  let count = 0;
+  const stack: Array<unknown> = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) for (const item of node) stack.push(item);
+    else if (typeof node === "object" && node !== null) {
+      const values = Object.values(node);
+      count += values.length;
+      for (const item of values) stack.push(item);
+    }
+  }
+  return count;
+};
+
+/** The path of the first member whose key repeats one before it in the same object (jsonc-parser's scanner). */
+const duplicateKeyPath = (text: string): ReadonlyArray<string | number> | undefined => {
+  const objects: Array<Set<string>> = [];
+  let found: ReadonlyArray<string | number> | undefined;
+  visit(
+    text,
+    {
+      onObjectBegin: () => void objects.push(new Set()),
+      onObjectEnd: () => void objects.pop(),
+      onObjectProperty: (key, _offset, _length, _line, _column, path) => {
+        const keys = objects.at(-1);
+        if (found === undefined && keys?.has(key)) found = [...path(), key];
+        keys?.add(key);
+      },
+    },
+    { disallowComments: true, allowTrailingComma: false },
+  );
+  return found;
 };
 
 /**
  * Reads a JSON request body: 415 unless it is application/json in UTF-8, 413 over the size limit, 400 when
- * malformed or nested too deeply. An absent body reads as `undefined`.
+ * malformed, nested too deeply or when a key repeats within an object. An absent body reads as `undefined`.
  */
 export const readJsonBody = async (
   ctx: Context,
@@ -68,10 +111,19 @@ export const readJsonBody = async (
     if (type === "entity.too.large") return { ok: false, problem: httpProblems.payloadTooLarge(maxBytes) };
     return badRequest("the request body could not be read");
   }
-  if (jsonDepth(text) > maxDepth) return badRequest(`the JSON body is nested deeper than ${maxDepth} levels`);
+  const shape = jsonShape(text);
+  if (shape.depth > maxDepth) return badRequest(`the JSON body is nested deeper than ${maxDepth} levels`);
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch {
     return badRequest("the request body is not valid JSON");
   }
+  // JSON.parse keeps the last of repeated keys, so `{"type":"SECRET","type":"ENV"}` would read as ENV while
+  // another reader sees SECRET: a member count that differs from the text's means a key repeats.
+  if (memberCount(value) !== shape.members) {
+    const where = jsonPath("", duplicateKeyPath(text) ?? []);
+    return badRequest(`${where}: the key appears more than once in its object`, where);
+  }
+  return { ok: true, value };
 };

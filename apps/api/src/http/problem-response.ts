@@ -9,6 +9,8 @@ export interface Problem {
   readonly detail: string;
   readonly requestId: string;
   readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>;
+  /** How many problems were found, when `errors` lists only the first of them. */
+  readonly errorCount?: number;
   readonly references?: ReadonlyArray<string>;
 }
 
@@ -20,6 +22,7 @@ export interface ProblemResponse {
   readonly detail: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly errors?: Problem["errors"];
+  readonly errorCount?: Problem["errorCount"];
   readonly references?: Problem["references"];
 }
 
@@ -33,6 +36,7 @@ export const problemFor = (error: DomainError): ProblemResponse => {
         title: "Bad Request",
         detail: error.detail,
         errors: error.errors,
+        ...(error.errorCount !== undefined ? { errorCount: error.errorCount } : {}),
       };
     case "Unauthenticated":
       return {

@@ -220,12 +220,17 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
       Effect.map(U.createVariable(actor, { variable }), (rec) => created({ variable: rec }, `/variables/${rec.id}`)),
     ),
   getVariable: ({ actor, params }) =>
-    Effect.map(U.getVariable(actor, { variableId: params.id! }), (variable) => ok({ variable })),
-  updateVariable: ({ actor, params, body }) =>
-    Effect.flatMap(W.decodeVariablePatch(body), (variable) =>
-      Effect.map(U.updateVariable(actor, { variableId: params.id!, variable }), (rec) => ok({ variable: rec })),
+    Effect.map(U.getVariable(actor, { variableId: params.id! }), (variable) =>
+      ok({ variable }, U.variableRevision(variable.updatedAt)),
     ),
-  deleteVariable: ({ actor, params }) => Effect.as(U.deleteVariable(actor, { variableId: params.id! }), noContent),
+  updateVariable: ({ actor, params, body, ifMatch }) =>
+    Effect.flatMap(W.decodeVariablePatch(body), (variable) =>
+      Effect.map(U.updateVariable(actor, { variableId: params.id!, variable, expectedVersion: ifMatch }), (rec) =>
+        ok({ variable: rec }, U.variableRevision(rec.updatedAt)),
+      ),
+    ),
+  deleteVariable: ({ actor, params, ifMatch }) =>
+    Effect.as(U.deleteVariable(actor, { variableId: params.id!, expectedVersion: ifMatch }), noContent),
 };
 
 /** `/providers/{id}/tools/{toolID}` → `/providers/:id/tools/:toolID` (the router's syntax). */

@@ -11,6 +11,7 @@ export const sendProblem = (ctx: Context, problem: ProblemResponse): void => {
     detail: problem.detail,
     requestId: String(ctx.state.requestId ?? ""),
     ...(problem.errors === undefined ? {} : { errors: problem.errors }),
+    ...(problem.errorCount === undefined ? {} : { errorCount: problem.errorCount }),
     ...(problem.references === undefined ? {} : { references: problem.references }),
   };
   for (const [name, value] of Object.entries(problem.headers ?? {})) ctx.set(name, value);

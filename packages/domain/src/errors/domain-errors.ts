@@ -10,6 +10,8 @@ export interface FieldProblem {
 export class InvalidArgument extends Data.TaggedError("InvalidArgument")<{
   readonly detail: string;
   readonly errors: ReadonlyArray<FieldProblem>;
+  /** How many problems were found, when `errors` lists only the first of them. */
+  readonly errorCount?: number;
 }> {}
 
 /** The caller is not authenticated (no, invalid or expired credential). */

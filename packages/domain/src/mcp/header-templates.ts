@@ -1,6 +1,7 @@
 import { Either } from "effect";
 import { FailedPrecondition, PermissionDenied } from "../errors/domain-errors.js";
 import type { ToolHeader } from "../tool/tool-schema.js";
+import { MAX_RESOLVED_HEADER_CHARS } from "./expansion-limits.js";
 
 // Tool header values may reference the owner's variables as `${NAME}` (docs/api-rules.md §9). Only names made for
 // the provider's upstream resolve: they must start with the provider's secretPrefix and `_`, so a PUBLIC
@@ -42,7 +43,7 @@ export const refusedVariablesError = (secretPrefix: string, names: ReadonlyArray
 /**
  * The tool's headers with every `${NAME}` replaced by its value. A name the provider may not read
  * (PermissionDenied), or that the owner has no variable for (FailedPrecondition), fails the whole call with a
- * message naming it (never its value).
+ * message naming it (never its value); so does a value longer than MAX_RESOLVED_HEADER_CHARS once resolved.
  */
 export const resolveHeaderTemplates = (
   headers: ReadonlyArray<ToolHeader>,
@@ -60,6 +61,19 @@ export const resolveHeaderTemplates = (
         references: [],
       }),
     );
+  // A value may repeat a 64 KiB variable a thousand times: measure before building.
+  for (const header of headers) {
+    let size = header.value.length;
+    for (const [whole, name] of header.value.matchAll(REFERENCE))
+      size += (values.get(name ?? "") ?? "").length - whole.length;
+    if (size > MAX_RESOLVED_HEADER_CHARS)
+      return Either.left(
+        new FailedPrecondition({
+          detail: `header '${header.key}' would be ${size} characters after resolving its variables, more than ${MAX_RESOLVED_HEADER_CHARS}`,
+          references: [],
+        }),
+      );
+  }
   const resolved = headers.map(
     (header) => [header.key, header.value.replace(REFERENCE, (_, name: string) => values.get(name) ?? "")] as const,
   );

@@ -1,3 +1,4 @@
+export * from "./expansion-limits.js";
 export * from "./header-templates.js";
 export * from "./prompt-rendering.js";
 export * from "./server-access.js";

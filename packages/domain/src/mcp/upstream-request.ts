@@ -2,6 +2,7 @@ import { Either } from "effect";
 import { type FieldProblem, InvalidArgument } from "../errors/domain-errors.js";
 import type { ToolRow } from "../storage/rows.js";
 import { pathPlaceholders } from "../tool/tool-schema.js";
+import { MAX_UPSTREAM_PATH_CHARS } from "./expansion-limits.js";
 
 // The pure half of `tools/call`: validated MCP arguments in, the upstream HTTP request out. No I/O here.
 
@@ -27,7 +28,8 @@ const scalarText = (value: unknown): string | undefined =>
 /**
  * The upstream URL: the provider's base URL (its path kept, a trailing `/` dropped) followed by the tool's
  * path with each `{placeholder}` replaced by its percent-encoded argument. A value of `.` or `..` (or an
- * empty one) would change which resource the path names, so it is refused rather than sent.
+ * empty one) would change which resource the path names, so it is refused rather than sent; so is a path
+ * longer than MAX_UPSTREAM_PATH_CHARS.
  */
 const buildPath = (tool: ToolRow, pathArgs: Record<string, unknown>, problems: Array<FieldProblem>): string => {
   let path = tool.path;
@@ -44,7 +46,18 @@ const buildPath = (tool: ToolRow, pathArgs: Record<string, unknown>, problems: A
       problems.push({ path: `pathArgs.${name}`, message: `must not be empty, '.' or '..'` });
       continue;
     }
-    path = path.split(`{${name}}`).join(encodeURIComponent(text));
+    const encoded = encodeURIComponent(text);
+    // A template may repeat a placeholder hundreds of times: measure before building.
+    const occurrences = path.split(`{${name}}`).length - 1;
+    const size = path.length + occurrences * (encoded.length - name.length - 2);
+    if (size > MAX_UPSTREAM_PATH_CHARS) {
+      problems.push({
+        path: `pathArgs.${name}`,
+        message: `makes the upstream path ${size} characters long, more than ${MAX_UPSTREAM_PATH_CHARS}`,
+      });
+      continue;
+    }
+    path = path.split(`{${name}}`).join(encoded);
   }
   return path;
 };

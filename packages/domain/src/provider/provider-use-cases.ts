@@ -17,6 +17,7 @@ import {
   canSee,
   StaleRead,
   transact,
+  usedByServers,
 } from "../use-case/use-case-kit.js";
 import { defineUseCase } from "../use-case/define-use-case.js";
 import { validateIds, validateInput } from "../validation/validate-input.js";
@@ -144,7 +145,7 @@ export const updateProvider = defineUseCase(
             );
             if (users.length > 0)
               return yield* new FailedPrecondition({
-                detail: `provider '${id}' is used by ${users.length} server(s) of other tenants and must stay PUBLIC`,
+                detail: `provider '${id}' is used by servers of other tenants and must stay PUBLIC`,
                 references: [],
               });
           }
@@ -187,11 +188,7 @@ export const deleteProvider = defineUseCase(
           const stored = yield* ownedProvider(tx, actor, id);
           yield* checkIfMatch("provider", stored.version, ifMatch);
           const users = yield* tx.serversReferencing({ kind: "provider", id });
-          if (users.length > 0)
-            return yield* new FailedPrecondition({
-              detail: `provider '${id}' is used by ${users.length} server(s)`,
-              references: users.filter((s) => s.tenant === actor.tenant).map((s) => s.id),
-            });
+          if (users.length > 0) return yield* usedByServers(actor, "provider", id, users);
           yield* tx
             .deleteProvider(id)
             .pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));

@@ -6,3 +6,14 @@ export * from "../mcp/index.js";
 export { secretPrefixOf } from "../provider/secret-prefix.js";
 export { SERVER_TOKEN_PREFIX } from "../server-token/server-token-schema.js";
 export { authenticateServerToken, hashServerToken } from "../server-token/server-token-use-cases.js";
+export {
+  compileSafeRegExp,
+  MAX_REGEXP_PROGRAM,
+  REGEXP_WORK_BUDGET,
+  RegExpBudgetExceeded,
+  type SafeRegExp,
+  SafeRegExpRefused,
+  safeRegExpEngine,
+  safeRegExpProblem,
+  withRegExpBudget,
+} from "../regexp/safe-regexp.js";

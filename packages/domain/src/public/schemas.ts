@@ -42,7 +42,7 @@ export {
   VariableType,
 } from "../variable/variable-schema.js";
 export { bearerToken } from "../tenancy/bearer-token.js";
-export { decodePathId } from "../validation/decode-write.js";
+export { decodePathId, jsonPath } from "../validation/decode-write.js";
 export { decodeProviderListQuery, type RawQuery } from "../wire/provider-list-query.js";
 export {
   decodePromptCreate,

@@ -101,10 +101,12 @@ export {
 export {
   type CreateVariableInput,
   createVariable,
+  type DeleteVariableInput,
   deleteVariable,
   getVariable,
   listVariables,
   type UpdateVariableInput,
   updateVariable,
   type VariableRef,
+  variableRevision,
 } from "../variable/variable-use-cases.js";

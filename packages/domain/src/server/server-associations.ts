@@ -116,11 +116,17 @@ export const addServerTool = defineUseCase(
               )
             : [...stored.providers, { providerId: provider.id, toolIds: [tool.id] }];
           yield* checkDistinctToolNames([...graph.tools, tool]);
+          // On a database where the tool was deleted after it was read, its foreign key refuses the link: the
+          // answer is the one a store that runs one writer at a time gives (the tool is unknown), not a 409.
           yield* saveServer(
             tx,
             stored,
             { ...stored, providers, version: stored.version + 1, updatedAt: yield* now },
             false,
+            () =>
+              invalid([
+                { path: "tool.toolID", message: `unknown tool '${link.toolID}' of provider '${link.providerID}'` },
+              ]),
           );
           return toToolRecord(tool);
         }),

@@ -1,12 +1,11 @@
 import { Effect } from "effect";
-import { Aborted, invalidField, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
+import { Aborted, type InvalidArgument, invalidField, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
-import type { ServerRow, StorageTx } from "../storage/index.js";
+import type { ReferenceViolation, ServerRow, StorageTx } from "../storage/index.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
 import {
   alreadyExists,
-  blockedByReference,
   checkIfMatch,
   lockQuota,
   lockServer,
@@ -17,6 +16,7 @@ import {
   transact,
 } from "../use-case/use-case-kit.js";
 import { defineUseCase, type NoInput } from "../use-case/define-use-case.js";
+import { invalid } from "../validation/decode-write.js";
 import { validateIds, validateInput } from "../validation/validate-input.js";
 import { checkDistinctToolNames, type Composition, resolveComposition } from "./server-composition.js";
 import { toServerRecord } from "./server-record.js";
@@ -48,13 +48,26 @@ export const ownedServerGraph = (tx: StorageTx, actor: Actor, id: string) =>
 export const ownedServer = (tx: StorageTx, actor: Actor, id: string) =>
   Effect.flatMap(tx.findServer(id), (row) => owned(row, actor, "server", id));
 
-/** Stores a changed server with compare-and-set on its version. */
-export const saveServer = (tx: StorageTx, stored: ServerRow, next: ServerRow, conditional: boolean) =>
+/**
+ * A record a server write names was deleted after the write read it (only a database running writers
+ * concurrently gets here): the 400 a store that runs one writer at a time answers, not a 409.
+ */
+const deletedMeanwhile = (e: ReferenceViolation) =>
+  invalid([{ path: "server", message: `unknown record: ${e.detail}` }]);
+
+/** Stores a changed server with compare-and-set on its version; `gone` answers a reference deleted meanwhile. */
+export const saveServer = (
+  tx: StorageTx,
+  stored: ServerRow,
+  next: ServerRow,
+  conditional: boolean,
+  gone: (e: ReferenceViolation) => InvalidArgument = deletedMeanwhile,
+) =>
   Effect.gen(function* () {
     const applied = yield* tx.updateServer(next, stored.version).pipe(
       Effect.catchTags({
         UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
-        ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
+        ReferenceViolation: (e) => Effect.fail(gone(e)),
       }),
     );
     if (!applied) return yield* new StaleRead({ conditional });
@@ -115,7 +128,7 @@ export const createServer = defineUseCase("createServer", (actor: Actor, { serve
         yield* tx.insertServer(row).pipe(
           Effect.catchTags({
             UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
-            ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
+            ReferenceViolation: (e) => Effect.fail(deletedMeanwhile(e)),
           }),
         );
         return yield* serverRecord(tx, row.id);

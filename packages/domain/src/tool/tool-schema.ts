@@ -3,7 +3,7 @@ import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { HeaderName, HeaderValue } from "../validation/http-header.js";
 import { JsonSchemaObject, ObjectJsonSchema } from "../validation/json-schema.js";
-import { JsonObject, LongText } from "../validation/text.js";
+import { JsonObject, LongText, Title } from "../validation/text.js";
 
 /** The HTTP methods a tool may call, normalised to upper case on input. */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
@@ -68,7 +68,7 @@ const toolFields = {
   method: optional(HttpMethod),
   path: optional(ToolPath),
   name: optional(ToolName),
-  title: optional(Schema.String.pipe(Schema.maxLength(64, { message: () => "must be at most 64 characters" }))),
+  title: optional(Title),
   description: optional(LongText),
   pathArgsJSONSchema: optional(ObjectJsonSchema),
   queryArgsJSONSchema: optional(ObjectJsonSchema),

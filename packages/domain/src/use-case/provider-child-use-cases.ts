@@ -1,11 +1,5 @@
 import { Effect, type Schema } from "effect";
-import {
-  type AlreadyExists,
-  FailedPrecondition,
-  type InvalidArgument,
-  NotFound,
-  type ResourceExhausted,
-} from "../errors/domain-errors.js";
+import { type AlreadyExists, type InvalidArgument, NotFound, type ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import type { ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
 import type { StorageTx } from "../storage/storage-port.js";
@@ -21,6 +15,7 @@ import {
   ownedProvider,
   read,
   transact,
+  usedByServers,
   visibleProvider,
 } from "./use-case-kit.js";
 
@@ -171,11 +166,7 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
             const provider = yield* ownedProvider(tx, actor, providerId);
             yield* childOf(tx, providerId, id);
             const users = yield* tx.serversReferencing({ kind, id });
-            if (users.length > 0)
-              return yield* new FailedPrecondition({
-                detail: `${kind} '${id}' is used by ${users.length} server(s)`,
-                references: users.filter((s) => s.tenant === actor.tenant).map((s) => s.id),
-              });
+            if (users.length > 0) return yield* usedByServers(actor, kind, id, users);
             yield* spec
               .store(tx)
               .remove(id)

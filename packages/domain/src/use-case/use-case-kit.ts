@@ -112,3 +112,22 @@ export const bumpProvider = (tx: StorageTx, provider: ProviderRow, at: Date) =>
     tx.updateProvider({ ...provider, version: provider.version + 1, updatedAt: at }, provider.version),
     (applied) => (applied ? Effect.void : Effect.fail(new StaleRead({ conditional: false }))),
   ).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
+
+/**
+ * The 409 for a record that servers still use, saying only what the actor may see: how many of its own
+ * servers (listed in `references`), and only that other tenants' servers exist, never how many.
+ */
+export const usedByServers = (
+  actor: Actor,
+  kind: string,
+  id: string,
+  users: ReadonlyArray<{ readonly id: string; readonly tenant: string }>,
+): FailedPrecondition => {
+  const own = users.filter((s) => s.tenant === actor.tenant).map((s) => s.id);
+  const others = own.length < users.length;
+  const parts = [
+    ...(own.length > 0 ? [`${own.length} of your server(s)`] : []),
+    ...(others ? ["servers of other tenants"] : []),
+  ];
+  return new FailedPrecondition({ detail: `${kind} '${id}' is used by ${parts.join(" and ")}`, references: own });
+};

@@ -9,6 +9,9 @@ export const jsonPath = (root: string, path: ReadonlyArray<PropertyKey>): string
     root,
   );
 
+/** Longest problem message: effect's messages quote the offending value, which may be a megabyte. */
+const MAX_MESSAGE_CHARS = 300;
+
 const problemMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
   switch (issue._tag) {
     case "Unexpected":
@@ -16,7 +19,7 @@ const problemMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
     case "Missing":
       return "is required";
     default:
-      return issue.message;
+      return issue.message.length > MAX_MESSAGE_CHARS ? `${issue.message.slice(0, MAX_MESSAGE_CHARS)}…` : issue.message;
   }
 };
 
@@ -63,12 +66,55 @@ export const parseProblems = (root: string, error: ParseResult.ParseError): Read
     message: problemMessage(issue),
   }));
 
-/** An InvalidArgument listing `errors`, with a detail summarising the first. */
-export const invalid = (errors: ReadonlyArray<FieldProblem>): InvalidArgument => {
+/** Most problems one InvalidArgument lists; `errorCount` then says how many were found. */
+export const MAX_LISTED_PROBLEMS = 100;
+
+/**
+ * An InvalidArgument listing `errors` (the first MAX_LISTED_PROBLEMS), with a detail summarising the first;
+ * `found` is how many problems there are when `errors` holds only some of them.
+ */
+export const invalid = (errors: ReadonlyArray<FieldProblem>, found = errors.length): InvalidArgument => {
   const [first] = errors;
   const summary = first === undefined ? "invalid request" : `${first.path}: ${first.message}`;
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
-  return new InvalidArgument({ detail: `${summary}${more}`, errors });
+  const more = found > 1 ? ` (and ${found - 1} more)` : "";
+  return found > MAX_LISTED_PROBLEMS
+    ? new InvalidArgument({
+        detail: `${summary}${more}; the first ${MAX_LISTED_PROBLEMS} are listed`,
+        errors: errors.slice(0, MAX_LISTED_PROBLEMS),
+        errorCount: found,
+      })
+    : new InvalidArgument({ detail: `${summary}${more}`, errors });
+};
+
+/** Largest body (in JSON values) whose every problem is listed; a larger one gets its first problem. */
+export const FULL_REPORT_VALUES = 2_000;
+
+/** How many JSON values `value` holds, counting stops past `limit`. */
+const jsonValueCount = (value: unknown, limit: number): number => {
+  let count = 0;
+  const stack: Array<unknown> = [value];
+  while (stack.length > 0 && count <= limit) {
+    const node = stack.pop();
+    count++;
+    if (Array.isArray(node)) for (const item of node) stack.push(item);
+    else if (typeof node === "object" && node !== null) for (const item of Object.values(node)) stack.push(item);
+  }
+  return count;
+};
+
+const knownFieldsCache = new WeakMap<SchemaAST.AST, ReadonlySet<PropertyKey> | undefined>();
+
+/** The field names a struct schema's encoded side declares; undefined when it takes any (index signatures). */
+const knownFields = (ast: SchemaAST.AST): ReadonlySet<PropertyKey> | undefined => {
+  if (!knownFieldsCache.has(ast)) {
+    const encoded = SchemaAST.encodedAST(ast);
+    const open = SchemaAST.isTypeLiteral(encoded) && encoded.indexSignatures.length > 0;
+    knownFieldsCache.set(
+      ast,
+      open ? undefined : new Set(SchemaAST.getPropertySignatures(encoded).map((signature) => signature.name)),
+    );
+  }
+  return knownFieldsCache.get(ast);
 };
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -116,7 +162,8 @@ export const unstorableTextProblems = (root: string, value: unknown): ReadonlyAr
 
 /**
  * Decodes a write body `{ <envelope>: {...} }` with `schema`: output-only `ignored` fields are dropped,
- * any other unknown field is refused, and every problem is reported with its JSON path.
+ * any other unknown field is refused, and every problem is reported with its JSON path (the first
+ * MAX_LISTED_PROBLEMS of them; only the first one for a body of more than FULL_REPORT_VALUES values).
  */
 export const decodeEnvelope = <A, I>(
   envelope: string,
@@ -133,6 +180,24 @@ export const decodeEnvelope = <A, I>(
     problems.unshift({ path: envelope, message: inner === undefined ? "is required" : "must be an object" });
     return Effect.fail(invalid(problems));
   }
+  // A body of thousands of unknown fields is refused by counting them, before they are copied or the schema
+  // reports each one.
+  const known = knownFields(schema.ast);
+  if (known !== undefined) {
+    const unknown = Object.keys(inner).filter((key) => !known.has(key) && !ignored.includes(key));
+    if (problems.length + unknown.length > MAX_LISTED_PROBLEMS)
+      return Effect.fail(
+        invalid(
+          [
+            ...problems,
+            ...unknown
+              .slice(0, MAX_LISTED_PROBLEMS)
+              .map((key) => ({ path: `${envelope}.${key}`, message: "unknown field" })),
+          ],
+          problems.length + unknown.length,
+        ),
+      );
+  }
   // Object.fromEntries defines own properties: an assignment `input["__proto__"] = v` would instead set the
   // prototype, letting a client-sent "__proto__" smuggle fields past the unknown-field check.
   const input: Record<string, unknown> = Object.fromEntries(
@@ -141,7 +206,13 @@ export const decodeEnvelope = <A, I>(
   // Text no store can keep is refused here, once for every write, before the schema sees it.
   const unstorable = unstorableTextProblems(envelope, input);
   if (unstorable.length > 0) return Effect.fail(invalid([...problems, ...unstorable]));
-  const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input);
+  // The first problem is cheap to find; listing every one costs ~30 µs each (effect builds an issue per
+  // value), so only bodies of at most FULL_REPORT_VALUES values get the full list.
+  const first = Schema.decodeUnknownEither(schema, { errors: "first", onExcessProperty: "error" })(input);
+  const decoded =
+    Either.isRight(first) || jsonValueCount(input, FULL_REPORT_VALUES) > FULL_REPORT_VALUES
+      ? first
+      : Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input);
   if (Either.isLeft(decoded)) problems.push(...parseProblems(envelope, decoded.left));
   if (problems.length > 0 || Either.isLeft(decoded)) return Effect.fail(invalid(problems));
   return Effect.succeed(decoded.right);

@@ -1,13 +1,20 @@
 import { Schema } from "effect";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import draft07 from "ajv/dist/refs/json-schema-draft-07.json" with { type: "json" };
+import { safeRegExpEngine, safeRegExpProblem } from "../regexp/safe-regexp.js";
 import { JsonObject } from "./text.js";
 
 /** Largest accepted JSON Schema, measured as its JSON text. */
 export const MAX_JSON_SCHEMA_BYTES = 64 * 1024;
 
 // The compiled functions are thrown away (they only prove the schema compiles): no code optimisation.
-const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, code: { optimize: false } });
+// Patterns compile with the same linear-time engine the MCP runtime validates arguments with.
+const ajv = new Ajv2020({
+  strict: false,
+  allErrors: false,
+  validateFormats: false,
+  code: { optimize: false, regExp: safeRegExpEngine },
+});
 
 /** Keywords whose values are data, not schema: a `pattern` or `$ref` inside them means nothing. */
 const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples", "example"]);
@@ -49,6 +56,34 @@ const withoutCompiling = (schema: unknown): { readonly refs: boolean; readonly p
 ajv.addMetaSchema(draft07);
 
 /**
+ * The first regex of a schema (`pattern`, a `patternProperties` key) the service will not run, with its
+ * location (`properties.a.pattern`), so a stored schema never fails when a call meets it.
+ */
+const regexProblem = (node: unknown, path: string): string | undefined => {
+  if (typeof node !== "object" || node === null) return undefined;
+  const at = (key: string) => (path === "" ? key : `${path}.${key}`);
+  if (!Array.isArray(node)) {
+    const record = node as Record<string, unknown>;
+    if (typeof record.pattern === "string") {
+      const problem = safeRegExpProblem(record.pattern);
+      if (problem !== undefined) return `${at("pattern")}: ${problem}`;
+    }
+    const patternProperties = record.patternProperties;
+    if (typeof patternProperties === "object" && patternProperties !== null && !Array.isArray(patternProperties))
+      for (const key of Object.keys(patternProperties)) {
+        const problem = safeRegExpProblem(key);
+        if (problem !== undefined) return `${at(`patternProperties[${JSON.stringify(key)}]`)}: ${problem}`;
+      }
+  }
+  for (const [key, child] of Object.entries(node)) {
+    if (DATA_KEYWORDS.has(key)) continue;
+    const problem = regexProblem(child, Array.isArray(node) ? `${path}[${key}]` : at(key));
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+};
+
+/**
  * Verdicts on recently checked schemas, by their JSON text: an OpenAPI import checks hundreds of tools whose
  * schemas often repeat (the same path arguments, the same body for create and replace), and compiling is by
  * far the dearest part of validation. Bounded: cleared when full.
@@ -70,6 +105,8 @@ const checkSchema = (schema: JsonObject, text: string): string | undefined => {
   if (Buffer.byteLength(text, "utf8") > MAX_JSON_SCHEMA_BYTES) return "must be at most 64 KiB";
   try {
     if (!ajv.validateSchema(schema)) return `is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+    const unsafe = regexProblem(schema, "");
+    if (unsafe !== undefined) return `has a regular expression the service will not run: ${unsafe}`;
     // Compiling costs milliseconds per schema (seconds for an imported description); a schema that passes
     // the meta-schema and holds no reference compiles unless a regular expression is broken, checked here.
     const shortcut = withoutCompiling(schema);

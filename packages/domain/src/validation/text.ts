@@ -1,20 +1,42 @@
 import { Schema } from "effect";
 
-/**
- * What a client may send as a name: any white space around 1–100 characters whose first and last are not
- * white space (`\s` is exactly the set `String.prototype.trim` removes).
- */
-const NAME_PATTERN = /^\s*\S(?:[\s\S]{0,98}\S)?\s*$/;
+/** C0 and C1 control characters and DEL: they break log lines, headers and terminals that show a name. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** A display name: trimmed, then 1–100 characters. */
+/**
+ * What a client may send as a name: any white space around 1–100 characters without control characters
+ * whose first and last are not white space (`\s` is exactly the set `String.prototype.trim` removes).
+ */
+const NAME_PATTERN =
+  /^\s*[^\s\u0000-\u001f\u007f-\u009f](?:[^\u0000-\u001f\u007f-\u009f]{0,98}[^\s\u0000-\u001f\u007f-\u009f])?\s*$/;
+
+/** Refuses control characters (CR, LF, TAB, NUL, ESC, DEL, C1, ...). */
+const withoutControlCharacters = <I, R>(self: Schema.Schema<string, I, R>) =>
+  self.pipe(
+    Schema.filter((s) => (CONTROL.test(s) ? "must not contain control characters (such as CR, LF or TAB)" : true)),
+  );
+
+/** A display name: trimmed, then 1–100 characters, none of them a control character. */
 export const Name = Schema.Trim.pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),
   Schema.maxLength(100, { message: () => "must be at most 100 characters" }),
+  withoutControlCharacters,
   Schema.annotations({
-    description: "1–100 characters after trimming",
+    description: "1–100 characters after trimming, no control characters",
     // The JSON Schema of the encoded side (what a client sends), which effect cannot derive through Trim.
-    jsonSchema: { type: "string", pattern: NAME_PATTERN.source, description: "1–100 characters after trimming" },
+    jsonSchema: {
+      type: "string",
+      pattern: NAME_PATTERN.source,
+      description: "1–100 characters after trimming, no control characters",
+    },
   }),
+);
+
+/** A short display title: at most 64 characters, none of them a control character. */
+export const Title = Schema.String.pipe(
+  Schema.maxLength(64, { message: () => "must be at most 64 characters" }),
+  withoutControlCharacters,
+  Schema.annotations({ jsonSchema: { pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]*$", maxLength: 64 } }),
 );
 
 /** A description or instructions text: at most 10,000 characters. */

@@ -6,7 +6,7 @@ import type { VariableRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
-import { alreadyExists, lockQuota, now, owned, read, transact } from "../use-case/use-case-kit.js";
+import { alreadyExists, checkIfMatch, lockQuota, now, owned, read, transact } from "../use-case/use-case-kit.js";
 import { defineUseCase, type NoInput } from "../use-case/define-use-case.js";
 import { validateIds, validateInput } from "../validation/validate-input.js";
 import { toVariableRecord } from "./variable-record.js";
@@ -24,15 +24,30 @@ export interface CreateVariableInput {
   readonly variable: VariableCreate;
 }
 
-/** Input of `getVariable` and `deleteVariable`. */
+/** Input of `getVariable`. */
 export interface VariableRef {
   readonly variableId: string;
 }
 
-/** Input of `updateVariable`: the new value. */
+/**
+ * Input of `updateVariable`: the new value. `expectedVersion` (a `variableRevision`) makes the write
+ * conditional (412 when it differs).
+ */
 export interface UpdateVariableInput extends VariableRef {
   readonly variable: VariablePatch;
+  readonly expectedVersion?: number | undefined;
 }
+
+/** Input of `deleteVariable`; `expectedVersion` (a `variableRevision`) makes the delete conditional (412). */
+export interface DeleteVariableInput extends VariableRef {
+  readonly expectedVersion?: number | undefined;
+}
+
+/**
+ * A variable's revision, for its ETag and If-Match: its update time in epoch milliseconds (variables carry
+ * no version field; updates move it forward by at least 1 ms, so every update makes a new tag).
+ */
+export const variableRevision = (updatedAt: Date | string): number => new Date(updatedAt).getTime();
 
 /** Creates a variable of the actor's tenant (a SECRET value is stored encrypted). */
 export const createVariable = defineUseCase("createVariable", (actor: Actor, { variable }: CreateVariableInput) =>
@@ -72,17 +87,19 @@ export const getVariable = defineUseCase("getVariable", (actor: Actor, { variabl
 /** Replaces the value of a variable of the actor's tenant. */
 export const updateVariable = defineUseCase(
   "updateVariable",
-  (actor: Actor, { variableId: id, variable }: UpdateVariableInput) =>
+  (actor: Actor, { variableId: id, variable, expectedVersion }: UpdateVariableInput) =>
     Effect.gen(function* () {
       yield* validateIds([["id", id]]);
       const patch = yield* validateInput("variable", VariablePatch, variable);
       return yield* transact((tx) =>
         Effect.gen(function* () {
           const stored = yield* ownedVariable(tx, actor, id);
+          yield* checkIfMatch("variable", variableRevision(stored.updatedAt), expectedVersion);
+          const at = yield* now;
           const row: VariableRow = {
             ...stored,
             value: yield* storedValue(stored.type, patch.value),
-            updatedAt: yield* now,
+            updatedAt: new Date(Math.max(at.getTime(), stored.updatedAt.getTime() + 1)),
           };
           yield* tx.updateVariable(row);
           return toVariableRecord(row);
@@ -92,16 +109,19 @@ export const updateVariable = defineUseCase(
 );
 
 /** Deletes a variable of the actor's tenant. */
-export const deleteVariable = defineUseCase("deleteVariable", (actor: Actor, { variableId: id }: VariableRef) =>
-  Effect.gen(function* () {
-    yield* validateIds([["id", id]]);
-    yield* transact((tx) =>
-      Effect.gen(function* () {
-        yield* ownedVariable(tx, actor, id);
-        yield* tx.deleteVariable(id);
-      }),
-    );
-  }),
+export const deleteVariable = defineUseCase(
+  "deleteVariable",
+  (actor: Actor, { variableId: id, expectedVersion }: DeleteVariableInput) =>
+    Effect.gen(function* () {
+      yield* validateIds([["id", id]]);
+      yield* transact((tx) =>
+        Effect.gen(function* () {
+          const stored = yield* ownedVariable(tx, actor, id);
+          yield* checkIfMatch("variable", variableRevision(stored.updatedAt), expectedVersion);
+          yield* tx.deleteVariable(id);
+        }),
+      );
+    }),
 );
 
 /**
