@@ -10,6 +10,7 @@ import {
 } from "../provider/provider-schema.js";
 import { mergeOAuth2 } from "../provider/provider-use-cases.js";
 import { secretPrefixOf } from "../provider/secret-prefix.js";
+import { authorize } from "../scopes/authorize.js";
 import type { ProviderRow, ToolRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
@@ -216,6 +217,7 @@ const withoutNewIds = (
  */
 export const importProvider = (actor: Actor, body: unknown) =>
   Effect.gen(function* () {
+    yield* authorize(actor, "importProvider");
     const input = yield* decodeImport(ProviderImport, withoutProviderOutputFields(body));
     const overrides = input.provider ?? {};
     const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
@@ -420,6 +422,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
  */
 export const resyncProvider = (actor: Actor, id: string, body: unknown) =>
   Effect.gen(function* () {
+    yield* authorize(actor, "resyncProvider");
     yield* decodePathId("id", id);
     const input = yield* decodeImport(ProviderResync, body);
     const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
