@@ -16,7 +16,9 @@ import { DEV_ISSUER, devAuth } from "./auth/dev-auth.js";
 import { mcpAccessTokenVerifier } from "./auth/mcp-token-verifier.js";
 import { introspectionVerifiers } from "./auth/introspection.js";
 import type { AppConfig } from "./config/app-config.js";
+import { DEFAULT_OPERATIONS_SETTINGS } from "./config/operations-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
+import { startAuditRetention } from "./operations/audit-retention.js";
 import { createRateLimiter } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 
@@ -113,6 +115,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     ),
   );
   await runtime.runPromise(Effect.void);
+  const operations = config.operations ?? DEFAULT_OPERATIONS_SETTINGS;
   const { verifier, mcpVerifier, authorizationServers, devJwks } = await accessTokenVerifier(config, dataDir, logger);
   // Ready means the store answers a real (cheap) query.
   const ready =
@@ -175,11 +178,13 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   listenUrl = url;
   logger.info({ url }, "listening");
+  const auditRetention = startAuditRetention(runtime, operations.auditRetentionDays, logger);
   return {
     url,
     server,
     close: async () => {
       await new Promise<void>((done) => server.close(() => done()));
+      await auditRetention.stop();
       await mcp.close();
       await rateLimiter?.close();
       await runtime.dispose();

@@ -83,3 +83,7 @@ export { importProvider, resyncProvider } from "./openapi-import/import-use-case
 export { baseToolName, uniqueNames, wordsOf } from "./openapi-import/tool-naming.js";
 export { mapOperations, matchKey } from "./openapi-import/operation-mapping.js";
 export type { JsonObject } from "./validation/text.js";
+export { AuditContext } from "./audit/audit-context.js";
+export { auditEventOf, changedFields } from "./audit/audit-recorder.js";
+export * from "./audit/audit-schema.js";
+export { AUDIT_PRUNE_BATCH, listAuditEvents, pruneAuditEvents } from "./audit/audit-listing.js";

@@ -1,5 +1,6 @@
 import {
   type Actor,
+  AuditContext,
   bearerToken,
   type DomainError,
   hasScope,
@@ -7,7 +8,7 @@ import {
   requiredScope,
   Unauthenticated,
 } from "@mcpsm/domain";
-import { Cause, Exit, type ManagedRuntime } from "effect";
+import { Cause, Effect, Exit, type ManagedRuntime } from "effect";
 import type { Context } from "koa";
 import type { Logger } from "pino";
 import type { AccessTokenVerifier } from "../auth/access-token-verifier.js";
@@ -34,6 +35,15 @@ const authenticate = async (ctx: Context, verifier: AccessTokenVerifier): Promis
   const token = bearerToken(header);
   return typeof token === "string" ? verifier.verify(token) : token;
 };
+
+/** Who is writing, in which request and operation: what the audit event of a write records. */
+const auditContextOf = (ctx: Context, actor: Actor, route: Route): typeof AuditContext.Service => ({
+  tenant: actor.tenant,
+  sub: actor.sub ?? "",
+  clientId: actor.clientId ?? "",
+  requestId: String(ctx.state.requestId ?? ""),
+  operation: route.operation,
+});
 
 const isDomainError = (value: Actor | DomainError): value is DomainError => "_tag" in value;
 
@@ -67,13 +77,15 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => async 
     body = read.value;
   }
   const exit = await deps.runtime.runPromiseExit(
-    route.handle({
-      actor,
-      params: ctx.params as Record<string, string>,
-      body,
-      query: ctx.query,
-      ifMatch: ifMatchVersion(ctx.get("If-Match") || undefined),
-    }),
+    route
+      .handle({
+        actor,
+        params: ctx.params as Record<string, string>,
+        body,
+        query: ctx.query,
+        ifMatch: ifMatchVersion(ctx.get("If-Match") || undefined),
+      })
+      .pipe(Effect.provideService(AuditContext, auditContextOf(ctx, actor, route))),
   );
   if (Exit.isSuccess(exit)) return writeReply(ctx, exit.value);
   const failure = Cause.failureOption(exit.cause);

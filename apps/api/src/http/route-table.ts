@@ -169,6 +169,8 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
   updateVariable: ({ actor, params, body }) =>
     Effect.map(D.updateVariable(actor, params.id!, body), (variable) => ok({ variable })),
   deleteVariable: ({ actor, params }) => Effect.as(D.deleteVariable(actor, params.id!), noContent),
+
+  listAuditEvents: ({ actor, query }) => Effect.map(D.listAuditEvents(actor, query), ok),
 };
 
 /** `/providers/{id}/tools/{toolID}` → `/providers/:id/tools/:toolID` (the router's syntax). */

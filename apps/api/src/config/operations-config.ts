@@ -1,0 +1,31 @@
+import { Config } from "effect";
+
+/** Metrics, traces and the audit trail (API-CONTRACT.md §18). */
+export interface OperationsSettings {
+  /**
+   * Port of the Prometheus `/metrics` listener on HOST; undefined: no listener (METRICS_PORT=0). A port of 0
+   * here picks a free port (tests).
+   */
+  readonly metricsPort: number | undefined;
+  /** Audit events older than this many days are pruned in the background. */
+  readonly auditRetentionDays: number;
+}
+
+/** For a configuration built in code without these settings: no metrics listener, 90 days of audit. */
+export const DEFAULT_OPERATIONS_SETTINGS: OperationsSettings = { metricsPort: undefined, auditRetentionDays: 90 };
+
+/** METRICS_PORT (default 9464) and AUDIT_RETENTION_DAYS (default 90). Tracing reads the OTEL_* variables itself. */
+export const operationsConfig: Config.Config<OperationsSettings> = Config.all({
+  metricsPort: Config.integer("METRICS_PORT").pipe(
+    Config.validate({
+      message: "must be a port number from 0 (off) to 65535",
+      validation: (n) => n >= 0 && n <= 65535,
+    }),
+    Config.withDefault(9464),
+    Config.map((port) => (port === 0 ? undefined : port)),
+  ),
+  auditRetentionDays: Config.integer("AUDIT_RETENTION_DAYS").pipe(
+    Config.validate({ message: "must be a whole number of days, at least 1", validation: (n) => n >= 1 }),
+    Config.withDefault(DEFAULT_OPERATIONS_SETTINGS.auditRetentionDays),
+  ),
+});
