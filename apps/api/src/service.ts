@@ -19,6 +19,8 @@ import type { AppConfig } from "./config/app-config.js";
 import { DEFAULT_OPERATIONS_SETTINGS } from "./config/operations-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
 import { startAuditRetention } from "./operations/audit-retention.js";
+import { createServiceMetrics } from "./operations/metrics.js";
+import { startMetricsListener } from "./operations/metrics-listener.js";
 import { createRateLimiter } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 
@@ -27,6 +29,8 @@ export interface RunningService {
   /** Base URL, e.g. http://127.0.0.1:8080 */
   readonly url: string;
   readonly server: Server;
+  /** The Prometheus scrape URL (`http://host:port/metrics`), when the metrics listener runs. */
+  readonly metricsUrl?: string | undefined;
   /** Stops accepting connections, lets in-flight requests finish, then releases the store. */
   readonly close: () => Promise<void>;
 }
@@ -116,6 +120,8 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   );
   await runtime.runPromise(Effect.void);
   const operations = config.operations ?? DEFAULT_OPERATIONS_SETTINGS;
+  // Metrics are collected only when they can be scraped.
+  const metrics = operations.metricsPort === undefined ? undefined : createServiceMetrics();
   const { verifier, mcpVerifier, authorizationServers, devJwks } = await accessTokenVerifier(config, dataDir, logger);
   // Ready means the store answers a real (cheap) query.
   const ready =
@@ -136,6 +142,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     oauth: mcpVerifier,
     defaultAuthorizationServers: authorizationServers,
     logger,
+    instrumentation: metrics?.mcpInstrumentation,
   });
   const authUrl =
     config.authUrl ??
@@ -152,6 +159,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     rateLimiter,
     corsOrigins: security.corsOrigins,
     trustProxyHops: security.http.trustProxyHops,
+    observe: metrics === undefined ? [] : [metrics.httpMiddleware],
     ...(devJwks ? { devJwks } : {}),
     ...(authUrl === undefined ? {} : { authUrl }),
   });
@@ -179,11 +187,18 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   listenUrl = url;
   logger.info({ url }, "listening");
   const auditRetention = startAuditRetention(runtime, operations.auditRetentionDays, logger);
+  const metricsListener =
+    metrics === undefined
+      ? undefined
+      : await startMetricsListener(metrics.registry, config.host, operations.metricsPort ?? 0);
+  if (metricsListener !== undefined) logger.info({ url: metricsListener.url }, "metrics listening");
   return {
     url,
     server,
+    metricsUrl: metricsListener?.url,
     close: async () => {
       await new Promise<void>((done) => server.close(() => done()));
+      await metricsListener?.close();
       await auditRetention.stop();
       await mcp.close();
       await rateLimiter?.close();

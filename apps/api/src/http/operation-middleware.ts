@@ -92,6 +92,8 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => async 
   if (failure._tag === "Some") {
     if (failure.value._tag === "ConfigurationFault")
       deps.logger.error({ requestId: ctx.state.requestId, detail: failure.value.detail }, "configuration fault");
+    // For the refusal counters (operations/metrics.ts).
+    if (failure.value._tag === "ResourceExhausted") ctx.state.refusal = { kind: "quota", label: route.operation };
     return sendProblem(ctx, problemFor(failure.value));
   }
   deps.logger.error(

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ALL_SCOPES, DEFAULT_QUOTAS, Storage, type StorageTx } from "@mcpsm/domain";
-import { type Effect, Layer, ManagedRuntime, Option } from "effect";
+import { Effect, Layer, ManagedRuntime, Option } from "effect";
 import pino from "pino";
 import { mintDevToken } from "../../src/auth/dev-auth.js";
 import type { AppConfig, AuthConfig } from "../../src/config/app-config.js";
@@ -48,6 +48,8 @@ export interface Tenant {
 
 export interface TestService {
   readonly url: string;
+  /** The Prometheus scrape URL, when started with `metrics`. */
+  readonly metricsUrl: string | undefined;
   readonly dataDir: string;
   /** Every log line the service wrote, parsed. */
   readonly logs: Array<Record<string, unknown>>;
@@ -85,6 +87,8 @@ export interface StartOptions {
   readonly encryptionKeysOld?: ReadonlyArray<Uint8Array>;
   /** MCP endpoint settings (e.g. the upstream network policy); default: the service's defaults. */
   readonly mcp?: Partial<McpSettings>;
+  /** Runs the Prometheus listener on a free port (`metricsUrl`); off by default. */
+  readonly metrics?: boolean;
 }
 
 const send = async (
@@ -154,6 +158,7 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     encryptionKeysOld: options.encryptionKeysOld ?? [],
     quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
     ...(options.mcp === undefined ? {} : { mcp: defaultMcpSettings(options.mcp) }),
+    operations: { metricsPort: options.metrics === true ? 0 : undefined, auditRetentionDays: 90 },
     security: {
       ...DEFAULT_SECURITY_SETTINGS,
       rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, enabled: false },
@@ -161,10 +166,15 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     },
   });
   const service = await startService(config, { storage: Layer.succeed(Storage, storage), logger });
-  const token = (tenant: string, scopes: ReadonlyArray<string> = ALL_SCOPES) =>
-    mintDevToken(dataDir, { subject: tenant, scopes });
+  // Every tenant the test acts as, so close() can search their audit trails for planted secrets.
+  const tenants = new Set<string>();
+  const token = (tenant: string, scopes: ReadonlyArray<string> = ALL_SCOPES) => {
+    tenants.add(tenant);
+    return mintDevToken(dataDir, { subject: tenant, scopes });
+  };
   return {
     url: service.url,
+    metricsUrl: service.metricsUrl,
     dataDir,
     logs,
     client: (t?: string) => clientFor(service.url, t),
@@ -176,12 +186,28 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     },
     inspect: (work) => storeRuntime.runPromise(storage.read(work)),
     close: async () => {
+      // No audit event and no metric may hold a secret the suite planted (names of fields, never values).
+      const trails =
+        options.brokenStorage === undefined
+          ? await storeRuntime.runPromise(
+              storage.read((tx) =>
+                Effect.forEach([...tenants], (tenant) =>
+                  tx.searchAuditEvents({ tenant, limit: Number.MAX_SAFE_INTEGER }),
+                ),
+              ),
+            )
+          : [];
+      const metricsText = service.metricsUrl === undefined ? "" : await (await fetch(service.metricsUrl)).text();
       await service.close();
       await storeRuntime.dispose();
       await rm(dataDir, { recursive: true, force: true });
       // No log line may hold a secret the suite planted.
       const leaked = leakedIn(JSON.stringify(logs));
       if (leaked.length > 0) throw new Error(`the service logged a planted ${leaked.join(", ")}`);
+      const inTrail = leakedIn(JSON.stringify(trails));
+      if (inTrail.length > 0) throw new Error(`an audit event holds a planted ${inTrail.join(", ")}`);
+      const inMetrics = leakedIn(metricsText);
+      if (inMetrics.length > 0) throw new Error(`the metrics hold a planted ${inMetrics.join(", ")}`);
     },
   };
 };
