@@ -6,7 +6,13 @@ import { openApiReaderLayer } from "@mcpsm/openapi-import";
 import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer, Storage } from "@mcpsm/domain";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect";
-import { createMcpRuntime, defaultMcpSettings } from "@mcpsm/mcp-runtime";
+import {
+  combineInstrumentation,
+  createMcpRuntime,
+  defaultMcpSettings,
+  type McpInstrumentation,
+} from "@mcpsm/mcp-runtime";
+import type { Middleware } from "koa";
 import { createLocalJWKSet, createRemoteJWKSet, type JWK } from "jose";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
@@ -21,6 +27,7 @@ import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
 import { startAuditRetention } from "./operations/audit-retention.js";
 import { createServiceMetrics } from "./operations/metrics.js";
 import { startMetricsListener } from "./operations/metrics-listener.js";
+import { createTracing } from "./operations/tracing.js";
 import { createRateLimiter } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 
@@ -122,6 +129,14 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   const operations = config.operations ?? DEFAULT_OPERATIONS_SETTINGS;
   // Metrics are collected only when they can be scraped.
   const metrics = operations.metricsPort === undefined ? undefined : createServiceMetrics();
+  // Tracing costs nothing unless an OTLP endpoint is configured.
+  const tracing =
+    operations.tracesUrl === undefined
+      ? undefined
+      : createTracing({ tracesUrl: operations.tracesUrl, serviceName: operations.serviceName });
+  const instrumentations = [metrics?.mcpInstrumentation, tracing?.mcpInstrumentation].filter(
+    (i): i is McpInstrumentation => i !== undefined,
+  );
   const { verifier, mcpVerifier, authorizationServers, devJwks } = await accessTokenVerifier(config, dataDir, logger);
   // Ready means the store answers a real (cheap) query.
   const ready =
@@ -142,7 +157,10 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     oauth: mcpVerifier,
     defaultAuthorizationServers: authorizationServers,
     logger,
-    instrumentation: metrics?.mcpInstrumentation,
+    instrumentation: instrumentations.reduce<McpInstrumentation | undefined>(
+      (outer, inner) => (outer === undefined ? inner : combineInstrumentation(outer, inner)),
+      undefined,
+    ),
   });
   const authUrl =
     config.authUrl ??
@@ -159,7 +177,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     rateLimiter,
     corsOrigins: security.corsOrigins,
     trustProxyHops: security.http.trustProxyHops,
-    observe: metrics === undefined ? [] : [metrics.httpMiddleware],
+    observe: [metrics?.httpMiddleware, tracing?.httpMiddleware].filter((m): m is Middleware => m !== undefined),
     ...(devJwks ? { devJwks } : {}),
     ...(authUrl === undefined ? {} : { authUrl }),
   });
@@ -199,6 +217,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     close: async () => {
       await new Promise<void>((done) => server.close(() => done()));
       await metricsListener?.close();
+      await tracing?.close();
       await auditRetention.stop();
       await mcp.close();
       await rateLimiter?.close();

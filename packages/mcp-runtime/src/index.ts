@@ -16,6 +16,7 @@ export {
   mcpSettingsConfig,
 } from "./config.js";
 export {
+  combineInstrumentation,
   errorTypeOfThrown,
   errorTypeOfUpstream,
   type McpErrorType,

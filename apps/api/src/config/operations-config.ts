@@ -1,4 +1,7 @@
-import { Config } from "effect";
+import { Config, Option } from "effect";
+
+const optionalText = (name: string) =>
+  Config.option(Config.nonEmptyString(name)).pipe(Config.map(Option.getOrUndefined));
 
 /** Metrics, traces and the audit trail (API-CONTRACT.md §18). */
 export interface OperationsSettings {
@@ -9,6 +12,13 @@ export interface OperationsSettings {
   readonly metricsPort: number | undefined;
   /** Audit events older than this many days are pruned in the background. */
   readonly auditRetentionDays: number;
+  /**
+   * The OTLP/HTTP traces URL (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT +
+   * `/v1/traces`); undefined: no tracing at all.
+   */
+  readonly tracesUrl?: string | undefined;
+  /** OTEL_SERVICE_NAME (default mcp-server-manager). */
+  readonly serviceName?: string | undefined;
 }
 
 /** For a configuration built in code without these settings: no metrics listener, 90 days of audit. */
@@ -28,4 +38,13 @@ export const operationsConfig: Config.Config<OperationsSettings> = Config.all({
     Config.validate({ message: "must be a whole number of days, at least 1", validation: (n) => n >= 1 }),
     Config.withDefault(DEFAULT_OPERATIONS_SETTINGS.auditRetentionDays),
   ),
+  tracesUrl: Config.all([
+    optionalText("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+    optionalText("OTEL_EXPORTER_OTLP_ENDPOINT"),
+  ]).pipe(
+    Config.map(
+      ([traces, base]) => traces ?? (base === undefined ? undefined : `${base.replace(/\/+$/, "")}/v1/traces`),
+    ),
+  ),
+  serviceName: optionalText("OTEL_SERVICE_NAME"),
 });

@@ -89,6 +89,8 @@ export interface StartOptions {
   readonly mcp?: Partial<McpSettings>;
   /** Runs the Prometheus listener on a free port (`metricsUrl`); off by default. */
   readonly metrics?: boolean;
+  /** Exports traces by OTLP/HTTP to this traces URL; off by default. */
+  readonly tracesUrl?: string;
 }
 
 const send = async (
@@ -158,7 +160,11 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     encryptionKeysOld: options.encryptionKeysOld ?? [],
     quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
     ...(options.mcp === undefined ? {} : { mcp: defaultMcpSettings(options.mcp) }),
-    operations: { metricsPort: options.metrics === true ? 0 : undefined, auditRetentionDays: 90 },
+    operations: {
+      metricsPort: options.metrics === true ? 0 : undefined,
+      auditRetentionDays: 90,
+      tracesUrl: options.tracesUrl,
+    },
     security: {
       ...DEFAULT_SECURITY_SETTINGS,
       rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, enabled: false },
