@@ -77,7 +77,7 @@ afterAll(async () => {
 describe("traces of a tools/call", () => {
   it("HTTP request → MCP operation → upstream call, one trace, traceparent sent upstream", async () => {
     svc = await startTestService({
-      tracesUrl: `http://127.0.0.1:${(receiver.server?.address() as AddressInfo).port}/v1/traces`,
+      tracesUrl: `http://127.0.0.1:${(receiver.server!.address() as AddressInfo).port}/v1/traces`,
       mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] },
     });
     const alice = await svc.tenant("tracing");
