@@ -62,9 +62,8 @@ describe.each(writeRoutes.map((r) => [label(r), r] as const))("%s", (_label, rou
     expect(event.id).toMatch(ID);
     expect(event.at).toMatch(TIMESTAMP);
     expect(event.target.id).toMatch(ID);
-    // The target is the record the route names or creates.
-    const createdId = res.body === undefined ? undefined : (Object.values(res.body)[0] as Json)?.id;
-    expect([...path.split("/"), createdId]).toContain(event.target.id);
+    // The target is a record the route names, or one its answer holds (created or changed).
+    expect(path.split("/").includes(event.target.id) || (res.text ?? "").includes(event.target.id)).toBe(true);
     expect(Number.isInteger(event.versionBefore) && Number.isInteger(event.versionAfter)).toBe(true);
     for (const field of event.fields) expect(field).toMatch(/^[a-zA-Z0-9]+$/);
     // Deleting a record changes no field of it; removing a member changes the server's member list.
@@ -95,7 +94,7 @@ describe.each(writeRoutes.map((r) => [label(r), r] as const))("%s", (_label, rou
     if (body !== undefined) expectInvalid(await owner.api.request(route.method, path, { body: { wrong: {} } }));
     const stranger = await svc.tenant("audit-stranger");
     const foreign = await stranger.api.request(route.method, path, body === undefined ? {} : { body });
-    if (path.split("/").length > 2) expectProblem(foreign, 404, "NOT_FOUND");
+    if (route.path.includes(":")) expectProblem(foreign, 404, "NOT_FOUND");
     expect((await events(owner.api, "?limit=1")).matchCount).toBe(matchCount);
     // The stranger's creates succeed in its own tenant, which is not the owner's trail.
     const strangers = await events(stranger.api, "?limit=1000");

@@ -68,9 +68,22 @@ export const auditEventOf = (
   context: typeof AuditContext.Service,
   at: Date,
 ): AuditEventRow | undefined => {
-  const target = changes.find((c) => !isBump(c)) ?? changes[0];
+  const own = changes.filter((c) => !isBump(c));
+  const parent = changes.find((c) => VERSIONED.has(c.kind));
+  // One record written (with its parent's new version): that record. Several at once (an import, a
+  // re-sync): the provider or server they belong to, whose changed fields then include the children's lists.
+  const several = own.length > 1 && parent !== undefined;
+  const target = several ? parent : (own[0] ?? changes[0]);
   if (target === undefined) return undefined;
-  const versioned = VERSIONED.has(target.kind) ? target : changes.find((c) => c !== target && VERSIONED.has(c.kind));
+  const versioned = VERSIONED.has(target.kind) ? target : parent;
+  const fields = several
+    ? [
+        ...new Set([
+          ...changedFields(target.before, target.after),
+          ...own.filter((c) => c !== target).map((c) => `${c.kind}s`),
+        ]),
+      ]
+    : [...changedFields(target.before, target.after)];
   return {
     id: newId(),
     tenant: context.tenant,
@@ -83,7 +96,7 @@ export const auditEventOf = (
     versionBefore: versionOf(versioned?.before),
     versionAfter: versionOf(versioned?.after),
     requestId: context.requestId,
-    fields: [...changedFields(target.before, target.after)],
+    fields,
   };
 };
 
