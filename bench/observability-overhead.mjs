@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
 import { startService } from "@mcpsm/api/dist/service.js";
-import { DEFAULT_QUOTAS } from "@mcpsm/domain";
+import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Option } from "effect";

@@ -3,7 +3,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { openApiReaderLayer } from "@mcpsm/openapi-import";
-import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer, Storage } from "@mcpsm/domain";
+import { Storage } from "@mcpsm/domain/storage";
+import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer } from "@mcpsm/domain/use-cases";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect";
 import {

@@ -1,4 +1,6 @@
-import { ALL_SCOPES, pruneAuditEvents, SCOPE_POLICY, Storage } from "@mcpsm/domain";
+import { ALL_SCOPES } from "@mcpsm/domain";
+import { Storage } from "@mcpsm/domain/storage";
+import { pruneAuditEvents, SCOPE_POLICY } from "@mcpsm/domain/use-cases";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { Effect, ManagedRuntime } from "effect";
 import pino from "pino";
@@ -10,7 +12,7 @@ import { expectInvalid, expectProblem, ID, TIMESTAMP } from "./support/problems.
 import { createProvider, createServer, createTool, createVariable, unknownId, uniq } from "./support/records.js";
 import { callFor, makeRouteFixture, successStatus } from "./support/route-fixture.js";
 
-// API-CONTRACT.md §18, audit: driven from the route table, every successful write leaves exactly one event
+// docs/api-rules.md §18, audit: driven from the route table, every successful write leaves exactly one event
 // (operation, target, actor, request id, versions, names of the changed fields and never their values) and
 // every refused write none; GET /audit-events pages newest first with the §11 rules and filters.
 

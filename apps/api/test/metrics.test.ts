@@ -17,7 +17,7 @@ import {
   createVariable,
 } from "./support/records.js";
 
-// API-CONTRACT.md §18, metrics: after a known mix of management requests, MCP operations and upstream calls,
+// docs/api-rules.md §18, metrics: after a known mix of management requests, MCP operations and upstream calls,
 // the /metrics listener (scraped and parsed as Prometheus text) counts exactly those, under the semantic
 // conventions' names and bounded labels; nothing secret appears in it.
 

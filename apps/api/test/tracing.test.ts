@@ -6,7 +6,7 @@ import { startTestService, type TestService } from "./support/harness.js";
 import { leakedIn } from "./support/planted-secrets.js";
 import { createProvider, createServer as createMcpServer, createToken, createTool } from "./support/records.js";
 
-// API-CONTRACT.md §18, traces: with an OTLP/HTTP endpoint configured (here a receiver this test runs on
+// docs/api-rules.md §18, traces: with an OTLP/HTTP endpoint configured (here a receiver this test runs on
 // loopback, decoding the exporter's OTLP JSON), one tools/call is one trace: the HTTP request's server span
 // (continuing the caller's traceparent) → the MCP operation → the upstream call, and the upstream receives
 // a traceparent of that same trace naming the client span. No attribute holds a secret.

@@ -1,4 +1,5 @@
-import type { McpServerView, PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain";
+import type { McpServerView } from "@mcpsm/domain/mcp";
+import type { PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
 import type { ToolIndex } from "@mcpsm/tool-search";
 import type { Prompt, Resource, Tool } from "@modelcontextprotocol/server";
 import { buildToolIndex } from "./tool-index.js";

@@ -1,4 +1,4 @@
-import type { DomainError } from "@mcpsm/domain";
+import type { DomainError } from "@mcpsm/domain/errors";
 import {
   type CallToolResult,
   ProtocolError,

@@ -1,13 +1,7 @@
-import {
-  forwardableHeaders,
-  InvalidArgument,
-  NotFound,
-  planUpstreamRequest,
-  renderPrompt,
-  resolveToolHeaders,
-  type SecretCipher,
-  type Storage,
-} from "@mcpsm/domain";
+import { InvalidArgument, NotFound } from "@mcpsm/domain/errors";
+import { forwardableHeaders, planUpstreamRequest, renderPrompt, resolveToolHeaders } from "@mcpsm/domain/mcp";
+import type { Storage } from "@mcpsm/domain/storage";
+import type { SecretCipher } from "@mcpsm/domain/use-cases";
 import {
   type CallToolResult,
   type GetPromptResult,

@@ -1,5 +1,7 @@
 import type { lookup } from "node:dns";
-import { isId, mcpServerForCaller, NotFound } from "@mcpsm/domain";
+import { NotFound } from "@mcpsm/domain/errors";
+import { mcpServerForCaller } from "@mcpsm/domain/mcp";
+import { isId } from "@mcpsm/domain/schemas";
 import { type NodeMcpRequestHandler, toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, hostHeaderValidationResponse, originValidationResponse } from "@modelcontextprotocol/server";
 import { Cause, Either, Exit, Option } from "effect";

@@ -1,4 +1,4 @@
-import type { AuditEventRow, AuditSearch, StorageTx } from "@mcpsm/domain";
+import type { AuditEventRow, AuditSearch, StorageTx } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import type { Tables } from "./tables.js";
 

@@ -3,7 +3,7 @@ import { Config, Option } from "effect";
 const optionalText = (name: string) =>
   Config.option(Config.nonEmptyString(name)).pipe(Config.map(Option.getOrUndefined));
 
-/** Metrics, traces and the audit trail (API-CONTRACT.md §18). */
+/** Metrics, traces and the audit trail (docs/api-rules.md §18). */
 export interface OperationsSettings {
   /**
    * Port of the Prometheus `/metrics` listener on HOST; undefined: no listener (METRICS_PORT=0). A port of 0

@@ -1,4 +1,5 @@
-import { pruneAuditEvents, type Storage } from "@mcpsm/domain";
+import type { Storage } from "@mcpsm/domain/storage";
+import { pruneAuditEvents } from "@mcpsm/domain/use-cases";
 import type { ManagedRuntime } from "effect";
 import type { Logger } from "pino";
 

@@ -8,7 +8,7 @@ import { Either } from "effect";
 import type { Middleware } from "koa";
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 
-// The service's Prometheus metrics (API-CONTRACT.md §18). Names and labels are the OpenTelemetry semantic
+// The service's Prometheus metrics (docs/api-rules.md §18). Names and labels are the OpenTelemetry semantic
 // conventions as Prometheus spells them (dots → underscores, unit suffix): http.server.request.duration,
 // mcp.server.operation.duration (with mcp.method.name, gen_ai.tool.name, error.type) and
 // http.client.request.duration. Every label value is bounded: route templates (never raw paths), the

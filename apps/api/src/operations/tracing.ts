@@ -23,7 +23,7 @@ import { Either } from "effect";
 import type { Middleware } from "koa";
 import { methodLabel, routeTemplateOf } from "./metrics.js";
 
-// OpenTelemetry traces (API-CONTRACT.md §18), exported by OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set:
+// OpenTelemetry traces (docs/api-rules.md §18), exported by OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set:
 // a span per HTTP request (continuing the caller's W3C trace context), per MCP operation and per upstream
 // call (whose `traceparent` goes upstream). The provider is the service's own, not a process-global one, and
 // the current span travels in an AsyncLocalStorage of its own, so several services share a process. Span

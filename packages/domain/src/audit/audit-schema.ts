@@ -4,7 +4,7 @@ import { OPERATIONS } from "../scopes/scope-policy.js";
 import { optional } from "../validation/optional-field.js";
 import { DateTimeString, Timestamp, WireInt32 } from "../validation/text.js";
 
-// The audit trail of API-CONTRACT.md §18: one event per successful management write, naming who did what
+// The audit trail of docs/api-rules.md §18: one event per successful management write, naming who did what
 // to which record and which fields changed (names only, never values).
 
 /** The kinds of record an audit event can target. */

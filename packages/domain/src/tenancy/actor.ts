@@ -1,6 +1,7 @@
-import type { Scope } from "../scopes/scope.js";
-
-/** Who is calling: the tenant every record is owned by, and the scopes the access token granted. */
+/**
+ * Who is calling: the tenant every record is owned by, and the scopes the access token granted (checked by
+ * `authorize` against the scope policy).
+ */
 export interface Actor {
   readonly tenant: string;
   readonly scopes: ReadonlySet<string>;
@@ -9,6 +10,3 @@ export interface Actor {
   /** The OAuth client the token was issued to (`client_id`, else `azp`), for the audit trail. */
   readonly clientId?: string | undefined;
 }
-
-/** True when the actor's token carries `scope`. */
-export const hasScope = (actor: Actor, scope: Scope): boolean => actor.scopes.has(scope);

@@ -50,7 +50,7 @@ const audited =
 /**
  * Runs `work` in a transaction, retrying when an unconditional compare-and-set lost a race. A conditional
  * write (the client named a version) that loses answers 409 ABORTED at once. With an AuditContext, a
- * transaction that wrote records also stores their audit event (API-CONTRACT.md §18).
+ * transaction that wrote records also stores their audit event (docs/api-rules.md §18).
  */
 export const transact = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E | StaleRead, R>) =>
   Effect.flatMap(Effect.zip(Storage, Effect.serviceOption(AuditContext)), ([storage, context]) => {

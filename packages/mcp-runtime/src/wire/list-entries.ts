@@ -1,12 +1,5 @@
-import {
-  ARGUMENT_PARTS,
-  methodTraits,
-  type PromptRow,
-  partSchema,
-  type ResourceRow,
-  requiredParts,
-  type ToolRow,
-} from "@mcpsm/domain";
+import { ARGUMENT_PARTS, methodTraits, partSchema, requiredParts } from "@mcpsm/domain/mcp";
+import type { PromptRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
 import type { Prompt, Resource, Tool } from "@modelcontextprotocol/server";
 
 /** One property schema of a tool's input object, as the SDK types it (a JSON value). */

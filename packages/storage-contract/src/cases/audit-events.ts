@@ -1,4 +1,4 @@
-import type { AuditEventRow, AuditSearch } from "@mcpsm/domain";
+import type { AuditEventRow, AuditSearch } from "@mcpsm/domain/storage";
 import { Data, Effect } from "effect";
 import { describe, expect, it } from "vitest";
 import { at, id, TENANT_A, TENANT_B } from "../fixtures.js";

@@ -1,6 +1,6 @@
 import { Migration } from "@mikro-orm/migrations";
 
-/** The audit trail of API-CONTRACT.md §18 (schema/audit-event-entity.ts). */
+/** The audit trail of docs/api-rules.md §18 (schema/audit-event-entity.ts). */
 export class Migration20261124023000_audit_events extends Migration {
   override name = "Migration20261124023000_audit_events";
 

@@ -1,6 +1,6 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
 
-// The audit trail (API-CONTRACT.md §18). No foreign keys: an event outlives the record it names (a delete
+// The audit trail (docs/api-rules.md §18). No foreign keys: an event outlives the record it names (a delete
 // is audited too). Listed per tenant newest first, optionally per target; pruned by age across tenants.
 
 export const AuditEventEntity = defineEntity({

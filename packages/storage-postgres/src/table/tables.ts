@@ -7,7 +7,7 @@ import {
   ServerTokenRow,
   ToolRow,
   VariableRow,
-} from "@mcpsm/domain";
+} from "@mcpsm/domain/storage";
 import type { MetadataStorage } from "@mikro-orm/core";
 import {
   PromptEntity,

@@ -1,4 +1,4 @@
-import type { AuditSearch } from "@mcpsm/domain";
+import type { AuditSearch } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { insertRow } from "../table/table.js";
 import type { Operations } from "./operations.js";
