@@ -25,6 +25,8 @@ export interface AppDeps extends OperationDeps {
   readonly corsOrigins?: ReadonlyArray<string>;
   /** Proxies in front whose X-Forwarded-For names the client (0: the peer address is the client). */
   readonly trustProxyHops?: number;
+  /** Observes every request (metrics, traces): the outermost middleware. */
+  readonly observe?: ReadonlyArray<Middleware>;
 }
 
 /** Hands the MCP paths to the MCP runtime, which answers on the raw Node response itself. */
@@ -35,6 +37,9 @@ const mcpEndpoint =
   (mcp: Pick<McpRuntime, "matches" | "handleNode">): Middleware =>
   async (ctx, next) => {
     if (!mcp.matches(ctx.path)) return next();
+    ctx.state.routeTemplate = ctx.path.startsWith("/mcp/")
+      ? "/mcp/{serverId}"
+      : "/.well-known/oauth-protected-resource/mcp/{serverId}";
     ctx.respond = false;
     await mcp.handleNode(ctx.req, ctx.res);
   };
@@ -145,6 +150,7 @@ export const createApp = (deps: AppDeps): Koa => {
     else if (route.method === "PATCH") router.patch(route.path, handler);
     else router.delete(route.path, handler);
   }
+  for (const observer of deps.observe ?? []) app.use(observer);
   app.use(requestId());
   app.use(requestLog(deps.logger));
   app.use(securityHeaders());

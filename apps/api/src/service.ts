@@ -7,7 +7,13 @@ import { Storage } from "@mcpsm/domain/storage";
 import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer } from "@mcpsm/domain/use-cases";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect";
-import { createMcpRuntime, defaultMcpSettings } from "@mcpsm/mcp-runtime";
+import {
+  combineInstrumentation,
+  createMcpRuntime,
+  defaultMcpSettings,
+  type McpInstrumentation,
+} from "@mcpsm/mcp-runtime";
+import type { Middleware } from "koa";
 import { createLocalJWKSet, createRemoteJWKSet, type JWK } from "jose";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
@@ -17,7 +23,12 @@ import { DEV_ISSUER, devAuth } from "./auth/dev-auth.js";
 import { mcpAccessTokenVerifier } from "./auth/mcp-token-verifier.js";
 import { introspectionVerifiers } from "./auth/introspection.js";
 import type { AppConfig } from "./config/app-config.js";
+import { DEFAULT_OPERATIONS_SETTINGS } from "./config/operations-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
+import { startAuditRetention } from "./operations/audit-retention.js";
+import { createServiceMetrics } from "./operations/metrics.js";
+import { startMetricsListener } from "./operations/metrics-listener.js";
+import { createTracing } from "./operations/tracing.js";
 import { createRateLimiter } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 
@@ -26,6 +37,8 @@ export interface RunningService {
   /** Base URL, e.g. http://127.0.0.1:8080 */
   readonly url: string;
   readonly server: Server;
+  /** The Prometheus scrape URL (`http://host:port/metrics`), when the metrics listener runs. */
+  readonly metricsUrl?: string | undefined;
   /** Stops accepting connections, lets in-flight requests finish, then releases the store. */
   readonly close: () => Promise<void>;
 }
@@ -114,6 +127,17 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     ),
   );
   await runtime.runPromise(Effect.void);
+  const operations = config.operations ?? DEFAULT_OPERATIONS_SETTINGS;
+  // Metrics are collected only when they can be scraped.
+  const metrics = operations.metricsPort === undefined ? undefined : createServiceMetrics();
+  // Tracing costs nothing unless an OTLP endpoint is configured.
+  const tracing =
+    operations.tracesUrl === undefined
+      ? undefined
+      : createTracing({ tracesUrl: operations.tracesUrl, serviceName: operations.serviceName });
+  const instrumentations = [metrics?.mcpInstrumentation, tracing?.mcpInstrumentation].filter(
+    (i): i is McpInstrumentation => i !== undefined,
+  );
   const { verifier, mcpVerifier, authorizationServers, devJwks } = await accessTokenVerifier(config, dataDir, logger);
   // Ready means the store answers a real (cheap) query.
   const ready =
@@ -134,6 +158,10 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     oauth: mcpVerifier,
     defaultAuthorizationServers: authorizationServers,
     logger,
+    instrumentation: instrumentations.reduce<McpInstrumentation | undefined>(
+      (outer, inner) => (outer === undefined ? inner : combineInstrumentation(outer, inner)),
+      undefined,
+    ),
   });
   const authUrl =
     config.authUrl ??
@@ -150,6 +178,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     rateLimiter,
     corsOrigins: security.corsOrigins,
     trustProxyHops: security.http.trustProxyHops,
+    observe: [metrics?.httpMiddleware, tracing?.httpMiddleware].filter((m): m is Middleware => m !== undefined),
     ...(devJwks ? { devJwks } : {}),
     ...(authUrl === undefined ? {} : { authUrl }),
   });
@@ -176,11 +205,21 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   listenUrl = url;
   logger.info({ url }, "listening");
+  const auditRetention = startAuditRetention(runtime, operations.auditRetentionDays, logger);
+  const metricsListener =
+    metrics === undefined
+      ? undefined
+      : await startMetricsListener(metrics.registry, config.host, operations.metricsPort ?? 0);
+  if (metricsListener !== undefined) logger.info({ url: metricsListener.url }, "metrics listening");
   return {
     url,
     server,
+    metricsUrl: metricsListener?.url,
     close: async () => {
       await new Promise<void>((done) => server.close(() => done()));
+      await metricsListener?.close();
+      await tracing?.close();
+      await auditRetention.stop();
       await mcp.close();
       await rateLimiter?.close();
       await runtime.dispose();

@@ -536,6 +536,26 @@ export interface paths {
         patch: operations["updateVariable"];
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's audit events, newest first, one page at a time
+         * @description Needs the scope `audit:read` (Read the audit trail).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -708,6 +728,44 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AuditEvent: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            at: string;
+            actor: {
+                /** @description the access token's subject */
+                sub: string;
+                /** @description the OAuth client the token was issued to; "" if unknown */
+                clientId: string;
+            };
+            /** @description the operation id of the write (createServer, ...) */
+            operation: string;
+            target: {
+                /** @enum {string} */
+                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token";
+                id: string;
+            };
+            /** Format: int32 */
+            versionBefore: number;
+            /** Format: int32 */
+            versionAfter: number;
+            requestId: string;
+            /** @description names of the changed fields (never values) */
+            fields: string[];
+        };
+        AuditEventPage: {
+            auditEvents: components["schemas"]["AuditEvent"][];
+            /**
+             * int
+             * @description events matching the filters over all pages
+             */
+            matchCount: number;
+            /** @description pass as `token` for the next page; "" on the last page */
+            nextToken: string;
+        };
         /** @description RFC 9457 problem details of a 400 answer */
         BadRequestProblem: {
             /** @enum {string} */
@@ -3802,6 +3860,48 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description page size, at least 1; values above 1000 are treated as 1000 */
+                limit?: components["schemas"]["Int"];
+                /** @description the nextToken of the previous page (opaque; valid only with the same filters) */
+                token?: string;
+                /** @description only events whose target has this id */
+                targetID?: string;
+                /** @description only events of this operation */
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents";
+                /** @description RFC 3339 date-time with a time zone */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

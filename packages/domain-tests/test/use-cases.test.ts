@@ -194,6 +194,12 @@ describe("every use case on the memory store", () => {
     await ok(alice, "deleteVariable", { variableId });
     expect(await failure(alice, "getProvider", { providerId })).toMatchObject({ _tag: "NotFound", id: providerId });
     expect((await ok(alice, "listServers", {})).length).toBe(0);
+    // Called without an AuditContext (a library caller), the writes above recorded no audit event.
+    expect(await ok(alice, "listAuditEvents", {})).toEqual({ auditEvents: [], matchCount: 0, nextToken: "" });
+    expect(await failure(alice, "listAuditEvents", { limit: 0, targetID: "x" })).toMatchObject({
+      _tag: "InvalidArgument",
+      errors: [{ path: "limit" }, { path: "targetID" }],
+    });
     await runtime.dispose();
   });
 
@@ -251,7 +257,8 @@ describe("the domain enforces the scope policy itself", () => {
       const tag = Exit.isFailure(granted) && granted.cause._tag === "Fail" ? granted.cause.error._tag : "success";
       expect({ operation, tag }).not.toEqual({ operation, tag: "PermissionDenied" });
     }
-    expect(ALL_SCOPES.length).toBe(17);
+    // The spec's 17 and audit:read (docs/api-rules.md §18).
+    expect(ALL_SCOPES.length).toBe(18);
   });
 });
 

@@ -9,8 +9,9 @@ describe("scope policy", () => {
     }
   });
 
-  it("lists the 17 scopes of the spec", () => {
-    expect(ALL_SCOPES).toHaveLength(17);
+  it("lists the 17 scopes of the spec and the contract's audit:read (§18)", () => {
+    expect(ALL_SCOPES).toHaveLength(18);
+    expect(ALL_SCOPES).toContain("audit:read");
     expect(new Set(ALL_SCOPES).size).toBe(ALL_SCOPES.length);
     expect(ALL_SCOPES).toEqual(Object.keys(SCOPES));
   });

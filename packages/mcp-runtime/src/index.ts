@@ -15,6 +15,17 @@ export {
   type McpSettings,
   mcpSettingsConfig,
 } from "./config.js";
+export {
+  combineInstrumentation,
+  errorTypeOfThrown,
+  errorTypeOfUpstream,
+  type McpErrorType,
+  type McpInstrumentation,
+  type McpOperation,
+  NO_INSTRUMENTATION,
+  type UpstreamExchange,
+  type UpstreamObserver,
+} from "./instrumentation.js";
 export { buildMcpServer, type EffectRunner, toolResultOf, type UpstreamServices } from "./mcp-server.js";
 export {
   type NetworkPolicy,

@@ -12,12 +12,19 @@ import {
 import { Cause, Effect, Either, Exit } from "effect";
 import type { Dispatcher } from "undici";
 import { argumentProblems } from "./argument-validator.js";
+import type { McpInstrumentation, UpstreamObserver } from "./instrumentation.js";
 import type { CompiledServer, CompiledTool } from "./compiled-server.js";
 import { isJsonType, isTextualType } from "./media-type.js";
 import { guarded, type McpLogger, rpcFailure, toolFailure } from "./error-mapping.js";
 import { discoveryToolCall, discoveryToolList } from "./tool-discovery.js";
 import { toolListPage } from "./tool-list-page.js";
-import { callUpstream, UpstreamFailure, type UpstreamLimits, type UpstreamResponse } from "./upstream-client.js";
+import {
+  callUpstream,
+  type UpstreamCall,
+  UpstreamFailure,
+  type UpstreamLimits,
+  type UpstreamResponse,
+} from "./upstream-client.js";
 
 // One MCP server instance per HTTP exchange (the SDK's stateless model), built from a compiled server.
 // Building it only wires handlers to data compiled earlier; nothing is read from the store here except the
@@ -36,7 +43,19 @@ export interface UpstreamServices {
   readonly limits: UpstreamLimits;
   /** Sent as User-Agent when neither the tool nor a forwarded header sets one. */
   readonly userAgent: string;
+  /** Observes operations and upstream exchanges (metrics, traces). */
+  readonly instrumentation: McpInstrumentation;
 }
+
+/** An upstream exchange, observed (the observer may add headers such as `traceparent`). */
+const observedUpstream = (services: UpstreamServices, observe: UpstreamObserver, call: UpstreamCall) =>
+  observe({ method: call.method, url: call.url }, (extra) =>
+    callUpstream(
+      services.dispatcher,
+      extra.length === 0 ? call : { ...call, headers: [...call.headers, ...extra] },
+      services.limits,
+    ),
+  );
 
 const errorResult = (text: string): CallToolResult => ({ isError: true, content: [{ type: "text", text }] });
 
@@ -97,6 +116,7 @@ const upstreamHeaders = (
 /** A `tools/call`: arguments checked, the request planned, header variables resolved, the upstream called. */
 const callTool = (
   services: UpstreamServices,
+  observe: UpstreamObserver,
   compiled: CompiledServer,
   tool: CompiledTool,
   args: unknown,
@@ -118,30 +138,32 @@ const callTool = (
     const toolHeaders = yield* resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers);
     const response = yield* Effect.flatten(
       Effect.promise(() =>
-        callUpstream(
-          services.dispatcher,
-          {
-            method: plan.method,
-            url: plan.url,
-            headers: upstreamHeaders(
-              compiled,
-              ctx.http?.req?.headers,
-              toolHeaders,
-              plan.body !== undefined,
-              services.userAgent,
-            ),
-            body: plan.body,
-            signal: ctx.mcpReq.signal,
-          },
-          services.limits,
-        ),
+        observedUpstream(services, observe, {
+          method: plan.method,
+          url: plan.url,
+          headers: upstreamHeaders(
+            compiled,
+            ctx.http?.req?.headers,
+            toolHeaders,
+            plan.body !== undefined,
+            services.userAgent,
+          ),
+          body: plan.body,
+          signal: ctx.mcpReq.signal,
+        }),
       ),
     );
     return toolResultOf(response, services.limits);
   });
 
 /** A `resources/read`: one GET of the resource's URL under the same policy and limits as tool calls. */
-const readResource = (services: UpstreamServices, uri: string, mimeType: string, ctx: ServerContext) =>
+const readResource = (
+  services: UpstreamServices,
+  observe: UpstreamObserver,
+  uri: string,
+  mimeType: string,
+  ctx: ServerContext,
+) =>
   Effect.gen(function* () {
     const failed = (kind: UpstreamFailure["kind"], why: string) =>
       new UpstreamFailure({ kind, message: `reading '${uri}' failed: ${why}` });
@@ -150,19 +172,15 @@ const readResource = (services: UpstreamServices, uri: string, mimeType: string,
       return yield* failed("refused", "it is not an http(s) URL");
     const response = yield* Effect.flatMap(
       Effect.promise(() =>
-        callUpstream(
-          services.dispatcher,
-          {
-            method: "GET",
-            url,
-            headers: [
-              ["User-Agent", services.userAgent],
-              ["Accept", mimeType || "*/*"],
-            ],
-            signal: ctx.mcpReq.signal,
-          },
-          services.limits,
-        ),
+        observedUpstream(services, observe, {
+          method: "GET",
+          url,
+          headers: [
+            ["User-Agent", services.userAgent],
+            ["Accept", mimeType || "*/*"],
+          ],
+          signal: ctx.mcpReq.signal,
+        }),
       ),
       Either.mapLeft((failure) => failed(failure.kind, failure.message)),
     );
@@ -178,6 +196,8 @@ const readResource = (services: UpstreamServices, uri: string, mimeType: string,
     return { contents: [{ uri, mimeType: type, blob: response.body.toString("base64") }] } satisfies ReadResourceResult;
   });
 
+const noError = () => undefined;
+
 /** A fresh low-level MCP server answering from `compiled` (one per HTTP exchange). */
 export const buildMcpServer = (services: UpstreamServices, compiled: CompiledServer): Server => {
   const server = new Server(
@@ -187,66 +207,102 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
       ...(compiled.instructions !== "" ? { instructions: compiled.instructions } : {}),
     },
   );
-  const { log } = services;
+  const { log, instrumentation } = services;
+  /** Runs a handler as one observed operation: a throw is its error, an answer none. */
+  const observed = <T>(method: string, run: (observe: UpstreamObserver) => T | Promise<T>) =>
+    instrumentation.operation({ method }, async (observe) => run(observe), noError);
   /** The one way a tool runs, for tools/call and for useTool alike. */
-  const runTool = async (tool: CompiledTool, args: unknown, ctx: ServerContext): Promise<CallToolResult> => {
-    const exit = await services.runner.runPromiseExit(callTool(services, compiled, tool, args, ctx));
+  const runTool = async (
+    observe: UpstreamObserver,
+    tool: CompiledTool,
+    args: unknown,
+    ctx: ServerContext,
+  ): Promise<CallToolResult> => {
+    const exit = await services.runner.runPromiseExit(callTool(services, observe, compiled, tool, args, ctx));
     return Exit.isSuccess(exit) ? exit.value : toolFailure(exit.cause, log);
   };
-  server.setRequestHandler("tools/list", (request) => {
-    if (compiled.discovery) return { tools: discoveryToolList(compiled) };
-    const page = toolListPage(compiled.toolList, request.params?.cursor);
-    if (Either.isLeft(page)) throw rpcFailure(Cause.fail(page.left), log, "tools/list");
-    return page.right;
-  });
+  // Label values stay bounded: the name of a tool the server answers to, else none.
+  const discoveryNames = new Set(compiled.discovery ? discoveryToolList(compiled).map((t) => t.name) : []);
+  const toolNameOf = (name: string) =>
+    compiled.discovery ? (discoveryNames.has(name) ? name : undefined) : compiled.tools.get(name)?.row.name;
+  server.setRequestHandler("tools/list", (request) =>
+    observed("tools/list", () => {
+      if (compiled.discovery) return { tools: discoveryToolList(compiled) };
+      const page = toolListPage(compiled.toolList, request.params?.cursor);
+      if (Either.isLeft(page)) throw rpcFailure(Cause.fail(page.left), log, "tools/list");
+      return page.right;
+    }),
+  );
   server.setRequestHandler(
     "tools/call",
-    guarded(log, "tools/call", async (request, ctx) => {
-      const discovery = compiled.discovery
-        ? discoveryToolCall(compiled, request.params.name, request.params.arguments)
-        : undefined;
-      if (discovery !== undefined) {
-        if (Either.isLeft(discovery)) return toolFailure(Cause.fail(discovery.left), log);
-        const answer = discovery.right;
-        return answer.kind === "result" ? answer.result : runTool(answer.tool, answer.arguments, ctx);
-      }
-      const tool = compiled.tools.get(request.params.name);
-      if (tool === undefined)
-        throw rpcFailure(Cause.fail(new NotFound({ kind: "tool", id: request.params.name })), log, "tools/call");
-      return runTool(tool, request.params.arguments, ctx);
-    }),
+    guarded(log, "tools/call", (request, ctx) =>
+      instrumentation.operation(
+        { method: "tools/call", toolName: toolNameOf(request.params.name) },
+        async (observe) => {
+          const discovery = compiled.discovery
+            ? discoveryToolCall(compiled, request.params.name, request.params.arguments)
+            : undefined;
+          if (discovery !== undefined) {
+            if (Either.isLeft(discovery)) return toolFailure(Cause.fail(discovery.left), log);
+            const answer = discovery.right;
+            return answer.kind === "result" ? answer.result : runTool(observe, answer.tool, answer.arguments, ctx);
+          }
+          const tool = compiled.tools.get(request.params.name);
+          if (tool === undefined)
+            throw rpcFailure(Cause.fail(new NotFound({ kind: "tool", id: request.params.name })), log, "tools/call");
+          return runTool(observe, tool, request.params.arguments, ctx);
+        },
+        (result) => (result.isError === true ? "tool_error" : undefined),
+      ),
+    ),
   );
-  server.setRequestHandler("prompts/list", () => ({ prompts: [...compiled.promptList] }));
+  server.setRequestHandler("prompts/list", () =>
+    observed("prompts/list", () => ({ prompts: [...compiled.promptList] })),
+  );
   server.setRequestHandler(
     "prompts/get",
-    guarded(log, "prompts/get", (request): GetPromptResult => {
-      const prompt = compiled.prompts.get(request.params.name);
-      if (prompt === undefined)
-        throw rpcFailure(Cause.fail(new NotFound({ kind: "prompt", id: request.params.name })), log, "prompts/get");
-      const rendered = renderPrompt(prompt, request.params.arguments ?? {});
-      if (Either.isLeft(rendered)) throw rpcFailure(Cause.fail(rendered.left), log, "prompts/get");
-      return {
-        ...(prompt.description !== "" ? { description: prompt.description } : {}),
-        messages: rendered.right.map((m) => ({
-          role: m.role,
-          content: { type: "text" as const, text: m.content.text },
-        })),
-      };
-    }),
+    guarded(log, "prompts/get", (request) =>
+      observed("prompts/get", (): GetPromptResult => {
+        const prompt = compiled.prompts.get(request.params.name);
+        if (prompt === undefined)
+          throw rpcFailure(Cause.fail(new NotFound({ kind: "prompt", id: request.params.name })), log, "prompts/get");
+        const rendered = renderPrompt(prompt, request.params.arguments ?? {});
+        if (Either.isLeft(rendered)) throw rpcFailure(Cause.fail(rendered.left), log, "prompts/get");
+        return {
+          ...(prompt.description !== "" ? { description: prompt.description } : {}),
+          messages: rendered.right.map((m) => ({
+            role: m.role,
+            content: { type: "text" as const, text: m.content.text },
+          })),
+        };
+      }),
+    ),
   );
   // Prompt arguments are free text: there is nothing to complete, so completion answers with no values.
-  server.setRequestHandler("completion/complete", () => ({ completion: { values: [], hasMore: false } }));
-  server.setRequestHandler("resources/list", () => ({ resources: [...compiled.resourceList] }));
+  server.setRequestHandler("completion/complete", () =>
+    observed("completion/complete", () => ({ completion: { values: [], hasMore: false } })),
+  );
+  server.setRequestHandler("resources/list", () =>
+    observed("resources/list", () => ({ resources: [...compiled.resourceList] })),
+  );
   server.setRequestHandler(
     "resources/read",
-    guarded(log, "resources/read", async (request, ctx) => {
-      const resource = compiled.resources.get(request.params.uri);
-      if (resource === undefined)
-        throw rpcFailure(Cause.fail(new NotFound({ kind: "resource", id: request.params.uri })), log, "resources/read");
-      const exit = await services.runner.runPromiseExit(readResource(services, resource.uri, resource.mimeType, ctx));
-      if (Exit.isFailure(exit)) throw rpcFailure(exit.cause, log, "resources/read");
-      return exit.value;
-    }),
+    guarded(log, "resources/read", (request, ctx) =>
+      observed("resources/read", async (observe) => {
+        const resource = compiled.resources.get(request.params.uri);
+        if (resource === undefined)
+          throw rpcFailure(
+            Cause.fail(new NotFound({ kind: "resource", id: request.params.uri })),
+            log,
+            "resources/read",
+          );
+        const exit = await services.runner.runPromiseExit(
+          readResource(services, observe, resource.uri, resource.mimeType, ctx),
+        );
+        if (Exit.isFailure(exit)) throw rpcFailure(exit.cause, log, "resources/read");
+        return exit.value;
+      }),
+    ),
   );
   return server;
 };

@@ -14,6 +14,7 @@ import { consoleLogger, httpFailure, type McpFailure, type McpLogger } from "./e
 import { protectedResourceMetadata } from "./http/protected-resource-metadata.js";
 import { publicSite } from "./http/public-url.js";
 import { isMcpPath, routeOf } from "./http/routing.js";
+import { type McpInstrumentation, NO_INSTRUMENTATION } from "./instrumentation.js";
 import { buildMcpServer, type EffectRunner } from "./mcp-server.js";
 import { networkPolicy, policyAgent } from "./network-policy.js";
 
@@ -31,6 +32,8 @@ export interface McpRuntimeOptions {
   /** Where outages, configuration faults and defects are logged (default: the console). */
   readonly logger?: McpLogger | undefined;
   readonly userAgent?: string;
+  /** Observes MCP operations and upstream exchanges (metrics, traces); none by default. */
+  readonly instrumentation?: McpInstrumentation | undefined;
 }
 
 export interface McpRuntime {
@@ -72,6 +75,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
           dispatcher,
           limits: { timeoutMs: settings.upstreamTimeoutMs, maxResponseBytes: settings.upstreamMaxResponseBytes },
           userAgent: options.userAgent ?? "mcp-server-manager",
+          instrumentation: options.instrumentation ?? NO_INSTRUMENTATION,
         },
         compiled,
       );

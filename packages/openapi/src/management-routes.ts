@@ -19,6 +19,7 @@ export const TAGS = {
   "Provider resources": "The MCP resources of a provider",
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the syntax of a variable reference, not a template
   Variables: "Named values that tool headers reference as ${NAME}",
+  Audit: "The audit trail: one event per successful management write",
   Service: "Health, readiness and this description; no token needed",
   "MCP endpoint": "Each server's MCP endpoint (Streamable HTTP), described by the MCP specification",
 } as const;
@@ -491,6 +492,17 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     tag: "Variables",
     status: 204,
     ifMatch: true,
+  },
+
+  {
+    method: "GET",
+    path: "/audit-events",
+    operation: "listAuditEvents",
+    summary: "List the tenant's audit events, newest first, one page at a time",
+    tag: "Audit",
+    status: 200,
+    query: D.AuditListParameters,
+    response: D.AuditEventPage,
   },
 ];
 

@@ -1,5 +1,6 @@
 import type { Storage } from "@mcpsm/domain/storage";
 import { afterAll, beforeEach, describe } from "vitest";
+import { auditEventCases } from "./cases/audit-events.js";
 import { cascadeCases } from "./cases/cascades.js";
 import { lookupCases } from "./cases/lookups.js";
 import { orderingCases } from "./cases/ordering.js";
@@ -66,5 +67,6 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     lookupCases(h);
     transactionCases(h);
     secretCases(h);
+    auditEventCases(h);
   });
 };

@@ -14,6 +14,7 @@ import {
 } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { compareCreation, inCreationOrder } from "./creation-order.js";
+import { memoryAuditEvents } from "./audit-events.js";
 import type { Tables } from "./tables.js";
 
 // Rows are cloned on the way in and on the way out, so neither the caller's objects nor the rows handed
@@ -346,5 +347,6 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
         providers.set(secret.id, { ...stored, oauth2Config: { ...config, clientSecretCipher: ciphertext } });
         return true;
       }),
+    ...memoryAuditEvents(tables),
   };
 };

@@ -1,4 +1,5 @@
 import type {
+  AuditEventRow,
   PromptRow,
   ProviderRow,
   ResourceRow,
@@ -21,6 +22,11 @@ export interface Tables {
   readonly variables: Map<string, VariableRow>;
   readonly servers: Map<string, ServerRow>;
   readonly serverTokens: Map<string, ServerTokenRow>;
+  /**
+   * The audit events, oldest first. The array itself is never changed: a write replaces it (copy on
+   * write), so copying the tables for a transaction does not copy the whole trail.
+   */
+  auditEvents: ReadonlyArray<AuditEventRow>;
 }
 
 /** An empty store. */
@@ -32,6 +38,7 @@ export const emptyTables = (): Tables => ({
   variables: new Map(),
   servers: new Map(),
   serverTokens: new Map(),
+  auditEvents: [],
 });
 
 /** A snapshot a transaction may write to without touching `tables` (rows are shared, see `Tables`). */
@@ -43,4 +50,5 @@ export const copyTables = (tables: Tables): Tables => ({
   variables: new Map(tables.variables),
   servers: new Map(tables.servers),
   serverTokens: new Map(tables.serverTokens),
+  auditEvents: tables.auditEvents,
 });

@@ -22,6 +22,10 @@ export const scopesOf = (payload: JWTPayload): ReadonlySet<string> => {
   return found;
 };
 
+/** The OAuth client a JWT access token was issued to: `client_id` (RFC 9068), else `azp`. */
+export const clientIdOf = (payload: JWTPayload): string | undefined =>
+  typeof payload.client_id === "string" ? payload.client_id : typeof payload.azp === "string" ? payload.azp : undefined;
+
 export interface JwtVerifierOptions {
   readonly keys: JWTVerifyGetKey;
   readonly issuer: string;
@@ -55,7 +59,7 @@ export const jwtAccessTokenVerifier = (options: JwtVerifierOptions): AccessToken
       const tenant = payload[options.tenantClaim];
       if (typeof tenant !== "string" || tenant === "")
         return reject(`the access token has no '${options.tenantClaim}' claim naming the tenant`);
-      return { tenant, scopes: scopesOf(payload) };
+      return { tenant, scopes: scopesOf(payload), sub: payload.sub, clientId: clientIdOf(payload) };
     } catch (error) {
       if (error instanceof errors.JWTExpired) return reject("the access token has expired");
       // The key set fetch failing (network, an error answer, garbage) is not the caller's fault.

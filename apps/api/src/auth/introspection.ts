@@ -171,7 +171,12 @@ export const introspectionVerifiers = (options: IntrospectionOptions) => {
       if (answer instanceof Unavailable) return answer;
       const principal = principalOf(answer, options, options.audience, Math.floor(now() / 1000));
       if (typeof principal === "string") return new Unauthenticated({ detail: principal });
-      return { tenant: principal.tenant, scopes: principal.scopeSet };
+      return {
+        tenant: principal.tenant,
+        scopes: principal.scopeSet,
+        sub: typeof answer.sub === "string" ? answer.sub : undefined,
+        clientId: principal.clientId,
+      };
     },
   };
 

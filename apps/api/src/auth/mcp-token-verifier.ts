@@ -1,7 +1,7 @@
 import { Unauthenticated, Unavailable } from "@mcpsm/domain/errors";
 import type { OAuthAccessTokenVerifier } from "@mcpsm/mcp-runtime";
 import { type JWTVerifyGetKey, jwtVerify } from "jose";
-import { ALLOWED_ALGORITHMS, isKeySetFailure, scopesOf } from "./access-token-verifier.js";
+import { ALLOWED_ALGORITHMS, clientIdOf, isKeySetFailure, scopesOf } from "./access-token-verifier.js";
 
 export interface McpTokenVerifierOptions {
   readonly keys: JWTVerifyGetKey;
@@ -26,12 +26,7 @@ export const mcpAccessTokenVerifier = (options: McpTokenVerifierOptions): OAuthA
       const tenant = payload[options.tenantClaim];
       if (typeof tenant !== "string" || tenant === "")
         return new Unauthenticated({ detail: `the access token has no '${options.tenantClaim}' naming the tenant` });
-      const clientId =
-        typeof payload.client_id === "string"
-          ? payload.client_id
-          : typeof payload.azp === "string"
-            ? payload.azp
-            : undefined;
+      const clientId = clientIdOf(payload);
       return { tenant, clientId, scopes: [...scopesOf(payload)], expiresAt: payload.exp };
     } catch (error) {
       // The key set fetch failing (network, an error answer, garbage) is not the caller's fault.

@@ -1,5 +1,6 @@
 import { type McpSettings, mcpSettingsConfig } from "@mcpsm/mcp-runtime";
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect";
+import { type OperationsSettings, operationsConfig } from "./operations-config.js";
 import { securityConfig, type SecuritySettings } from "./security-config.js";
 
 /**
@@ -54,6 +55,8 @@ export interface AppConfig {
    * `{authUrl}/oauth2/token`). Unset: `AUTH_ISSUER` when it is an http(s) URL, else a placeholder.
    */
   readonly authUrl?: string | undefined;
+  /** Metrics listener and audit retention; defaults when absent. */
+  readonly operations?: OperationsSettings;
 }
 
 const positive = (name: string, fallback: number) =>
@@ -192,6 +195,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   authUrl: Config.option(httpsOrHttpUrl("AUTH_URL")).pipe(
     Config.map(Option.match({ onNone: () => undefined, onSome: (url) => url.href })),
   ),
+  operations: operationsConfig,
 });
 
 /** Loads the configuration, or a readable message listing every bad value. */

@@ -1,6 +1,6 @@
 import { type DomainError, Unauthenticated } from "@mcpsm/domain/errors";
 import { bearerToken } from "@mcpsm/domain/schemas";
-import { type Actor, authorize } from "@mcpsm/domain/use-cases";
+import { type Actor, AuditContext, authorize } from "@mcpsm/domain/use-cases";
 import { Cause, Effect, Either, Exit, type ManagedRuntime } from "effect";
 import type { Context } from "koa";
 import type { Logger } from "pino";
@@ -28,6 +28,15 @@ const authenticate = async (ctx: Context, verifier: AccessTokenVerifier): Promis
   const token = bearerToken(header);
   return typeof token === "string" ? verifier.verify(token) : token;
 };
+
+/** Who is writing, in which request and operation: what the audit event of a write records. */
+const auditContextOf = (ctx: Context, actor: Actor, route: Route): typeof AuditContext.Service => ({
+  tenant: actor.tenant,
+  sub: actor.sub ?? "",
+  clientId: actor.clientId ?? "",
+  requestId: String(ctx.state.requestId ?? ""),
+  operation: route.operation,
+});
 
 const isDomainError = (value: Actor | DomainError): value is DomainError => "_tag" in value;
 
@@ -58,19 +67,23 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => async 
     body = read.value;
   }
   const exit = await deps.runtime.runPromiseExit(
-    route.handle({
-      actor,
-      params: ctx.params as Record<string, string>,
-      body,
-      query: ctx.query,
-      ifMatch: ifMatchVersion(ctx.get("If-Match") || undefined),
-    }),
+    route
+      .handle({
+        actor,
+        params: ctx.params as Record<string, string>,
+        body,
+        query: ctx.query,
+        ifMatch: ifMatchVersion(ctx.get("If-Match") || undefined),
+      })
+      .pipe(Effect.provideService(AuditContext, auditContextOf(ctx, actor, route))),
   );
   if (Exit.isSuccess(exit)) return writeReply(ctx, exit.value);
   const failure = Cause.failureOption(exit.cause);
   if (failure._tag === "Some") {
     if (failure.value._tag === "ConfigurationFault")
       deps.logger.error({ requestId: ctx.state.requestId, detail: failure.value.detail }, "configuration fault");
+    // For the refusal counters (operations/metrics.ts).
+    if (failure.value._tag === "ResourceExhausted") ctx.state.refusal = { kind: "quota", label: route.operation };
     return sendProblem(ctx, problemFor(failure.value));
   }
   deps.logger.error(

@@ -231,6 +231,9 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
     ),
   deleteVariable: ({ actor, params, ifMatch }) =>
     Effect.as(U.deleteVariable(actor, { variableId: params.id!, expectedVersion: ifMatch }), noContent),
+
+  listAuditEvents: ({ actor, query }) =>
+    Effect.flatMap(W.decodeAuditListQuery(query), (q) => Effect.map(U.listAuditEvents(actor, q), ok)),
 };
 
 /** `/providers/{id}/tools/{toolID}` → `/providers/:id/tools/:toolID` (the router's syntax). */

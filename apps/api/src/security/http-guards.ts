@@ -21,14 +21,18 @@ export const securityHeaders = (): Middleware => async (ctx, next) => {
 };
 
 /** Answers a rate-limited request: 429 RESOURCE_EXHAUSTED with Retry-After and RateLimit-* headers. */
-const tooMany = (ctx: Parameters<Middleware>[0], headers: Record<string, string>, what: string) =>
-  sendProblem(ctx, {
+const tooMany = (ctx: Parameters<Middleware>[0], headers: Record<string, string>, limit: "address" | "tenant") => {
+  const what = limit === "address" ? "from this address" : "for this tenant";
+  // For the refusal counters (operations/metrics.ts).
+  ctx.state.refusal = { kind: "rate_limit", label: limit };
+  return sendProblem(ctx, {
     status: 429,
     code: "RESOURCE_EXHAUSTED",
     title: "Too Many Requests",
     detail: `too many requests ${what}; retry after ${headers["Retry-After"]} s`,
     headers,
   });
+};
 
 /** The per-client-address limit, before anything else runs (so floods of bad credentials are limited too). */
 export const addressRateLimit =
@@ -37,7 +41,7 @@ export const addressRateLimit =
     if (PROBES.has(ctx.path)) return next();
     const decision = await limiter.consume("address", ctx.ip || "unknown");
     const headers = rateLimitHeaders(decision);
-    if (!decision.allowed) return tooMany(ctx, headers, "from this address");
+    if (!decision.allowed) return tooMany(ctx, headers, "address");
     ctx.state.rateLimit = decision;
     ctx.set(headers);
     return next();
@@ -52,7 +56,7 @@ export const consumeTenantBudget = async (
   const decision = await limiter.consume("tenant", tenant);
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {
-    tooMany(ctx, headers, "for this tenant");
+    tooMany(ctx, headers, "tenant");
     return false;
   }
   const shown = ctx.state.rateLimit as typeof decision | undefined;

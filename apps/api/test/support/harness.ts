@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { Storage, type StorageTx } from "@mcpsm/domain/storage";
 import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
-import { type Effect, Layer, ManagedRuntime, Option } from "effect";
+import { Effect, Layer, ManagedRuntime, Option } from "effect";
 import pino from "pino";
 import { mintDevToken } from "../../src/auth/dev-auth.js";
 import type { AppConfig, AuthConfig } from "../../src/config/app-config.js";
@@ -50,6 +50,8 @@ export interface Tenant {
 
 export interface TestService {
   readonly url: string;
+  /** The Prometheus scrape URL, when started with `metrics`. */
+  readonly metricsUrl: string | undefined;
   readonly dataDir: string;
   /** Every log line the service wrote, parsed. */
   readonly logs: Array<Record<string, unknown>>;
@@ -87,6 +89,10 @@ export interface StartOptions {
   readonly encryptionKeysOld?: ReadonlyArray<Uint8Array>;
   /** MCP endpoint settings (e.g. the upstream network policy); default: the service's defaults. */
   readonly mcp?: Partial<McpSettings>;
+  /** Runs the Prometheus listener on a free port (`metricsUrl`); off by default. */
+  readonly metrics?: boolean;
+  /** Exports traces by OTLP/HTTP to this traces URL; off by default. */
+  readonly tracesUrl?: string;
 }
 
 const send = async (
@@ -156,6 +162,11 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     encryptionKeysOld: options.encryptionKeysOld ?? [],
     quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
     ...(options.mcp === undefined ? {} : { mcp: defaultMcpSettings(options.mcp) }),
+    operations: {
+      metricsPort: options.metrics === true ? 0 : undefined,
+      auditRetentionDays: 90,
+      tracesUrl: options.tracesUrl,
+    },
     security: {
       ...DEFAULT_SECURITY_SETTINGS,
       rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, enabled: false },
@@ -163,10 +174,15 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     },
   });
   const service = await startService(config, { storage: Layer.succeed(Storage, storage), logger });
-  const token = (tenant: string, scopes: ReadonlyArray<string> = ALL_SCOPES) =>
-    mintDevToken(dataDir, { subject: tenant, scopes });
+  // Every tenant the test acts as, so close() can search their audit trails for planted secrets.
+  const tenants = new Set<string>();
+  const token = (tenant: string, scopes: ReadonlyArray<string> = ALL_SCOPES) => {
+    tenants.add(tenant);
+    return mintDevToken(dataDir, { subject: tenant, scopes });
+  };
   return {
     url: service.url,
+    metricsUrl: service.metricsUrl,
     dataDir,
     logs,
     client: (t?: string) => clientFor(service.url, t),
@@ -178,12 +194,28 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     },
     inspect: (work) => storeRuntime.runPromise(storage.read(work)),
     close: async () => {
+      // No audit event and no metric may hold a secret the suite planted (names of fields, never values).
+      const trails =
+        options.brokenStorage === undefined
+          ? await storeRuntime.runPromise(
+              storage.read((tx) =>
+                Effect.forEach([...tenants], (tenant) =>
+                  tx.searchAuditEvents({ tenant, limit: Number.MAX_SAFE_INTEGER }),
+                ),
+              ),
+            )
+          : [];
+      const metricsText = service.metricsUrl === undefined ? "" : await (await fetch(service.metricsUrl)).text();
       await service.close();
       await storeRuntime.dispose();
       await rm(dataDir, { recursive: true, force: true });
       // No log line may hold a secret the suite planted.
       const leaked = leakedIn(JSON.stringify(logs));
       if (leaked.length > 0) throw new Error(`the service logged a planted ${leaked.join(", ")}`);
+      const inTrail = leakedIn(JSON.stringify(trails));
+      if (inTrail.length > 0) throw new Error(`an audit event holds a planted ${inTrail.join(", ")}`);
+      const inMetrics = leakedIn(metricsText);
+      if (inMetrics.length > 0) throw new Error(`the metrics hold a planted ${inMetrics.join(", ")}`);
     },
   };
 };

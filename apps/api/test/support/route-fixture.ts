@@ -127,6 +127,7 @@ const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   createVariable: () => ({ params: {}, body: { variable: variableWrite() } }),
   updateVariable: (f) => ({ params: { id: f.V }, body: { variable: { value: `v ${uniq()}` } } }),
   deleteVariable: (f) => ({ params: { id: f.V } }),
+  listAuditEvents: () => ({ params: {} }),
 };
 
 /** The concrete path of `route` with its parameters filled in. */

@@ -62,3 +62,11 @@ export {
   decodeVariableCreate,
   decodeVariablePatch,
 } from "../wire/write-bodies.js";
+export {
+  AUDIT_TARGET_KINDS,
+  AuditEventPage,
+  AuditEventRecord,
+  AuditListParameters,
+  AuditTargetKind,
+} from "../audit/audit-schema.js";
+export { decodeAuditListQuery } from "../audit/audit-listing.js";

@@ -2,6 +2,7 @@
 // reference breaches reported as typed errors). Adapters run the @mcpsm/storage-contract suite.
 
 // Rows are schemas as well as types, so an adapter can decode what its database returns.
+export { AuditEventRow } from "../audit/audit-schema.js";
 export {
   PromptRow,
   ProviderRow,
@@ -16,6 +17,9 @@ export {
 } from "../storage/rows.js";
 export { type RecordKind, ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
 export {
+  type AuditCursor,
+  type AuditPage,
+  type AuditSearch,
   type ProviderCursor,
   type ProviderPage,
   type ProviderSearch,

@@ -110,3 +110,12 @@ export {
   type VariableRef,
   variableRevision,
 } from "../variable/variable-use-cases.js";
+
+/** The audit trail: the request context a write records, its listing and its retention. */
+export { AuditContext } from "../audit/audit-context.js";
+export {
+  AUDIT_PRUNE_BATCH,
+  type AuditListQuery,
+  listAuditEvents,
+  pruneAuditEvents,
+} from "../audit/audit-listing.js";

@@ -50,6 +50,7 @@ export const SCOPE_POLICY = {
   createVariable: "variable:create",
   updateVariable: "variable:update",
   deleteVariable: "variable:delete",
+  listAuditEvents: "audit:read",
 } as const satisfies Record<string, Scope>;
 
 /** The name of a management operation. */

@@ -19,6 +19,7 @@ export const SCOPES = {
   "server:update": "Update MCP server",
   "server:delete": "Delete MCP server",
   "server:create_token": "Create MCP server token",
+  "audit:read": "Read the audit trail",
 } as const;
 
 /** The scope identifiers. */

@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect";
+import type { AuditEventRow } from "../audit/audit-schema.js";
 import type { Unavailable } from "../errors/domain-errors.js";
 import type { ApiType, VisibilityType } from "../provider/provider-schema.js";
 import type {
@@ -47,6 +48,29 @@ export type ServerReference =
   | { readonly kind: "resource"; readonly id: string };
 
 type Op<A, E = never> = Effect.Effect<A, E>;
+
+/** A position in the audit order (newest first: time, then id, both descending): a page starts after it. */
+export interface AuditCursor {
+  readonly at: Date;
+  readonly id: string;
+}
+
+/** A filtered, paged search of one tenant's audit events, newest first. */
+export interface AuditSearch {
+  readonly tenant: string;
+  readonly targetId?: string | undefined;
+  readonly operation?: string | undefined;
+  /** Only events at or after this time. */
+  readonly since?: Date | undefined;
+  readonly after?: AuditCursor | undefined;
+  readonly limit: number;
+}
+
+/** One page of an audit search, and how many events match over all pages. */
+export interface AuditPage {
+  readonly items: ReadonlyArray<AuditEventRow>;
+  readonly matchCount: number;
+}
 
 /** Where a secret is kept: a SECRET variable's value, or a provider's OAuth 2.0 client secret. */
 export type SecretKind = "providerClientSecret" | "variable";
@@ -149,6 +173,12 @@ export interface StorageTx {
    * of the record changes (not its version or updatedAt: the secret itself is the same).
    */
   readonly replaceSecret: (secret: StoredSecret, ciphertext: string) => Op<boolean>;
+
+  /** Stores an audit event (in the transaction of the change it records). */
+  readonly insertAuditEvent: (row: AuditEventRow) => Op<void>;
+  readonly searchAuditEvents: (search: AuditSearch) => Op<AuditPage>;
+  /** Deletes up to `limit` events (of any tenant) older than `before`, oldest first; answers how many. */
+  readonly pruneAuditEvents: (before: Date, limit: number) => Op<number>;
 }
 
 /**

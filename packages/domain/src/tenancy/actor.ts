@@ -5,4 +5,8 @@
 export interface Actor {
   readonly tenant: string;
   readonly scopes: ReadonlySet<string>;
+  /** The access token's subject (`sub`), for the audit trail. */
+  readonly sub?: string | undefined;
+  /** The OAuth client the token was issued to (`client_id`, else `azp`), for the audit trail. */
+  readonly clientId?: string | undefined;
 }

@@ -1,4 +1,6 @@
-import { Clock, Data, Effect } from "effect";
+import { Clock, Data, Effect, Option } from "effect";
+import { AuditContext } from "../audit/audit-context.js";
+import { auditEventOf, recordingTx } from "../audit/audit-recorder.js";
 import {
   Aborted,
   AlreadyExists,
@@ -31,14 +33,30 @@ export class StaleRead extends Data.TaggedError("StaleRead")<{ readonly conditio
 
 const MAX_ATTEMPTS = 5;
 
+/** `work`, recording in the same transaction the audit event of what it wrote (if it wrote anything). */
+const audited =
+  <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>, context: typeof AuditContext.Service) =>
+  (tx: StorageTx) =>
+    Effect.suspend(() => {
+      const recorder = recordingTx(tx);
+      return Effect.tap(work(recorder.tx), () =>
+        Effect.flatMap(now, (at) => {
+          const event = auditEventOf(recorder.changes(), context, at);
+          return event === undefined ? Effect.void : tx.insertAuditEvent(event);
+        }),
+      );
+    });
+
 /**
  * Runs `work` in a transaction, retrying when an unconditional compare-and-set lost a race. A conditional
- * write (the client named a version) that loses answers 409 ABORTED at once.
+ * write (the client named a version) that loses answers 409 ABORTED at once. With an AuditContext, a
+ * transaction that wrote records also stores their audit event (docs/api-rules.md §18).
  */
 export const transact = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E | StaleRead, R>) =>
-  Effect.flatMap(Storage, (storage) => {
+  Effect.flatMap(Effect.zip(Storage, Effect.serviceOption(AuditContext)), ([storage, context]) => {
+    const run = Option.isSome(context) ? audited(work, context.value) : work;
     const attempt = (left: number): Effect.Effect<A, Exclude<E, StaleRead> | Aborted | Unavailable, R> =>
-      storage.transaction(work).pipe(
+      storage.transaction(run).pipe(
         Effect.catchIf(
           (e): e is StaleRead => e instanceof StaleRead,
           (stale) =>

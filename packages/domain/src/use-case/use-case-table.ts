@@ -1,4 +1,5 @@
 import type { Effect } from "effect";
+import { listAuditEvents } from "../audit/audit-listing.js";
 import type { DomainError } from "../errors/domain-errors.js";
 import {
   createProviderPrompt,
@@ -113,6 +114,7 @@ export const USE_CASES = {
   createVariable,
   updateVariable,
   deleteVariable,
+  listAuditEvents,
 } as const satisfies { readonly [O in Exclude<Operation, WireOperation>]: AnyUseCase };
 
 /** The table's type: each operation's use case with its own input and output types. */

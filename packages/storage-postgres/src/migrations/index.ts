@@ -1,6 +1,7 @@
 import type { MigrationObject } from "@mikro-orm/core";
 import { Migration20261121133457_initial } from "./Migration20261121133457_initial.js";
 import { Migration20261124021151_tool_imported } from "./Migration20261124021151_tool_imported.js";
+import { Migration20261124023000_audit_events } from "./Migration20261124023000_audit_events.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -10,4 +11,5 @@ import { Migration20261124021151_tool_imported } from "./Migration20261124021151
 export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
   { name: "Migration20261121133457_initial", class: Migration20261121133457_initial },
   { name: "Migration20261124021151_tool_imported", class: Migration20261124021151_tool_imported },
+  { name: "Migration20261124023000_audit_events", class: Migration20261124023000_audit_events },
 ];

@@ -1,4 +1,5 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
+import { AuditEventEntity } from "./audit-event-entity.js";
 
 // The relational mapping of the stored records, and the one description of each table: the committed
 // migrations are generated from it (a test proves that migrating produces exactly this: an empty schema
@@ -257,4 +258,5 @@ export const ENTITIES = [
   ServerResourceEntity,
   ServerPromptEntity,
   ServerTokenEntity,
+  AuditEventEntity,
 ] as const;

@@ -1,4 +1,5 @@
 import {
+  AuditEventRow,
   PromptRow,
   ProviderRow,
   ResourceRow,
@@ -17,6 +18,7 @@ import {
   ToolEntity,
   VariableEntity,
 } from "../schema/entities.js";
+import { AuditEventEntity } from "../schema/audit-event-entity.js";
 import { describeGraphs } from "./graphs.js";
 import { describeTable } from "./table.js";
 
@@ -30,6 +32,7 @@ export const describeRecordTables = (metadata: MetadataStorage) => ({
   // A server's links live in the server_* link tables (see graphs.ts and tx/servers.ts).
   servers: describeTable(metadata.get(ServerEntity), ServerRow, ["providers", "resourceIds", "promptIds"]),
   serverTokens: describeTable(metadata.get(ServerTokenEntity), ServerTokenRow),
+  auditEvents: describeTable(metadata.get(AuditEventEntity), AuditEventRow),
 });
 
 /**

@@ -1,5 +1,6 @@
 import type { StorageTx } from "@mcpsm/domain/storage";
 import type { Tables } from "../table/tables.js";
+import { auditEventOperations } from "./audit-events.js";
 import { promptOperations } from "./prompts.js";
 import { providerOperations } from "./providers.js";
 import { resourceOperations } from "./resources.js";
@@ -24,10 +25,11 @@ export const prepareStorageTx = (tables: Tables): ((runner: Runner) => StorageTx
     serverOperations(tables),
     serverTokenOperations(tables),
     secretOperations(tables),
+    auditEventOperations(tables),
   ] as const;
   return (runner) => {
     const ctx = txContext(tables, runner);
-    const [providers, tools, prompts, resources, variables, servers, serverTokens, secrets] = parts;
+    const [providers, tools, prompts, resources, variables, servers, serverTokens, secrets, auditEvents] = parts;
     return {
       ...providers(ctx),
       ...tools(ctx),
@@ -37,6 +39,7 @@ export const prepareStorageTx = (tables: Tables): ((runner: Runner) => StorageTx
       ...servers(ctx),
       ...serverTokens(ctx),
       ...secrets(ctx),
+      ...auditEvents(ctx),
     };
   };
 };

@@ -56,10 +56,12 @@ export const targets: ReadonlyArray<{ readonly name: string; readonly create: ()
 /**
  * Empties every table of the adapter's schema. DELETE rather than TRUNCATE: on tables this small it is
  * much cheaper; servers go first (their links and tokens cascade), then providers (their tools, prompts
- * and resources cascade), then variables.
+ * and resources cascade), then variables and the audit trail.
  */
 export const truncateAll = async (handle: PostgresStorage) => {
-  await handle.orm.em.getConnection().execute("delete from servers; delete from providers; delete from variables");
+  await handle.orm.em
+    .getConnection()
+    .execute("delete from servers; delete from providers; delete from variables; delete from audit_events");
 };
 
 /** A migrated database with a storage on it; `dispose` closes the storage and drops the database. */

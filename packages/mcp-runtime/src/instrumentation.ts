@@ -1,0 +1,75 @@
+import { ProtocolError } from "@modelcontextprotocol/server";
+import { Either } from "effect";
+import type { UpstreamOutcome } from "./upstream-client.js";
+
+// What the runtime tells an observer (metrics, traces): each MCP operation it answers and each upstream HTTP
+// exchange made for it. The runtime knows nothing of Prometheus or OpenTelemetry; the service plugs them in.
+
+/** One MCP request the server answers. */
+export interface McpOperation {
+  /** The JSON-RPC method (`tools/call`, `resources/read`, ...). */
+  readonly method: string;
+  /** The tool called (tools/call of a tool the server has); undefined otherwise, so labels stay bounded. */
+  readonly toolName?: string | undefined;
+}
+
+/** How an MCP operation ended: undefined on success, else a bounded error type. */
+export type McpErrorType = string | undefined;
+
+/** One upstream HTTP exchange about to be made. */
+export interface UpstreamExchange {
+  readonly method: string;
+  readonly url: URL;
+}
+
+/** Observes one upstream exchange of an operation: `run` performs it with extra headers (e.g. `traceparent`). */
+export type UpstreamObserver = (
+  exchange: UpstreamExchange,
+  run: (extraHeaders: ReadonlyArray<readonly [string, string]>) => Promise<UpstreamOutcome>,
+) => Promise<UpstreamOutcome>;
+
+export interface McpInstrumentation {
+  /**
+   * Observes one MCP operation: `run` performs it, observing its upstream exchanges with the observer it is
+   * given (so they belong to this operation however the work is scheduled); `errorTypeOf` tells how a result
+   * ended (a tool error); a throw is the operation's error. Returns what `run` returns, or rethrows.
+   */
+  readonly operation: <T>(
+    operation: McpOperation,
+    run: (upstream: UpstreamObserver) => Promise<T>,
+    errorTypeOf: (result: T) => McpErrorType,
+  ) => Promise<T>;
+}
+
+const unobserved: UpstreamObserver = (_exchange, run) => run([]);
+
+/** Observes nothing. */
+export const NO_INSTRUMENTATION: McpInstrumentation = { operation: (_operation, run) => run(unobserved) };
+
+/** The bounded error type of an operation that threw: its JSON-RPC error code, else `_OTHER`. */
+export const errorTypeOfThrown = (error: unknown): string =>
+  error instanceof ProtocolError ? String(error.code) : "_OTHER";
+
+/** The bounded error type of an upstream exchange: its failure kind, a 5xx status, else undefined. */
+export const errorTypeOfUpstream = (outcome: UpstreamOutcome): string | undefined =>
+  Either.isLeft(outcome) ? outcome.left.kind : outcome.right.status >= 500 ? String(outcome.right.status) : undefined;
+
+/** Both observers, `outer` around `inner` (e.g. metrics around traces); the extra upstream headers of both. */
+export const combineInstrumentation = (outer: McpInstrumentation, inner: McpInstrumentation): McpInstrumentation => ({
+  operation: (operation, run, errorTypeOf) =>
+    outer.operation(
+      operation,
+      (outerUpstream) =>
+        inner.operation(
+          operation,
+          (innerUpstream) =>
+            run((exchange, call) =>
+              outerUpstream(exchange, (outerHeaders) =>
+                innerUpstream(exchange, (innerHeaders) => call([...outerHeaders, ...innerHeaders])),
+              ),
+            ),
+          errorTypeOf,
+        ),
+      errorTypeOf,
+    ),
+});
