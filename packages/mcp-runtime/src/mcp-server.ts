@@ -1,5 +1,6 @@
 import {
   forwardableHeaders,
+  holdsVariableReference,
   InvalidArgument,
   NotFound,
   planUpstreamRequest,
@@ -18,6 +19,7 @@ import {
 import { Cause, Effect, Either, Exit } from "effect";
 import type { Dispatcher } from "undici";
 import { argumentProblems } from "./argument-validator.js";
+import type { InFlightCalls } from "./exchange/in-flight-calls.js";
 import type { CompiledServer, CompiledTool } from "./compiled-server.js";
 import { isJsonType, isTextualType } from "./media-type.js";
 import { guarded, type McpLogger, rpcFailure, toolFailure } from "./error-mapping.js";
@@ -42,6 +44,8 @@ export interface UpstreamServices {
   readonly limits: UpstreamLimits;
   /** Sent as User-Agent when neither the tool nor a forwarded header sets one. */
   readonly userAgent: string;
+  /** Running calls a client's `notifications/cancelled` may abort. */
+  readonly inFlight: InFlightCalls;
 }
 
 const errorResult = (text: string): CallToolResult => ({ isError: true, content: [{ type: "text", text }] });
@@ -107,6 +111,7 @@ const callTool = (
   tool: CompiledTool,
   args: unknown,
   ctx: ServerContext,
+  signal: AbortSignal,
 ) =>
   Effect.gen(function* () {
     const problems = argumentProblems(tool.row, args);
@@ -137,7 +142,7 @@ const callTool = (
               services.userAgent,
             ),
             body: plan.body,
-            signal: ctx.mcpReq.signal,
+            signal,
           },
           services.limits,
         ),
@@ -151,6 +156,8 @@ const readResource = (services: UpstreamServices, uri: string, mimeType: string,
   Effect.gen(function* () {
     const failed = (kind: UpstreamFailure["kind"], why: string) =>
       new UpstreamFailure({ kind, message: `reading '${uri}' failed: ${why}` });
+    if (holdsVariableReference(uri))
+      return yield* failed("refused", "its URI holds a ${…} reference, which only tool header values resolve");
     const url = URL.parse(uri);
     if (url === null || (url.protocol !== "http:" && url.protocol !== "https:"))
       return yield* failed("refused", "it is not an http(s) URL");
@@ -185,7 +192,7 @@ const readResource = (services: UpstreamServices, uri: string, mimeType: string,
   });
 
 /** A fresh low-level MCP server answering from `compiled` (one per HTTP exchange). */
-export const buildMcpServer = (services: UpstreamServices, compiled: CompiledServer): Server => {
+export const buildMcpServer = (services: UpstreamServices, compiled: CompiledServer, caller: string): Server => {
   const server = new Server(
     { name: compiled.name, version: compiled.version },
     {
@@ -196,8 +203,14 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
   const { log } = services;
   /** The one way a tool runs, for tools/call and for useTool alike. */
   const runTool = async (tool: CompiledTool, args: unknown, ctx: ServerContext): Promise<CallToolResult> => {
-    const exit = await services.runner.runPromiseExit(callTool(services, compiled, tool, args, ctx));
-    return Exit.isSuccess(exit) ? exit.value : toolFailure(exit.cause, log);
+    // Registered so that the caller's `notifications/cancelled` for this request id aborts the upstream call.
+    const call = services.inFlight.start(caller, ctx.mcpReq.id, ctx.mcpReq.signal);
+    try {
+      const exit = await services.runner.runPromiseExit(callTool(services, compiled, tool, args, ctx, call.signal));
+      return Exit.isSuccess(exit) ? exit.value : toolFailure(exit.cause, log);
+    } finally {
+      call.done();
+    }
   };
   server.setRequestHandler("tools/list", (request) => {
     if (compiled.discovery) return { tools: discoveryToolList(compiled) };
@@ -243,6 +256,13 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
   // Prompt arguments are free text: there is nothing to complete, so completion answers with no values.
   server.setRequestHandler("completion/complete", () => ({ completion: { values: [], hasMore: false } }));
   server.setRequestHandler("resources/list", () => ({ resources: [...compiled.resourceList] }));
+  // Resources are concrete URLs; no template is offered, but the method the capability implies answers.
+  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
+  // A 2025-era cancellation comes in a request of its own: abort the caller's call it names, if still running.
+  server.setNotificationHandler("notifications/cancelled", (notification) => {
+    const { requestId, reason } = notification.params;
+    if (requestId !== undefined) services.inFlight.cancel(caller, requestId, reason);
+  });
   server.setRequestHandler(
     "resources/read",
     guarded(log, "resources/read", async (request, ctx) => {

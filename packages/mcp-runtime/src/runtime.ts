@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { lookup } from "node:dns";
 import { isId, mcpServerForCaller, NotFound } from "@mcpsm/domain";
 import { type NodeMcpRequestHandler, toNodeHandler } from "@modelcontextprotocol/node";
@@ -8,6 +9,7 @@ import type { OAuthAccessTokenVerifier } from "./auth/oauth-auth.js";
 import { CompiledServerCache } from "./compiled-cache.js";
 import type { CompiledServer } from "./compiled-server.js";
 import type { McpSettings } from "./config.js";
+import { InFlightCalls } from "./exchange/in-flight-calls.js";
 import { consoleLogger, httpFailure, type McpFailure, type McpLogger } from "./error-mapping.js";
 import { protectedResourceMetadata } from "./http/protected-resource-metadata.js";
 import { publicSite } from "./http/public-url.js";
@@ -42,6 +44,15 @@ export interface McpRuntime {
   readonly close: () => Promise<void>;
 }
 
+/**
+ * Who a cancellation may come from: the same credential on the same server (the token's digest, so that the
+ * registry holds no token). Stateless clients have no session to tell apart.
+ */
+const callerKey = (serverId: string, request: Request) =>
+  `${serverId}:${createHash("sha256")
+    .update(request.headers.get("authorization") ?? "")
+    .digest("base64url")}`;
+
 /** Serves every composed server at `/mcp/{serverId}` (MCP Streamable HTTP, stateless, both protocol eras). */
 export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
   const { settings, runner } = options;
@@ -58,11 +69,14 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     connectTimeoutMs: Math.min(10_000, settings.upstreamTimeoutMs),
   });
   const cache = new CompiledServerCache(runner);
+  const inFlight = new InFlightCalls();
   const onError = (error: Error) => log.warn({ err: error }, "mcp request failed");
   const handler = createMcpHandler(
     (ctx) => {
       const compiled = ctx.authInfo?.extra?.compiled as CompiledServer | undefined;
-      if (compiled === undefined) throw new Error("MCP request reached the handler without a compiled server");
+      const caller = ctx.authInfo?.extra?.caller;
+      if (compiled === undefined || typeof caller !== "string")
+        throw new Error("MCP request reached the handler without a compiled server");
       return buildMcpServer(
         {
           runner,
@@ -70,8 +84,10 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
           dispatcher,
           limits: { timeoutMs: settings.upstreamTimeoutMs, maxResponseBytes: settings.upstreamMaxResponseBytes },
           userAgent: options.userAgent ?? "mcp-server-manager",
+          inFlight,
         },
         compiled,
+        caller,
       );
     },
     { legacy: "stateless", onerror: onError },
@@ -99,7 +115,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
         scopes: [...auth.value.scopes],
         ...(auth.value.expiresAt !== undefined ? { expiresAt: auth.value.expiresAt } : {}),
         resource: new URL(site.resourceUrl(serverId)),
-        extra: { compiled: served.right },
+        extra: { compiled: served.right, caller: callerKey(serverId, request) },
       },
     });
   };

@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -15,6 +16,8 @@ export interface Upstream {
   readonly port: number;
   readonly seen: Array<SeenRequest>;
   readonly last: () => SeenRequest;
+  /** Emits `hang` when a request reaches `/hang`, and `hang-aborted` when its caller gives up on it. */
+  readonly events: EventEmitter;
   readonly close: () => Promise<void>;
 }
 
@@ -24,6 +27,7 @@ export interface Upstream {
  */
 export const startUpstream = async (): Promise<Upstream> => {
   const seen: Array<SeenRequest> = [];
+  const events = new EventEmitter();
   let server: Server;
   server = createServer((req, res) => {
     const chunks: Array<Buffer> = [];
@@ -49,7 +53,11 @@ export const startUpstream = async (): Promise<Upstream> => {
         res.writeHead(code, { "Content-Type": "application/json" });
         res.end(JSON.stringify({ message: `failed with ${code}` }));
       } else if (path === "/hang") {
-        // never answers; the socket is destroyed when the server closes
+        // never answers; the socket is destroyed when the server closes, or by the caller
+        res.on("close", () => {
+          if (!res.writableEnded) events.emit("hang-aborted");
+        });
+        events.emit("hang");
       } else if (path.startsWith("/big/")) {
         const size = Number(path.slice("/big/".length));
         res.writeHead(200, { "Content-Type": "text/plain" });
@@ -81,6 +89,7 @@ export const startUpstream = async (): Promise<Upstream> => {
     url: `http://127.0.0.1:${port}`,
     port,
     seen,
+    events,
     last: () => {
       const request = seen.at(-1);
       if (request === undefined) throw new Error("the upstream saw no request");
