@@ -129,7 +129,8 @@ export const createApp = (deps: AppDeps): Koa => {
   app.use(errorBoundary(deps.logger));
   const cors = corsFor(deps.corsOrigins ?? []);
   if (cors !== undefined) app.use(cors);
-  if (deps.rateLimiter !== undefined) app.use(addressRateLimit(deps.rateLimiter));
+  if (deps.rateLimiter !== undefined)
+    app.use(addressRateLimit(deps.rateLimiter, deps.mcp === undefined ? undefined : deps.mcp.matches));
   if (deps.mcp !== undefined) app.use(mcpEndpoint(deps.mcp));
   app.use(unmatched());
   app.use(shadowedLiteralPaths());

@@ -17,7 +17,7 @@ import { mcpAccessTokenVerifier } from "./auth/mcp-token-verifier.js";
 import { introspectionVerifiers } from "./auth/introspection.js";
 import type { AppConfig } from "./config/app-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
-import { createRateLimiter } from "./security/rate-limit.js";
+import { createRateLimiter, tenantBudget } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 
 /** A running service. */
@@ -124,6 +124,9 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
           Effect.catchAll(() => Effect.succeed(false)),
         ),
       ));
+  const rateLimiter = createRateLimiter(security.rateLimit, logger);
+  if (rateLimiter !== undefined && security.rateLimit.redisUrl !== undefined && !(await rateLimiter.ready(2_000)))
+    logger.warn("rate limits: Redis did not answer at start; counting in this process until it does");
   // The MCP endpoint; its default public URL is the listening URL, known once listening.
   let listenUrl = "";
   const mcp = createMcpRuntime({
@@ -133,13 +136,11 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     oauth: mcpVerifier,
     defaultAuthorizationServers: authorizationServers,
     logger,
+    tenantRateLimit: rateLimiter === undefined ? undefined : tenantBudget(rateLimiter),
   });
   const authUrl =
     config.authUrl ??
     (config.auth.mode !== "dev" && /^https?:\/\//i.test(config.auth.issuer) ? config.auth.issuer : undefined);
-  const rateLimiter = createRateLimiter(security.rateLimit, logger);
-  if (rateLimiter !== undefined && security.rateLimit.redisUrl !== undefined && !(await rateLimiter.ready(2_000)))
-    logger.warn("rate limits: Redis did not answer at start; counting in this process until it does");
   const app = createApp({
     runtime,
     verifier,

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { lookup } from "node:dns";
-import { isId, mcpServerForCaller, NotFound } from "@mcpsm/domain";
+import { isId, mcpServerForCaller, NotFound, ResourceExhausted } from "@mcpsm/domain";
 import { type NodeMcpRequestHandler, toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, hostHeaderValidationResponse, originValidationResponse } from "@modelcontextprotocol/server";
 import { Cause, Either, Exit, Option } from "effect";
@@ -31,6 +31,19 @@ export interface McpRuntimeOptions {
   /** Where outages, configuration faults and defects are logged (default: the console). */
   readonly logger?: McpLogger | undefined;
   readonly userAgent?: string;
+  /**
+   * The per-tenant rate limit, charged to the server's owner once the caller may use the server; its
+   * headers (RateLimit-*) go on the answer. None: no per-tenant limit.
+   */
+  readonly tenantRateLimit?: ((tenant: string) => Promise<TenantRateDecision>) | undefined;
+}
+
+/** One request against a tenant's rate limit. */
+export interface TenantRateDecision {
+  readonly allowed: boolean;
+  readonly retryAfterSeconds: number;
+  /** Headers describing the budget (RateLimit-*), sent with the answer either way. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export interface McpRuntime {
@@ -43,6 +56,18 @@ export interface McpRuntime {
   readonly cache: CompiledServerCache;
   readonly close: () => Promise<void>;
 }
+
+/** `response` with `headers` added (a copy when its own headers are immutable). */
+const withHeaders = (response: Response, headers: Readonly<Record<string, string>>): Response => {
+  try {
+    for (const [key, value] of Object.entries(headers)) response.headers.set(key, value);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    for (const [key, value] of Object.entries(headers)) copy.headers.set(key, value);
+    return copy;
+  }
+};
 
 /**
  * Who a cancellation may come from: the same credential on the same server (the token's digest, so that the
@@ -108,7 +133,20 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     if (Exit.isFailure(lookup)) return failed(lookup.cause);
     const served = mcpServerForCaller(auth.value.caller, serverId, lookup.value);
     if (Either.isLeft(served)) return failed(Cause.fail(served.left));
-    return handler.fetch(request, {
+    const budget = await options.tenantRateLimit?.(served.right.tenant);
+    if (budget !== undefined && !budget.allowed)
+      return withHeaders(
+        failed(
+          Cause.fail(
+            new ResourceExhausted({
+              detail: `too many requests for this server's tenant; retry after ${budget.retryAfterSeconds} s`,
+              retryAfterSeconds: budget.retryAfterSeconds,
+            }),
+          ),
+        ),
+        budget.headers,
+      );
+    const answer = await handler.fetch(request, {
       authInfo: {
         token: "",
         clientId: auth.value.clientId,
@@ -118,6 +156,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
         extra: { compiled: served.right, caller: callerKey(serverId, request) },
       },
     });
+    return budget === undefined ? answer : withHeaders(answer, budget.headers);
   };
 
   const route = (request: Request): Promise<Response> | Response => {
