@@ -8,6 +8,7 @@ import {
   resolveToolHeaders,
   type SecretCipher,
   type Storage,
+  type ToolHeader,
 } from "@mcpsm/domain";
 import {
   type CallToolResult,
@@ -20,8 +21,8 @@ import { Cause, Effect, Either, Exit } from "effect";
 import type { Dispatcher } from "undici";
 import { argumentProblems } from "./argument-validator.js";
 import type { InFlightCalls } from "./exchange/in-flight-calls.js";
-import type { CompiledServer, CompiledTool } from "./compiled-server.js";
-import { isJsonType, isTextualType } from "./media-type.js";
+import type { CompiledResource, CompiledServer, CompiledTool } from "./compiled-server.js";
+import { essence, isJsonType, isTextualType } from "./media-type.js";
 import { guarded, type McpLogger, rpcFailure, toolFailure } from "./error-mapping.js";
 import { discoveryToolCall, discoveryToolList } from "./tool-discovery.js";
 import { toolListPage } from "./tool-list-page.js";
@@ -60,14 +61,35 @@ const bodyText = (response: UpstreamResponse, limits: UpstreamLimits): string =>
     : text;
 };
 
-/** A tool result from an upstream response: text always, `structuredContent` when the body is JSON. */
+/**
+ * A binary upstream body as MCP content: an image or audio block for those media types, else an embedded
+ * resource (its URI the upstream URL). A truncated binary would be corrupt, so it is an error instead.
+ */
+const binaryContent = (response: UpstreamResponse, limits: UpstreamLimits): CallToolResult => {
+  if (response.truncated)
+    return errorResult(
+      `the upstream answered ${response.contentType} larger than ${limits.maxResponseBytes} bytes; binary content is not cut, so nothing is returned`,
+    );
+  const mimeType = essence(response.contentType);
+  const data = response.body.toString("base64");
+  if (mimeType.startsWith("image/")) return { content: [{ type: "image", data, mimeType }] };
+  if (mimeType.startsWith("audio/")) return { content: [{ type: "audio", data, mimeType }] };
+  return { content: [{ type: "resource", resource: { uri: response.url.href, mimeType, blob: data } }] };
+};
+
+/**
+ * A tool result from an upstream response: text for textual bodies (with `structuredContent` when JSON),
+ * image / audio / embedded-resource content for binary ones.
+ */
 export const toolResultOf = (response: UpstreamResponse, limits: UpstreamLimits): CallToolResult => {
-  const text = bodyText(response, limits);
-  if (response.status < 200 || response.status > 299)
+  if (response.status < 200 || response.status > 299) {
+    const text = bodyText(response, limits);
     return errorResult(
       `upstream answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}${text !== "" ? `\n${text}` : ""}`,
     );
-  const result: CallToolResult = { content: [{ type: "text", text }] };
+  }
+  if (!isTextualType(response.contentType)) return binaryContent(response, limits);
+  const result: CallToolResult = { content: [{ type: "text", text: bodyText(response, limits) }] };
   if (!response.truncated && isJsonType(response.contentType) && response.body.length > 0) {
     try {
       const parsed: unknown = JSON.parse(response.body.toString("utf8"));
@@ -151,9 +173,44 @@ const callTool = (
     return toolResultOf(response, services.limits);
   });
 
-/** A `resources/read`: one GET of the resource's URL under the same policy and limits as tool calls. */
-const readResource = (services: UpstreamServices, uri: string, mimeType: string, ctx: ServerContext) =>
+/** True when `url` is under the provider's base URL (same origin, within its path). */
+const isOnBaseUrl = (url: URL, baseURL: string): boolean => {
+  const base = URL.parse(baseURL);
+  if (base === null || base.origin !== url.origin) return false;
+  const basePath = base.pathname.replace(/\/+$/, "");
+  return url.pathname === basePath || url.pathname.startsWith(`${basePath}/`);
+};
+
+/**
+ * The credential headers a resource read sends: per header name, the first candidate whose variables all
+ * exist (a tool's header naming a variable the owner never defined is that tool's problem, not the read's).
+ */
+const resourceCredentials = (tenant: string, secretPrefix: string, candidates: ReadonlyArray<ToolHeader>) =>
   Effect.gen(function* () {
+    const sent = new Map<string, readonly [string, string]>();
+    for (const header of candidates) {
+      if (sent.has(header.key.toLowerCase())) continue;
+      const resolved = yield* Effect.either(resolveToolHeaders(tenant, secretPrefix, [header]));
+      if (Either.isRight(resolved)) for (const pair of resolved.right) sent.set(pair[0].toLowerCase(), pair);
+      else if (resolved.left._tag !== "FailedPrecondition" && resolved.left._tag !== "PermissionDenied")
+        return yield* Effect.fail(resolved.left);
+    }
+    return [...sent.values()];
+  });
+
+/**
+ * A `resources/read`: one GET of the resource's URL under the same policy and limits as tool calls. When the
+ * URL is on its provider's base URL, the provider's credential headers go with it (variables resolved as
+ * for tools); never to another address.
+ */
+const readResource = (
+  services: UpstreamServices,
+  compiled: CompiledServer,
+  resource: CompiledResource,
+  ctx: ServerContext,
+) =>
+  Effect.gen(function* () {
+    const { uri, mimeType } = resource.row;
     const failed = (kind: UpstreamFailure["kind"], why: string) =>
       new UpstreamFailure({ kind, message: `reading '${uri}' failed: ${why}` });
     if (holdsVariableReference(uri))
@@ -161,6 +218,11 @@ const readResource = (services: UpstreamServices, uri: string, mimeType: string,
     const url = URL.parse(uri);
     if (url === null || (url.protocol !== "http:" && url.protocol !== "https:"))
       return yield* failed("refused", "it is not an http(s) URL");
+    const provider = resource.provider;
+    const credentials =
+      provider !== undefined && isOnBaseUrl(url, provider.baseURL)
+        ? yield* resourceCredentials(compiled.tenant, provider.secretPrefix, resource.credentialHeaders)
+        : [];
     const response = yield* Effect.flatMap(
       Effect.promise(() =>
         callUpstream(
@@ -168,10 +230,7 @@ const readResource = (services: UpstreamServices, uri: string, mimeType: string,
           {
             method: "GET",
             url,
-            headers: [
-              ["User-Agent", services.userAgent],
-              ["Accept", mimeType || "*/*"],
-            ],
+            headers: [["User-Agent", services.userAgent], ["Accept", mimeType || "*/*"], ...credentials],
             signal: ctx.mcpReq.signal,
           },
           services.limits,
@@ -193,13 +252,10 @@ const readResource = (services: UpstreamServices, uri: string, mimeType: string,
 
 /** A fresh low-level MCP server answering from `compiled` (one per HTTP exchange). */
 export const buildMcpServer = (services: UpstreamServices, compiled: CompiledServer, caller: string): Server => {
-  const server = new Server(
-    { name: compiled.name, version: compiled.version },
-    {
-      capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} },
-      ...(compiled.instructions !== "" ? { instructions: compiled.instructions } : {}),
-    },
-  );
+  const server = new Server(compiled.serverInfo, {
+    capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} },
+    ...(compiled.instructions !== "" ? { instructions: compiled.instructions } : {}),
+  });
   const { log } = services;
   /** The one way a tool runs, for tools/call and for useTool alike. */
   const runTool = async (tool: CompiledTool, args: unknown, ctx: ServerContext): Promise<CallToolResult> => {
@@ -269,7 +325,7 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
       const resource = compiled.resources.get(request.params.uri);
       if (resource === undefined)
         throw rpcFailure(Cause.fail(new NotFound({ kind: "resource", id: request.params.uri })), log, "resources/read");
-      const exit = await services.runner.runPromiseExit(readResource(services, resource.uri, resource.mimeType, ctx));
+      const exit = await services.runner.runPromiseExit(readResource(services, compiled, resource, ctx));
       if (Exit.isFailure(exit)) throw rpcFailure(exit.cause, log, "resources/read");
       return exit.value;
     }),

@@ -71,6 +71,15 @@ export const startUpstream = async (): Promise<Upstream> => {
       } else if (path === "/image") {
         res.writeHead(200, { "Content-Type": "image/png" });
         res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]));
+      } else if (path === "/audio") {
+        res.writeHead(200, { "Content-Type": "audio/mpeg" });
+        res.end(Buffer.from([0xff, 0xfb, 0x90, 0x64]));
+      } else if (path === "/binary") {
+        res.writeHead(200, { "Content-Type": "application/octet-stream" });
+        res.end(Buffer.from([0, 1, 2, 3, 254]));
+      } else if (path.startsWith("/big-image/")) {
+        res.writeHead(200, { "Content-Type": "image/png" });
+        res.end(Buffer.alloc(Number(path.slice("/big-image/".length)), 7));
       } else if (path === "/redirect-same") {
         res.writeHead(302, { Location: "/echo/redirected" });
         res.end();
