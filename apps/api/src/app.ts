@@ -128,7 +128,9 @@ export const createApp = (deps: AppDeps): Koa => {
   app.use(securityHeaders());
   app.use(errorBoundary(deps.logger));
   const cors = corsFor(deps.corsOrigins ?? []);
-  if (cors !== undefined) app.use(cors);
+  // The MCP paths answer CORS themselves, for MCP_ALLOWED_ORIGINS (CORS_ORIGINS is the management API's).
+  const mcpPaths = deps.mcp?.matches ?? (() => false);
+  if (cors !== undefined) app.use((ctx, next) => (mcpPaths(ctx.path) ? next() : cors(ctx, next)));
   if (deps.rateLimiter !== undefined)
     app.use(addressRateLimit(deps.rateLimiter, deps.mcp === undefined ? undefined : deps.mcp.matches));
   if (deps.mcp !== undefined) app.use(mcpEndpoint(deps.mcp));

@@ -12,6 +12,7 @@ import type { McpSettings } from "./config.js";
 import { InFlightCalls } from "./exchange/in-flight-calls.js";
 import { consoleLogger, httpFailure, type McpFailure, type McpLogger } from "./error-mapping.js";
 import { protectedResourceMetadata } from "./http/protected-resource-metadata.js";
+import { preflightResponse, withCors } from "./http/cors.js";
 import { publicSite } from "./http/public-url.js";
 import { isMcpPath, routeOf } from "./http/routing.js";
 import { buildMcpServer, type EffectRunner } from "./mcp-server.js";
@@ -118,12 +119,21 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     { legacy: "stateless", onerror: onError },
   );
 
-  /** One MCP exchange: transport guards, authentication, the server as of now, the domain's access rule. */
+  /**
+   * One MCP exchange: transport guards (Host, Origin; then a preflight is answered without a credential),
+   * authentication, the server as of now, the domain's access rule. Answers to an allowed browser origin are
+   * readable by it (CORS).
+   */
   const serveMcp = async (request: Request, serverId: string): Promise<Response> => {
     const rejected =
       hostHeaderValidationResponse(request, [...site.allowedHosts()]) ??
       originValidationResponse(request, [...site.allowedOrigins()]);
     if (rejected !== undefined) return rejected;
+    if (request.method === "OPTIONS") return preflightResponse(request);
+    return withCors(request, await exchange(request, serverId));
+  };
+
+  const exchange = async (request: Request, serverId: string): Promise<Response> => {
     const failed = (cause: Cause.Cause<McpFailure>) =>
       httpFailure(cause, { log, metadataUrl: site.metadataUrl(serverId), path: new URL(request.url).pathname });
     if (!isId(serverId)) return failed(Cause.fail(new NotFound({ kind: "server", id: serverId })));
