@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Router } from "@koa/router";
 import type { McpRuntime } from "@mcpsm/mcp-runtime";
 import Koa, { type Middleware } from "koa";
@@ -17,6 +18,8 @@ export interface AppDeps extends OperationDeps {
   readonly ready: () => Promise<boolean>;
   /** The dev-auth key set to publish at /.well-known/jwks.json, in dev-auth mode only. */
   readonly devJwks?: { readonly keys: ReadonlyArray<JWK> };
+  /** The service's own OAuth authorization server for its MCP endpoints (`/oauth/*`, discovery), when on. */
+  readonly oauthServer?: NodeEndpoint;
   /** The MCP endpoint: `/mcp/{serverId}` and its protected resource metadata (no management scope). */
   readonly mcp?: Pick<McpRuntime, "matches" | "handleNode">;
   /** The OAuth 2.0 authorization server the OpenAPI document names (`{authUrl}/oauth2/auth`, `/oauth2/token`). */
@@ -27,9 +30,15 @@ export interface AppDeps extends OperationDeps {
   readonly trustProxyHops?: number;
 }
 
-/** Hands the MCP paths to the MCP runtime, which answers on the raw Node response itself. */
+/** A part that answers some paths on the raw Node request and response itself. */
+interface NodeEndpoint {
+  readonly matches: (path: string) => boolean;
+  readonly handleNode: (req: IncomingMessage, res: ServerResponse) => unknown;
+}
+
+/** Hands the paths of a Node endpoint (the MCP runtime, the OAuth server) to it. */
 const mcpEndpoint =
-  (mcp: Pick<McpRuntime, "matches" | "handleNode">): Middleware =>
+  (mcp: NodeEndpoint): Middleware =>
   async (ctx, next) => {
     if (!mcp.matches(ctx.path)) return next();
     ctx.respond = false;
@@ -133,6 +142,7 @@ export const createApp = (deps: AppDeps): Koa => {
   if (cors !== undefined) app.use((ctx, next) => (mcpPaths(ctx.path) ? next() : cors(ctx, next)));
   if (deps.rateLimiter !== undefined)
     app.use(addressRateLimit(deps.rateLimiter, deps.mcp === undefined ? undefined : deps.mcp.matches));
+  if (deps.oauthServer !== undefined) app.use(mcpEndpoint(deps.oauthServer));
   if (deps.mcp !== undefined) app.use(mcpEndpoint(deps.mcp));
   app.use(unmatched());
   app.use(shadowedLiteralPaths());

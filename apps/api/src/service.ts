@@ -3,9 +3,17 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { openApiReaderLayer } from "@mcpsm/openapi-import";
-import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer, Storage } from "@mcpsm/domain";
+import {
+  aesGcmCipherLayer,
+  authenticateServerToken,
+  hmacPageTokenSignerLayer,
+  isId,
+  quotasLayer,
+  Storage,
+} from "@mcpsm/domain";
+import { MCP_SCOPE } from "@mcpsm/mcp-oauth";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
-import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect";
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Redacted } from "effect";
 import { createMcpRuntime, defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { createLocalJWKSet, createRemoteJWKSet, type JWK } from "jose";
 import pino, { type Logger } from "pino";
@@ -15,6 +23,7 @@ import { jwtAccessTokenVerifier } from "./auth/access-token-verifier.js";
 import { DEV_ISSUER, devAuth } from "./auth/dev-auth.js";
 import { mcpAccessTokenVerifier } from "./auth/mcp-token-verifier.js";
 import { introspectionVerifiers } from "./auth/introspection.js";
+import { lazyAuthorizationServer } from "./auth/mcp-authorization-server.js";
 import type { AppConfig } from "./config/app-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
 import { createRateLimiter, tenantBudget } from "./security/rate-limit.js";
@@ -129,12 +138,42 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     logger.warn("rate limits: Redis did not answer at start; counting in this process until it does");
   // The MCP endpoint; its default public URL is the listening URL, known once listening.
   let listenUrl = "";
+  const mcpSettings = config.mcp ?? defaultMcpSettings();
+  const publicBase = () =>
+    Option.match(mcpSettings.publicUrl, {
+      onNone: () => listenUrl,
+      onSome: (url) => `${url.origin}${url.pathname.replace(/\/+$/, "")}`,
+    });
+  // The service as its MCP endpoints' authorization server (opt-in; on by default in dev-auth mode).
+  const ownAuthorizationServer = Option.getOrElse(
+    config.mcpOAuthServer ?? Option.none(),
+    () => config.auth.mode === "dev",
+  )
+    ? lazyAuthorizationServer(() => ({
+        issuer: publicBase(),
+        serverIdOf: (resource: string) => {
+          const prefix = `${publicBase()}/mcp/`;
+          const id = resource.startsWith(prefix) ? resource.slice(prefix.length) : "";
+          return isId(id) ? id : undefined;
+        },
+        checkServerToken: async (serverId: string, token: string) => {
+          const exit = await runtime.runPromiseExit(authenticateServerToken(serverId, token));
+          if (Exit.isSuccess(exit)) return { tenant: exit.value.tenant };
+          const failure = Cause.failureOption(exit.cause);
+          if (Option.isSome(failure) && failure.value._tag === "Unauthenticated") return undefined;
+          throw Cause.squash(exit.cause);
+        },
+        cookieKeys: [Buffer.from(derivedKey(encryptionKey, "mcp-oauth-cookies")).toString("base64url")],
+      }))
+    : undefined;
   const mcp = createMcpRuntime({
     runner: runtime,
-    settings: config.mcp ?? defaultMcpSettings(),
+    settings: mcpSettings,
     listenUrl: () => listenUrl,
-    oauth: mcpVerifier,
-    defaultAuthorizationServers: authorizationServers,
+    oauth: ownAuthorizationServer === undefined ? mcpVerifier : ownAuthorizationServer.verifierBefore(mcpVerifier),
+    defaultAuthorizationServers:
+      ownAuthorizationServer === undefined ? authorizationServers : () => [publicBase(), ...authorizationServers],
+    ...(ownAuthorizationServer === undefined ? {} : { oauthScopes: [MCP_SCOPE] }),
     logger,
     tenantRateLimit: rateLimiter === undefined ? undefined : tenantBudget(rateLimiter),
   });
@@ -147,6 +186,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     logger,
     ready,
     mcp,
+    ...(ownAuthorizationServer === undefined ? {} : { oauthServer: ownAuthorizationServer }),
     rateLimiter,
     corsOrigins: security.corsOrigins,
     trustProxyHops: security.http.trustProxyHops,

@@ -26,7 +26,9 @@ export interface McpRuntimeOptions {
   /** Accepts OAuth access tokens besides server tokens when given. */
   readonly oauth?: OAuthAccessTokenVerifier | undefined;
   /** Authorization servers to advertise when MCP_AUTHORIZATION_SERVERS is not set (e.g. AUTH_ISSUER). */
-  readonly defaultAuthorizationServers?: ReadonlyArray<string>;
+  readonly defaultAuthorizationServers?: ReadonlyArray<string> | (() => ReadonlyArray<string>);
+  /** `scopes_supported` of the protected resource metadata (what a client should ask its authorization server for). */
+  readonly oauthScopes?: ReadonlyArray<string>;
   /** Name resolution for upstream hosts (tests inject one); defaults to the system's. */
   readonly resolve?: typeof lookup;
   /** Where outages, configuration faults and defects are logged (default: the console). */
@@ -87,7 +89,12 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
   const authenticate = authenticator(runner, site, options.oauth);
   const metadata = protectedResourceMetadata(
     site,
-    Option.getOrElse(settings.authorizationServers, () => options.defaultAuthorizationServers ?? []),
+    () =>
+      Option.getOrElse(settings.authorizationServers, () => {
+        const servers = options.defaultAuthorizationServers ?? [];
+        return typeof servers === "function" ? servers() : servers;
+      }),
+    options.oauthScopes ?? [],
   );
   const dispatcher = policyAgent({
     policy: networkPolicy(settings.upstreamAllowedNetworks),
