@@ -180,9 +180,12 @@ const consent = async (authorizationUrl: URL, token: string) => {
   });
 };
 
-const connectWith = async (provider: OAuthClientProvider, id = serverId) => {
-  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${id}`), { authProvider: provider });
-  const client = new Client({ name: "oauth-test", version: "1" });
+const connectWith = async (provider: OAuthClientProvider, era: "2025-11-25" | "2026-07-28" = "2025-11-25") => {
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${serverId}`), { authProvider: provider });
+  const client = new Client(
+    { name: "oauth-test", version: "1" },
+    era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+  );
   await client.connect(transport);
   return client;
 };
@@ -224,10 +227,12 @@ describe("the service as its MCP endpoints' authorization server", () => {
     const claims = JSON.parse(Buffer.from(access.split(".")[1] ?? "", "base64url").toString());
     expect(claims).toMatchObject({ iss: base, aud: `${base}/mcp/${serverId}`, sub: "owner", scope: "mcp" });
 
-    const client = await connectWith(provider);
-    expect(client.getServerVersion()?.name).toBe("OAuth server");
-    expect((await client.listTools()).tools).toEqual([]);
-    await client.close();
+    for (const era of ["2025-11-25", "2026-07-28"] as const) {
+      const client = await connectWith(provider, era);
+      expect(client.getServerVersion()?.name).toBe("OAuth server");
+      expect((await client.listTools()).tools).toEqual([]);
+      await client.close();
+    }
 
     // The token is bound to its server: another server of the same owner refuses it (audience).
     const elsewhere = await fetch(`${base}/mcp/${otherServerId}`, {
