@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Unauthenticated } from "@mcpsm/domain";
 import type { OAuthAccessTokenVerifier, OAuthPrincipal } from "@mcpsm/mcp-runtime";
 import { createLocalJWKSet, decodeJwt, exportJWK, generateKeyPair, type JWK, jwtVerify } from "jose";
-import Provider, { type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider";
+import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
 import { consentPage, type ConsentView } from "./consent-page.js";
 
 // The service as the OAuth 2.1 authorization server of its own MCP endpoints, for clients that only speak
@@ -78,6 +78,8 @@ const firstResource = (value: unknown): string | undefined =>
 export const createMcpAuthorizationServer = async (
   options: McpAuthorizationServerOptions,
 ): Promise<McpAuthorizationServer> => {
+  // Loaded on first use: an instance that never serves OAuth never loads it (nor prints its warnings).
+  const { default: Provider, errors } = await import("oidc-provider");
   const issuer = options.issuer.replace(/\/+$/, "");
   const privateJwk =
     options.signingKey ??

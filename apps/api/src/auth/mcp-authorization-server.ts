@@ -5,6 +5,7 @@ import {
   type McpAuthorizationServerOptions,
 } from "@mcpsm/mcp-oauth";
 import type { OAuthAccessTokenVerifier } from "@mcpsm/mcp-runtime";
+import { decodeJwt } from "jose";
 
 // The service's own authorization server for its MCP endpoints (packages/mcp-oauth), built on first use:
 // its issuer is the public URL, which by default is the listening URL and known only once the service listens.
@@ -30,8 +31,15 @@ export const lazyAuthorizationServer = (options: () => McpAuthorizationServerOpt
     handleNode: async (req, res) => (await server()).handleNode(req, res),
     verifierBefore: (fallback) => ({
       verify: async (token, resource) => {
-        const own = await server();
-        if (own.issued(token) || fallback === undefined) return own.verifier.verify(token, resource);
+        let issuer: unknown;
+        try {
+          issuer = decodeJwt(token).iss;
+        } catch {
+          issuer = undefined;
+        }
+        // Only a token naming this server as issuer builds it; the others go to the configured verifier.
+        if (issuer === options().issuer.replace(/\/+$/, "") || fallback === undefined)
+          return (await server()).verifier.verify(token, resource);
         return fallback.verify(token, resource);
       },
     }),
