@@ -30,6 +30,9 @@ export interface AppDeps extends OperationDeps {
   readonly trustProxyHops?: number;
 }
 
+/** The OAuth authorization server's metadata documents (when the service is one). */
+const DISCOVERY = new Set(["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]);
+
 /** A part that answers some paths on the raw Node request and response itself. */
 interface NodeEndpoint {
   readonly matches: (path: string) => boolean;
@@ -142,7 +145,15 @@ export const createApp = (deps: AppDeps): Koa => {
   if (cors !== undefined) app.use((ctx, next) => (mcpPaths(ctx.path) ? next() : cors(ctx, next)));
   if (deps.rateLimiter !== undefined)
     app.use(addressRateLimit(deps.rateLimiter, deps.mcp === undefined ? undefined : deps.mcp.matches));
-  if (deps.oauthServer !== undefined) app.use(mcpEndpoint(deps.oauthServer));
+  if (deps.oauthServer !== undefined) {
+    // The discovery documents are GET-only resources of the service's document (the rest is oidc-provider's).
+    app.use(async (ctx, next) => {
+      if (DISCOVERY.has(ctx.path) && ctx.method !== "GET" && ctx.method !== "HEAD")
+        return sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, "GET, HEAD"));
+      return next();
+    });
+    app.use(mcpEndpoint(deps.oauthServer));
+  }
   if (deps.mcp !== undefined) app.use(mcpEndpoint(deps.mcp));
   app.use(unmatched());
   app.use(shadowedLiteralPaths());
