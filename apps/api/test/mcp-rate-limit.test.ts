@@ -42,7 +42,7 @@ const expectJsonRpcRateLimited = async (res: Response) => {
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);
   expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   expect(res.headers.get("ratelimit-remaining")).toBe("0");
-  const body = await res.json();
+  const body = (await res.json()) as { error: { message: string } };
   expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000 } });
   expect(body.error.message).toMatch(/too many requests/);
 };
