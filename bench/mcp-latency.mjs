@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
 import { localConfig } from "@mcpsm/api/dist/config/local-config.js";
 import { startService } from "@mcpsm/api/dist/service.js";
+import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import pino from "pino";

@@ -14,6 +14,8 @@ import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
 import { localConfig } from "@mcpsm/api/dist/config/local-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "@mcpsm/api/dist/config/security-config.js";
 import { startService } from "@mcpsm/api/dist/service.js";
+import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
+import { Option } from "effect";
 import { Redis } from "ioredis";
 import pino from "pino";
 import { fetch } from "undici";

@@ -3,14 +3,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { openApiReaderLayer } from "@mcpsm/openapi-import";
-import {
-  aesGcmCipherLayer,
-  authenticateServerToken,
-  hmacPageTokenSignerLayer,
-  isId,
-  quotasLayer,
-  Storage,
-} from "@mcpsm/domain";
+import { Storage } from "@mcpsm/domain/storage";
+import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer } from "@mcpsm/domain/use-cases";
+import { authenticateServerToken } from "@mcpsm/domain/mcp";
+import { isId } from "@mcpsm/domain/schemas";
 import { MCP_SCOPE } from "@mcpsm/mcp-oauth";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Redacted } from "effect";

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ALL_SCOPES } from "@mcpsm/domain";
+import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
 import { makePostgresStorage, type PostgresStorage } from "@mcpsm/storage-postgres";
 import { createServerDatabase, type ServerDatabase } from "@mcpsm/storage-postgres/testing";
 import { Effect, Either, Option } from "effect";

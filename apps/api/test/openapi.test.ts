@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMcpsmClient } from "@mcpsm/client";
+import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,5 @@
-import { ALL_SCOPES, SCOPE_POLICY } from "@mcpsm/domain";
+import { ALL_SCOPES } from "@mcpsm/domain";
+import { SCOPE_POLICY } from "@mcpsm/domain/use-cases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTES } from "../src/http/route-table.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";

@@ -1,5 +1,5 @@
 import { request as httpRequest } from "node:http";
-import { Storage } from "@mcpsm/domain";
+import { Storage } from "@mcpsm/domain/storage";
 import { ConfigProvider, Effect, Either, Layer } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appConfig } from "../src/config/app-config.js";

@@ -1,4 +1,5 @@
-import { Storage, Unavailable } from "@mcpsm/domain";
+import { Unavailable } from "@mcpsm/domain/errors";
+import { Storage } from "@mcpsm/domain/storage";
 import { Effect, Layer } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Client, type Res, type Tenant, startTestService, type TestService } from "./support/harness.js";

@@ -2704,7 +2704,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description page size, at least 1; values above 1000 are treated as 1000 */
-                limit?: components["schemas"]["Int"];
+                limit?: number;
                 /** @description the nextToken of the previous page (opaque; valid only with the same filters); absent or empty for the first page */
                 token?: string;
                 /** @description only providers whose name contains this text (case-insensitive) */

@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ALL_SCOPES } from "@mcpsm/domain";
+import { authenticateServerToken } from "@mcpsm/domain/mcp";
+import { Storage } from "@mcpsm/domain/storage";
 import {
-  ALL_SCOPES,
   aesGcmCipherLayer,
-  authenticateServerToken,
   createServer as createMcpServerRecord,
   createServerToken,
   hmacPageTokenSignerLayer,
   quotasLayer,
-  Storage,
-} from "@mcpsm/domain";
+} from "@mcpsm/domain/use-cases";
 import { createMcpRuntime, defaultMcpSettings, type McpRuntime } from "@mcpsm/mcp-runtime";
 import { makeMemoryStorage } from "@mcpsm/storage-memory";
 import {
@@ -50,7 +50,7 @@ beforeAll(async () => {
   const actor = { tenant: "owner", scopes: new Set(ALL_SCOPES) };
   serverId = (await run<{ id: string }>(createMcpServerRecord(actor, { server: { name: "OAuth server" } }))).id;
   otherServerId = (await run<{ id: string }>(createMcpServerRecord(actor, { server: { name: "Another" } }))).id;
-  serverToken = (await run<{ value: string }>(createServerToken(actor, serverId, { token: { name: "consent" } })))
+  serverToken = (await run<{ value: string }>(createServerToken(actor, { serverId, token: { name: "consent" } })))
     .value;
   let handlers: { as: McpAuthorizationServer; mcp: McpRuntime } | undefined;
   http = createServer((req, res) => {
@@ -267,7 +267,10 @@ describe("the service as its MCP endpoints' authorization server", () => {
 
   it("refuses consent with a token of another server, and refuses a resource that is not an MCP server", async () => {
     const other = await run<{ value: string }>(
-      createServerToken({ tenant: "owner", scopes: new Set(ALL_SCOPES) }, otherServerId, { token: { name: "x" } }),
+      createServerToken(
+        { tenant: "owner", scopes: new Set(ALL_SCOPES) },
+        { serverId: otherServerId, token: { name: "x" } },
+      ),
     );
     const provider = new MemoryOAuthClient();
     const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${serverId}`), { authProvider: provider });

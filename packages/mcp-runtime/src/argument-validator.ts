@@ -1,4 +1,5 @@
-import { ARGUMENT_PARTS, type ArgumentPart, partSchema, type ToolRow } from "@mcpsm/domain";
+import { ARGUMENT_PARTS, type ArgumentPart, partSchema } from "@mcpsm/domain/mcp";
+import type { ToolRow } from "@mcpsm/domain/storage";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import draft07 from "ajv/dist/refs/json-schema-draft-07.json" with { type: "json" };
 

@@ -1,4 +1,6 @@
-import { isId, loadMcpServerView, mcpServerRevision, type Unavailable } from "@mcpsm/domain";
+import type { Unavailable } from "@mcpsm/domain/errors";
+import { loadMcpServerView, mcpServerRevision } from "@mcpsm/domain/mcp";
+import { isId } from "@mcpsm/domain/schemas";
 import { Effect, Exit } from "effect";
 import { type CompiledServer, compileServer } from "./compiled-server.js";
 import type { EffectRunner } from "./mcp-server.js";

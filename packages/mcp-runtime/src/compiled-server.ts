@@ -1,13 +1,6 @@
-import {
-  type McpServerView,
-  type PromptRow,
-  type ProviderRow,
-  type ResourceRow,
-  referencedVariables,
-  refusedVariables,
-  type ToolHeader,
-  type ToolRow,
-} from "@mcpsm/domain";
+import { type McpServerView, referencedVariables, refusedVariables } from "@mcpsm/domain/mcp";
+import type { ToolHeader } from "@mcpsm/domain/schemas";
+import type { PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
 import type { ToolIndex } from "@mcpsm/tool-search";
 import type { Icon, Implementation, Prompt, Resource, Tool } from "@modelcontextprotocol/server";
 import { buildToolIndex } from "./tool-index.js";

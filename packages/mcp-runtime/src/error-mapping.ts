@@ -1,4 +1,4 @@
-import { type DomainError, ResourceExhausted } from "@mcpsm/domain";
+import { type DomainError, ResourceExhausted } from "@mcpsm/domain/errors";
 import {
   type CallToolResult,
   ProtocolError,

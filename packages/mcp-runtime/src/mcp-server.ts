@@ -1,15 +1,14 @@
+import { InvalidArgument, NotFound } from "@mcpsm/domain/errors";
 import {
   forwardableHeaders,
   holdsVariableReference,
-  InvalidArgument,
-  NotFound,
   planUpstreamRequest,
   renderPrompt,
   resolveToolHeaders,
-  type SecretCipher,
-  type Storage,
-  type ToolHeader,
-} from "@mcpsm/domain";
+} from "@mcpsm/domain/mcp";
+import type { ToolHeader } from "@mcpsm/domain/schemas";
+import type { Storage } from "@mcpsm/domain/storage";
+import type { SecretCipher } from "@mcpsm/domain/use-cases";
 import {
   type CallToolResult,
   type GetPromptResult,

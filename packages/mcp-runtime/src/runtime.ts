@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import type { lookup } from "node:dns";
-import { isId, mcpServerForCaller, NotFound, ResourceExhausted } from "@mcpsm/domain";
+import { NotFound, ResourceExhausted } from "@mcpsm/domain/errors";
+import { mcpServerForCaller } from "@mcpsm/domain/mcp";
+import { isId } from "@mcpsm/domain/schemas";
 import { type NodeMcpRequestHandler, toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, hostHeaderValidationResponse, originValidationResponse } from "@modelcontextprotocol/server";
 import { Cause, Either, Exit, Option } from "effect";

@@ -1,4 +1,4 @@
-import { InvalidArgument } from "@mcpsm/domain";
+import { InvalidArgument } from "@mcpsm/domain/errors";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { Either } from "effect";

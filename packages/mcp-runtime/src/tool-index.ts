@@ -1,4 +1,4 @@
-import { ARGUMENT_PARTS, partSchema } from "@mcpsm/domain";
+import { ARGUMENT_PARTS, partSchema } from "@mcpsm/domain/mcp";
 import { type SearchableTool, ToolIndex } from "@mcpsm/tool-search";
 import type { CompiledTool } from "./compiled-server.js";
 

@@ -1,4 +1,4 @@
-import { InvalidArgument } from "@mcpsm/domain";
+import { InvalidArgument } from "@mcpsm/domain/errors";
 import type { Tool } from "@modelcontextprotocol/server";
 import { Either } from "effect";
 

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { request as httpRequest } from "node:http";
-import { type Storage, type StorageTx, Unavailable } from "@mcpsm/domain";
+import { Unavailable } from "@mcpsm/domain/errors";
+import type { Storage, StorageTx } from "@mcpsm/domain/storage";
 import { makeMemoryStorage } from "@mcpsm/storage-memory";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

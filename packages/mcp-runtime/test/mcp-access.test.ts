@@ -1,6 +1,6 @@
 import { lookup as systemLookup } from "node:dns";
 import { request as httpRequest } from "node:http";
-import { Unauthenticated } from "@mcpsm/domain";
+import { Unauthenticated } from "@mcpsm/domain/errors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFixture, SECRET_VALUE, textOf } from "./support/fixture.js";
 import { actorOf, connect, makeServices, manage, type RunningMcp, type Services, startMcp } from "./support/harness.js";

@@ -1,12 +1,12 @@
 import {
-  bearerToken,
   forwardableHeaders,
   mayReadVariable,
   mcpServerForCaller,
   planUpstreamRequest,
   renderPrompt,
-  type ToolRow,
-} from "@mcpsm/domain";
+} from "@mcpsm/domain/mcp";
+import { bearerToken } from "@mcpsm/domain/schemas";
+import type { ToolRow } from "@mcpsm/domain/storage";
 import { Either } from "effect";
 import { describe, expect, it } from "vitest";
 import { networkPolicy } from "../src/index.js";

@@ -1,4 +1,4 @@
-import { removeServerTool } from "@mcpsm/domain";
+import { removeServerTool } from "@mcpsm/domain/use-cases";
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Exit } from "effect";
@@ -261,7 +261,9 @@ describe("freshness across instances", () => {
     expect(definition.structuredContent?.description).toBe("Fetches a gadget by its serial");
 
     // Removed.
-    await services.runPromise(removeServerTool(actorOf("fresh"), server.id, f.tools.deleteItem.id) as never);
+    await services.runPromise(
+      removeServerTool(actorOf("fresh"), { serverId: server.id, toolId: f.tools.deleteItem.id }) as never,
+    );
     expect(await names(a, "delete")).not.toContain("deleteItem");
     expect(await names(b, "delete")).not.toContain("deleteItem");
     const gone = (await a.callTool({

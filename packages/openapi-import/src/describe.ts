@@ -1,3 +1,4 @@
+import type { FieldProblem } from "@mcpsm/domain";
 import type {
   ApiDescription,
   DescribedBody,
@@ -5,10 +6,9 @@ import type {
   DescribedOperation,
   DescribedParameter,
   DescribedSecurityScheme,
-  FieldProblem,
   JsonObject,
   SecurityRequirement,
-} from "@mcpsm/domain";
+} from "@mcpsm/domain/openapi-import";
 import { isObject, locate, resolvePointer } from "./document-path.js";
 import { SchemaExpander, SchemaTooLarge } from "./schema-expansion.js";
 

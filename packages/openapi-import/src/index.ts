@@ -2,7 +2,8 @@
  * @mcpsm/openapi-import: reads OpenAPI descriptions (Swagger 2.0, OpenAPI 3.0.x and 3.1.x; JSON or YAML) for the
  * domain's import use cases, as an `OpenApiReader` layer. The mapping rules live in @mcpsm/domain.
  */
-import { InvalidArgument, OpenApiReader } from "@mcpsm/domain";
+import { InvalidArgument } from "@mcpsm/domain";
+import { OpenApiReader } from "@mcpsm/domain/openapi-import";
 import { Effect, Layer } from "effect";
 import { readDescription } from "./read-description.js";
 

@@ -1,4 +1,5 @@
-import { type ApiDescription, type FieldProblem, InvalidArgument } from "@mcpsm/domain";
+import { type FieldProblem, InvalidArgument } from "@mcpsm/domain";
+import type { ApiDescription } from "@mcpsm/domain/openapi-import";
 import converter from "swagger2openapi";
 import { describe } from "./describe.js";
 import { isObject, locate } from "./document-path.js";

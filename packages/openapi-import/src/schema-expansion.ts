@@ -1,4 +1,4 @@
-import type { JsonObject } from "@mcpsm/domain";
+import type { JsonObject } from "@mcpsm/domain/openapi-import";
 import { isObject, resolvePointer } from "./document-path.js";
 
 // Turns an OpenAPI schema into a self-contained JSON Schema 2020-12 (the dialect tool schemas use): every

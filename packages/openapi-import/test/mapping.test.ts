@@ -1,4 +1,6 @@
-import * as D from "@mcpsm/domain";
+import type * as E from "@mcpsm/domain/errors";
+import * as I from "@mcpsm/domain/openapi-import";
+import * as U from "@mcpsm/domain/use-cases";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { Effect } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -14,7 +16,7 @@ beforeEach(() => {
 afterEach(() => services.dispose());
 
 const dryRun = (document: unknown, provider: Record<string, unknown> = {}) =>
-  run(services, D.importProvider(actor(), importBody(document, { dryRun: true, provider })));
+  run(services, I.importProvider(actor(), importBody(document, { dryRun: true, provider })));
 
 const doc30 = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   openapi: "3.0.3",
@@ -24,7 +26,7 @@ const doc30 = (paths: Record<string, unknown>, extra: Record<string, unknown> = 
   ...extra,
 });
 
-const toolNamed = (result: { result: D.ImportResult }, name: string) => {
+const toolNamed = (result: { result: I.ImportResult }, name: string) => {
   const tool = result.result.provider.tools.find((t) => t.name === name);
   if (tool === undefined) throw new Error(`no tool ${name}`);
   return tool;
@@ -65,7 +67,7 @@ describe("provider fields", () => {
   it("a relative server needs provider.baseURL, and the problem names the document path", async () => {
     const error = await refused(
       services,
-      D.importProvider(actor(), importBody({ ...doc30({ "/a": { get: {} } }), servers: [{ url: "/api" }] })),
+      I.importProvider(actor(), importBody({ ...doc30({ "/a": { get: {} } }), servers: [{ url: "/api" }] })),
     );
     expect(error).toMatchObject({
       _tag: "InvalidArgument",
@@ -436,9 +438,9 @@ describe("operations to tools", () => {
 
 describe("bad input answers 400 with every problem located", () => {
   const problemsOf = async (document: unknown) => {
-    const error = await refused(services, D.importProvider(actor(), importBody(document)));
+    const error = await refused(services, I.importProvider(actor(), importBody(document)));
     expect(error._tag).toBe("InvalidArgument");
-    return (error as D.InvalidArgument).errors;
+    return (error as E.InvalidArgument).errors;
   };
 
   it("not a description", async () => {
@@ -521,12 +523,12 @@ describe("quota, dry run and storage", () => {
   it("a description with more operations than the tool quota answers 429 naming the count; nothing is stored", async () => {
     const small = makeServices({ toolsPerProvider: 3 });
     const paths = Object.fromEntries(["/a", "/b", "/c", "/d"].map((p) => [p, { get: {} }]));
-    const error = await refused(small, D.importProvider(actor(), importBody(doc30(paths))));
+    const error = await refused(small, I.importProvider(actor(), importBody(doc30(paths))));
     expect(error).toMatchObject({
       _tag: "ResourceExhausted",
       detail: "the description maps to 4 tools; a provider may hold at most 3",
     });
-    const page = await run(small, D.listProviders(actor(), {}));
+    const page = await run(small, U.listProviders(actor(), {}));
     expect(page.providers).toEqual([]);
     await small.dispose();
   });
@@ -534,20 +536,20 @@ describe("quota, dry run and storage", () => {
   it("a dry run stores nothing; an import stores the provider and its tools at version 1", async () => {
     const document = doc30({ "/a": { get: { operationId: "getA" } }, "/b": { post: { operationId: "postB" } } });
     await dryRun(document);
-    expect((await run(services, D.listProviders(actor(), {}))).providers).toEqual([]);
-    const imported = await run(services, D.importProvider(actor(), importBody(document)));
+    expect((await run(services, U.listProviders(actor(), {}))).providers).toEqual([]);
+    const imported = await run(services, I.importProvider(actor(), importBody(document)));
     expect(imported.created).toBe(true);
-    const stored = await run(services, D.getProvider(actor(), imported.result.provider.id!));
+    const stored = await run(services, U.getProvider(actor(), { providerId: imported.result.provider.id! }));
     expect(stored).toEqual(imported.result.provider);
     expect(stored.version).toBe(1);
     expect(stored.tools.map((t) => t.name)).toEqual(["getA", "postB"]);
     // A second import of the same title collides like any provider create.
-    const again = await refused(services, D.importProvider(actor(), importBody(document)));
+    const again = await refused(services, I.importProvider(actor(), importBody(document)));
     expect(again._tag).toBe("AlreadyExists");
-    expect((await run(services, D.listProviders(actor(), {}))).providers).toHaveLength(1);
+    expect((await run(services, U.listProviders(actor(), {}))).providers).toHaveLength(1);
   });
 
   it("the use case is an effect: reading nothing before it runs", () => {
-    expect(Effect.isEffect(D.importProvider(actor(), {}))).toBe(true);
+    expect(Effect.isEffect(I.importProvider(actor(), {}))).toBe(true);
   });
 });

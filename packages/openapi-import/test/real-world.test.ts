@@ -1,4 +1,6 @@
-import * as D from "@mcpsm/domain";
+import { jsonSchemaProblem } from "@mcpsm/domain/schemas";
+import * as I from "@mcpsm/domain/openapi-import";
+import * as U from "@mcpsm/domain/use-cases";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { actor, importBody, makeServices, packageFile, refused, run, type Services } from "./support/services.js";
@@ -23,7 +25,7 @@ interface Fixture {
   readonly asObject?: boolean;
   readonly tools: number;
   readonly skipped: number;
-  readonly check?: (result: D.ImportResult) => void;
+  readonly check?: (result: I.ImportResult) => void;
 }
 
 const FIXTURES: ReadonlyArray<Fixture> = [
@@ -120,7 +122,7 @@ describe.each(FIXTURES)("$label", (fixture) => {
     const document = fixture.asObject ? JSON.parse(text) : text;
     const { result } = await run(
       services,
-      D.importProvider(actor(fixture.label), importBody(document, { dryRun: true })),
+      I.importProvider(actor(fixture.label), importBody(document, { dryRun: true })),
     );
     expect(result.report.added).toHaveLength(fixture.tools);
     expect(result.report.skipped).toHaveLength(fixture.skipped);
@@ -135,7 +137,7 @@ describe.each(FIXTURES)("$label", (fixture) => {
       for (const schema of [tool.pathArgsJSONSchema, tool.queryArgsJSONSchema, tool.reqBodyJSONSchema])
         if (Object.keys(schema).length > 0 && !compiled.has(JSON.stringify(schema))) {
           compiled.add(JSON.stringify(schema));
-          expect(D.jsonSchemaProblem(schema)).toBeUndefined();
+          expect(jsonSchemaProblem(schema)).toBeUndefined();
           expect(() => ajv.compile(schema)).not.toThrow();
         }
     }
@@ -146,18 +148,18 @@ describe.each(FIXTURES)("$label", (fixture) => {
 describe("limits on real documents", () => {
   it("GitHub's api.github.com description (1,223 operations) is over the tool quota: 429 naming the count", async () => {
     const document = JSON.parse(packageFile(OCTOKIT, "generated/api.github.com.json"));
-    const error = await refused(services, D.importProvider(actor("github"), importBody(document)));
+    const error = await refused(services, I.importProvider(actor("github"), importBody(document)));
     expect(error).toMatchObject({
       _tag: "ResourceExhausted",
       detail: "the description maps to 1223 tools; a provider may hold at most 1000",
     });
-    expect((await run(services, D.listProviders(actor("github"), {}))).providers).toEqual([]);
+    expect((await run(services, U.listProviders(actor("github"), {}))).providers).toEqual([]);
   });
 
   it("the same description as text is over 10 MiB: 400 naming the size", async () => {
     const error = await refused(
       services,
-      D.importProvider(actor("github"), importBody(packageFile(OCTOKIT, "generated/api.github.com.json"))),
+      I.importProvider(actor("github"), importBody(packageFile(OCTOKIT, "generated/api.github.com.json"))),
     );
     expect(error).toMatchObject({
       _tag: "InvalidArgument",

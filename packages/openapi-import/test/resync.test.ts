@@ -1,4 +1,5 @@
-import * as D from "@mcpsm/domain";
+import * as I from "@mcpsm/domain/openapi-import";
+import * as U from "@mcpsm/domain/use-cases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { actor, importBody, makeServices, refused, run, type Services } from "./support/services.js";
 
@@ -59,27 +60,33 @@ const V2 = description({
 });
 
 const setUp = async () => {
-  const imported = await run(services, D.importProvider(owner, importBody(V1)));
+  const imported = await run(services, I.importProvider(owner, importBody(V1)));
   const provider = imported.result.provider;
   const id = provider.id!;
   const byName = (name: string) => provider.tools.find((t) => t.name === name)!;
   // A hand-written tool: never touched by a re-sync, even on a path the description has.
   const manual = await run(
     services,
-    D.toolUseCases.create(owner, id, { tool: { name: "handMade", method: "GET", path: "/legacy" } }),
+    U.createProviderTool(owner, { providerId: id, tool: { name: "handMade", method: "GET", path: "/legacy" } }),
   );
   // A server uses getLegacy, so its tool stays when the operation goes.
   const server = await run(
     services,
-    D.createServer(owner, { server: { name: "s1", providers: [{ id, tools: [{ id: byName("getLegacy").id }] }] } }),
+    U.createServer(owner, { server: { name: "s1", providers: [{ id, tools: [{ id: byName("getLegacy").id! }] }] } }),
   );
-  return { id, byName, manual, server, version: (await run(services, D.getProvider(owner, id))).version };
+  return {
+    id,
+    byName,
+    manual,
+    server,
+    version: (await run(services, U.getProvider(owner, { providerId: id }))).version,
+  };
 };
 
 describe("re-sync", () => {
   it("adds, changes, removes and keeps, with the exact report, keeping the ids of matched tools", async () => {
     const { id, byName, manual, server, version } = await setUp();
-    const { provider, report } = await run(services, D.resyncProvider(owner, id, importBody(V2)));
+    const { provider, report } = await run(services, I.resyncProvider(owner, id, importBody(V2)));
     expect(report).toEqual({
       added: [{ name: "listOrders", method: "GET", path: "/orders" }],
       changed: [
@@ -99,7 +106,7 @@ describe("re-sync", () => {
       skipped: [],
       warnings: [],
     });
-    const stored = await run(services, D.getProvider(owner, id));
+    const stored = await run(services, U.getProvider(owner, { providerId: id }));
     expect(stored).toEqual(provider);
     expect(stored.version).toBe(version + 1);
     const ids = Object.fromEntries(stored.tools.map((t) => [t.name, t.id]));
@@ -113,58 +120,61 @@ describe("re-sync", () => {
     });
     expect(stored.tools.find((t) => t.name === "handMade")).toEqual(manual);
     // The server still reaches its tool.
-    const still = await run(services, D.getServer(owner, server.id));
+    const still = await run(services, U.getServer(owner, { serverId: server.id }));
     expect(still.providers[0]?.tools.map((t) => t.id)).toEqual([byName("getLegacy").id]);
   });
 
   it("the same description again changes nothing and does not move the version", async () => {
     const { id, version } = await setUp();
-    const { report, provider } = await run(services, D.resyncProvider(owner, id, importBody(V1)));
+    const { report, provider } = await run(services, I.resyncProvider(owner, id, importBody(V1)));
     expect(report).toMatchObject({ added: [], changed: [], removed: [], kept: [], unchanged: 5 });
     expect(provider.version).toBe(version);
   });
 
   it("a dry run reports the same and stores nothing", async () => {
     const { id } = await setUp();
-    const before = await run(services, D.getProvider(owner, id));
-    const dry = await run(services, D.resyncProvider(owner, id, importBody(V2, { dryRun: true })));
+    const before = await run(services, U.getProvider(owner, { providerId: id }));
+    const dry = await run(services, I.resyncProvider(owner, id, importBody(V2, { dryRun: true })));
     expect(dry.report.added).toEqual([{ name: "listOrders", method: "GET", path: "/orders" }]);
     expect(dry.report.removed).toHaveLength(1);
     expect(dry.provider.tools.find((t) => t.name === "listOrders")).not.toHaveProperty("id");
-    expect(await run(services, D.getProvider(owner, id))).toEqual(before);
+    expect(await run(services, U.getProvider(owner, { providerId: id }))).toEqual(before);
   });
 
   it("a refused re-sync stores nothing: quota, bad description, another tenant", async () => {
     const { id } = await setUp();
-    const before = await run(services, D.getProvider(owner, id));
-    const bad = await refused(services, D.resyncProvider(owner, id, importBody({ openapi: "3.0.0" })));
+    const before = await run(services, U.getProvider(owner, { providerId: id }));
+    const bad = await refused(services, I.resyncProvider(owner, id, importBody({ openapi: "3.0.0" })));
     expect(bad._tag).toBe("InvalidArgument");
-    const stranger = await refused(services, D.resyncProvider(actor("stranger"), id, importBody(V2)));
+    const stranger = await refused(services, I.resyncProvider(actor("stranger"), id, importBody(V2)));
     expect(stranger._tag).toBe("NotFound");
-    expect(await run(services, D.getProvider(owner, id))).toEqual(before);
+    expect(await run(services, U.getProvider(owner, { providerId: id }))).toEqual(before);
   });
 
   it("over the tool quota the re-sync answers 429 naming the count", async () => {
     const small = makeServices({ toolsPerProvider: 6 });
-    const imported = await run(small, D.importProvider(owner, importBody(V1)));
+    const imported = await run(small, I.importProvider(owner, importBody(V1)));
     const id = imported.result.provider.id!;
-    await run(small, D.toolUseCases.create(owner, id, { tool: { name: "handMade", method: "GET", path: "/x" } }));
+    await run(
+      small,
+      U.createProviderTool(owner, { providerId: id, tool: { name: "handMade", method: "GET", path: "/x" } }),
+    );
     const many = description(Object.fromEntries(["/a", "/b", "/c", "/d", "/e", "/f"].map((p) => [p, { get: {} }])));
-    const error = await refused(small, D.resyncProvider(owner, id, importBody(many)));
+    const error = await refused(small, I.resyncProvider(owner, id, importBody(many)));
     expect(error).toMatchObject({
       _tag: "ResourceExhausted",
       detail: "the description maps to 6 tools and the provider keeps 1 others; a provider may hold at most 6",
     });
-    expect((await run(small, D.getProvider(owner, id))).tools).toHaveLength(6);
+    expect((await run(small, U.getProvider(owner, { providerId: id }))).tools).toHaveLength(6);
     await small.dispose();
   });
 
   it("names swap between matched tools without a clash", async () => {
     const a = description({ "/x": { get: { operationId: "first" } }, "/y": { get: { operationId: "second" } } });
     const b = description({ "/x": { get: { operationId: "second" } }, "/y": { get: { operationId: "first" } } });
-    const imported = await run(services, D.importProvider(owner, importBody(a)));
+    const imported = await run(services, I.importProvider(owner, importBody(a)));
     const id = imported.result.provider.id!;
-    const { provider, report } = await run(services, D.resyncProvider(owner, id, importBody(b)));
+    const { provider, report } = await run(services, I.resyncProvider(owner, id, importBody(b)));
     expect(report.changed.map((c) => [c.name, c.path])).toEqual([
       ["second", "/x"],
       ["first", "/y"],
@@ -173,33 +183,33 @@ describe("re-sync", () => {
   });
 
   it("a rename that would give a server two tools of one name is refused, and nothing changes", async () => {
-    const imported = await run(services, D.importProvider(owner, importBody(V1)));
+    const imported = await run(services, I.importProvider(owner, importBody(V1)));
     const id = imported.result.provider.id!;
     const listItems = imported.result.provider.tools.find((t) => t.name === "listItems")!;
     const other = await run(
       services,
-      D.createProvider(owner, { provider: { name: "Other", baseURL: "https://o.example" } }),
+      U.createProvider(owner, { provider: { name: "Other", baseURL: "https://o.example" } }),
     );
     const browse = await run(
       services,
-      D.toolUseCases.create(owner, other.id, { tool: { name: "browseItems", method: "GET", path: "/b" } }),
+      U.createProviderTool(owner, { providerId: other.id, tool: { name: "browseItems", method: "GET", path: "/b" } }),
     );
     await run(
       services,
-      D.createServer(owner, {
+      U.createServer(owner, {
         server: {
           name: "mixed",
           providers: [
-            { id, tools: [{ id: listItems.id }] },
+            { id, tools: [{ id: listItems.id! }] },
             { id: other.id, tools: [{ id: browse.id }] },
           ],
         },
       }),
     );
-    const before = await run(services, D.getProvider(owner, id));
+    const before = await run(services, U.getProvider(owner, { providerId: id }));
     const renamed = JSON.parse(JSON.stringify(V1).replace('"listItems"', '"browseItems"'));
-    const error = await refused(services, D.resyncProvider(owner, id, importBody(renamed)));
+    const error = await refused(services, I.resyncProvider(owner, id, importBody(renamed)));
     expect(error).toMatchObject({ _tag: "AlreadyExists" });
-    expect(await run(services, D.getProvider(owner, id))).toEqual(before);
+    expect(await run(services, U.getProvider(owner, { providerId: id }))).toEqual(before);
   });
 });

@@ -1,4 +1,5 @@
-import * as D from "@mcpsm/domain";
+import * as D from "@mcpsm/domain/schemas";
+import { requiredScope } from "@mcpsm/domain/use-cases";
 import { JSONSchema, type Schema, type SchemaAST } from "effect";
 import { MANAGEMENT_ROUTES, type ManagementRoute, type Method, pathParameters, TAGS } from "./management-routes.js";
 import { PROBLEM_STATUSES, type ProblemStatus, Problem, problemOf } from "./problem-schema.js";
@@ -113,7 +114,7 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
   const requiredHeader = (schema: { readonly ast: SchemaAST.AST }) => ({ required: true, schema: schemas.of(schema) });
 
   const managementOperation = (route: ManagementRoute) => {
-    const scope = D.requiredScope(route.operation);
+    const scope = requiredScope(route.operation);
     const parameters: Array<unknown> = pathParameters(route.path).map((name) => ({
       name,
       in: "path",

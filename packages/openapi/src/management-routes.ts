@@ -1,5 +1,5 @@
-import * as D from "@mcpsm/domain";
-import type { Operation } from "@mcpsm/domain";
+import * as D from "@mcpsm/domain/schemas";
+import type { Operation } from "@mcpsm/domain/use-cases";
 import { Schema } from "effect";
 
 // Every management route of the spec and of docs/api-rules.md §§8–10 as data: method, path, operation (and so

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ALL_SCOPES, OPERATIONS, requiredScope, SCOPES } from "@mcpsm/domain";
+import { ALL_SCOPES } from "@mcpsm/domain";
+import { SCOPES } from "@mcpsm/domain/schemas";
+import { OPERATIONS, requiredScope } from "@mcpsm/domain/use-cases";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";

@@ -1,4 +1,4 @@
-import * as D from "@mcpsm/domain";
+import * as D from "@mcpsm/domain/schemas";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { Either, Schema } from "effect";

@@ -6,7 +6,7 @@ import type {
   ServerTokenRow,
   ToolRow,
   VariableRow,
-} from "@mcpsm/domain";
+} from "@mcpsm/domain/storage";
 
 // Row factories. Every field is filled, nested values included, so a round trip exercises the whole row.
 // Row `n` is created at `at(n)`, so rows made in number order are also in creation order.

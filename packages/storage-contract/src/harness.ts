@@ -1,3 +1,4 @@
+import type { Unavailable } from "@mcpsm/domain/errors";
 import type {
   PromptRow,
   ProviderRow,
@@ -7,9 +8,8 @@ import type {
   Storage,
   StorageTx,
   ToolRow,
-  Unavailable,
   VariableRow,
-} from "@mcpsm/domain";
+} from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 
 /** Rows to insert before a test, each list in the given order. */

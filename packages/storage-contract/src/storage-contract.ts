@@ -1,4 +1,4 @@
-import type { Storage } from "@mcpsm/domain";
+import type { Storage } from "@mcpsm/domain/storage";
 import { afterAll, beforeEach, describe } from "vitest";
 import { cascadeCases } from "./cases/cascades.js";
 import { lookupCases } from "./cases/lookups.js";

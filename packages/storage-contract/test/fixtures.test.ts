@@ -1,3 +1,4 @@
+import { isId } from "@mcpsm/domain/schemas";
 import {
   PromptRow,
   ProviderRow,
@@ -6,8 +7,7 @@ import {
   ServerTokenRow,
   ToolRow,
   VariableRow,
-  isId,
-} from "@mcpsm/domain";
+} from "@mcpsm/domain/storage";
 import { Schema } from "effect";
 import { describe, expect, it } from "vitest";
 import { id, prompt, provider, resource, scribble, server, serverToken, tool, variable } from "../src/fixtures.js";

@@ -1,4 +1,4 @@
-import { Storage, type StorageTx } from "@mcpsm/domain";
+import { Storage, type StorageTx } from "@mcpsm/domain/storage";
 import { Effect, Layer } from "effect";
 import { makeMemoryTx } from "./memory-tx.js";
 import { copyTables, emptyTables } from "./tables.js";

@@ -11,7 +11,7 @@ import {
   type StoredSecret,
   type ToolRow,
   UniqueViolation,
-} from "@mcpsm/domain";
+} from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { compareCreation, inCreationOrder } from "./creation-order.js";
 import type { Tables } from "./tables.js";

@@ -6,7 +6,7 @@ import type {
   ServerTokenRow,
   ToolRow,
   VariableRow,
-} from "@mcpsm/domain";
+} from "@mcpsm/domain/storage";
 
 /**
  * The whole store: one map per record kind, keyed by id. Server links live inside the ServerRow.

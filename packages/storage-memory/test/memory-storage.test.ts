@@ -1,4 +1,4 @@
-import { Storage } from "@mcpsm/domain";
+import { Storage } from "@mcpsm/domain/storage";
 import { provider, storageContract } from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { describe, expect, it } from "vitest";

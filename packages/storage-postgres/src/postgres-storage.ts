@@ -1,4 +1,5 @@
-import { Storage, type StorageTx, Unavailable } from "@mcpsm/domain";
+import { Unavailable } from "@mcpsm/domain/errors";
+import { Storage, type StorageTx } from "@mcpsm/domain/storage";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { Cause, Effect, Exit, Layer } from "effect";
 import type pg from "pg";

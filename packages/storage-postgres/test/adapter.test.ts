@@ -1,17 +1,16 @@
+import { type Actor, ALL_SCOPES } from "@mcpsm/domain";
+import { type StorageTx, UniqueViolation } from "@mcpsm/domain/storage";
 import {
-  type Actor,
   aesGcmCipherLayer,
   createProvider,
+  createProviderTool,
   createServer,
   deleteProvider,
   getServer,
   hmacPageTokenSignerLayer,
   listProviders,
   quotasLayer,
-  type StorageTx,
-  toolUseCases,
-  UniqueViolation,
-} from "@mcpsm/domain";
+} from "@mcpsm/domain/use-cases";
 import { provider, TENANT_A, tool } from "@mcpsm/storage-contract";
 import { Cause, Context, Data, Effect, Exit, Layer } from "effect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -135,7 +134,7 @@ for (const target of targets)
     });
 
     it("the domain's use cases run on the adapter", async () => {
-      const actor: Actor = { tenant: TENANT_A, scopes: new Set() };
+      const actor: Actor = { tenant: TENANT_A, scopes: new Set(ALL_SCOPES) };
       const services = Layer.mergeAll(
         handle.layer,
         aesGcmCipherLayer(new Uint8Array(32).fill(7)),
@@ -146,13 +145,14 @@ for (const target of targets)
         const created = yield* createProvider(actor, {
           provider: { name: "GitHub", baseURL: "https://api.github.com", oauth2Config: { clientSecret: "s3cret" } },
         });
-        const listed = yield* toolUseCases.create(actor, created.id, {
-          tool: { name: "listIssues", method: "get", path: "/issues" },
+        const listed = yield* createProviderTool(actor, {
+          providerId: created.id,
+          tool: { name: "listIssues", method: "GET", path: "/issues" },
         });
         const made = yield* createServer(actor, { server: { name: "main", providers: [{ id: created.id }] } });
-        const fetched = yield* getServer(actor, made.id);
+        const fetched = yield* getServer(actor, { serverId: made.id });
         const page = yield* listProviders(actor, { nameContains: "git" });
-        const blocked = yield* Effect.flip(deleteProvider(actor, created.id));
+        const blocked = yield* Effect.flip(deleteProvider(actor, { providerId: created.id }));
         return { created, listed, fetched, page, blocked };
       });
       const { created, listed, fetched, page, blocked } = await Effect.runPromise(Effect.provide(flow, services));

@@ -1,4 +1,4 @@
-import { ReferenceViolation, type StorageTx, UniqueViolation } from "@mcpsm/domain";
+import { ReferenceViolation, type StorageTx, UniqueViolation } from "@mcpsm/domain/storage";
 import { provider, server, TENANT_A, tool } from "@mcpsm/storage-contract";
 import { Deferred, Effect, Either } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

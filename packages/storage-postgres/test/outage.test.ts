@@ -1,4 +1,4 @@
-import { Unavailable } from "@mcpsm/domain";
+import { Unavailable } from "@mcpsm/domain/errors";
 import { provider, TENANT_A } from "@mcpsm/storage-contract";
 import { Cause, Effect, Exit, Fiber } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

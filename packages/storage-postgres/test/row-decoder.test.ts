@@ -1,4 +1,12 @@
-import { PromptRow, ProviderRow, ResourceRow, ServerRow, ServerTokenRow, ToolRow, VariableRow } from "@mcpsm/domain";
+import {
+  PromptRow,
+  ProviderRow,
+  ResourceRow,
+  ServerRow,
+  ServerTokenRow,
+  ToolRow,
+  VariableRow,
+} from "@mcpsm/domain/storage";
 import { prompt, provider, resource, server, serverToken, tool, variable } from "@mcpsm/storage-contract";
 import { Schema } from "effect";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-import type { StorageTx } from "@mcpsm/domain";
+import type { StorageTx } from "@mcpsm/domain/storage";
 import { prompt, provider, resource, server, TENANT_A, tool } from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

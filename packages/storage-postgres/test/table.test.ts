@@ -1,4 +1,4 @@
-import { ToolRow, VariableRow } from "@mcpsm/domain";
+import { ToolRow, VariableRow } from "@mcpsm/domain/storage";
 import { tool, variable } from "@mcpsm/storage-contract";
 import { MikroORM } from "@mikro-orm/postgresql";
 import { Schema } from "effect";

@@ -1,4 +1,5 @@
-import { type Actor, Unauthenticated, Unavailable } from "@mcpsm/domain";
+import type { Actor } from "@mcpsm/domain";
+import { Unauthenticated, Unavailable } from "@mcpsm/domain/errors";
 import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
 
 /** Turns a bearer access token into the calling Actor, or the reason it cannot. */

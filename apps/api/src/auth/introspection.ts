@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { type Actor, Unauthenticated, Unavailable } from "@mcpsm/domain";
+import type { Actor } from "@mcpsm/domain";
+import { Unauthenticated, Unavailable } from "@mcpsm/domain/errors";
 import type { OAuthAccessTokenVerifier, OAuthPrincipal } from "@mcpsm/mcp-runtime";
 import { LRUCache } from "lru-cache";
 import type { AccessTokenVerifier } from "./access-token-verifier.js";

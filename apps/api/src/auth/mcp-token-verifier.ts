@@ -1,4 +1,4 @@
-import { Unauthenticated, Unavailable } from "@mcpsm/domain";
+import { Unauthenticated, Unavailable } from "@mcpsm/domain/errors";
 import type { OAuthAccessTokenVerifier } from "@mcpsm/mcp-runtime";
 import { type JWTVerifyGetKey, jwtVerify } from "jose";
 import { ALLOWED_ALGORITHMS, isKeySetFailure, scopesOf } from "./access-token-verifier.js";

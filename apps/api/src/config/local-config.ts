@@ -1,4 +1,4 @@
-import { DEFAULT_QUOTAS } from "@mcpsm/domain";
+import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
 import { Option } from "effect";
 import type { AppConfig } from "./app-config.js";
 

@@ -1,13 +1,7 @@
-import {
-  type Actor,
-  bearerToken,
-  type DomainError,
-  hasScope,
-  PermissionDenied,
-  requiredScope,
-  Unauthenticated,
-} from "@mcpsm/domain";
-import { Cause, Exit, type ManagedRuntime } from "effect";
+import { type DomainError, Unauthenticated } from "@mcpsm/domain/errors";
+import { bearerToken } from "@mcpsm/domain/schemas";
+import { type Actor, authorize } from "@mcpsm/domain/use-cases";
+import { Cause, Effect, Either, Exit, type ManagedRuntime } from "effect";
 import type { Context } from "koa";
 import type { Logger } from "pino";
 import type { AccessTokenVerifier } from "../auth/access-token-verifier.js";
@@ -47,18 +41,15 @@ const writeReply = (ctx: Context, reply: Reply) => {
 /**
  * Runs one management operation in the order of checks of docs/api-rules.md §3: authentication (401) → the tenant's rate
  * limit (429) → scope (403) → body and validation (400/413/415) → the use case (404, 409, ...). Defects
- * become a 500 without details.
+ * become a 500 without details. The scope check is the domain's own (`authorize`, which the use case runs
+ * again): it comes here too because a token without the scope must get its 403 before the body is read.
  */
 export const operationMiddleware = (route: Route, deps: OperationDeps) => async (ctx: Context) => {
   const actor = await authenticate(ctx, deps.verifier);
   if (isDomainError(actor)) return sendProblem(ctx, problemFor(actor));
   if (deps.rateLimiter !== undefined && !(await consumeTenantBudget(ctx, deps.rateLimiter, actor.tenant))) return;
-  const scope = requiredScope(route.operation);
-  if (!hasScope(actor, scope))
-    return sendProblem(
-      ctx,
-      problemFor(new PermissionDenied({ detail: `this operation needs the scope '${scope}'`, requiredScope: scope })),
-    );
+  const allowed = Effect.runSync(Effect.either(authorize(actor, route.operation)));
+  if (Either.isLeft(allowed)) return sendProblem(ctx, problemFor(allowed.left));
   ctx.state.tenant = actor.tenant;
   let body: unknown;
   if (route.method === "POST" || route.method === "PATCH") {

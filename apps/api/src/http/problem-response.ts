@@ -1,4 +1,4 @@
-import type { DomainError } from "@mcpsm/domain";
+import type { DomainError } from "@mcpsm/domain/errors";
 
 /** An RFC 9457 problem body as this service writes it. */
 export interface Problem {

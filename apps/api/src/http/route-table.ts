@@ -1,5 +1,9 @@
-import * as D from "@mcpsm/domain";
-import type { Actor, Operation } from "@mcpsm/domain";
+import type { DomainError } from "@mcpsm/domain/errors";
+import * as W from "@mcpsm/domain/schemas";
+import type { RawQuery } from "@mcpsm/domain/schemas";
+import * as I from "@mcpsm/domain/openapi-import";
+import * as U from "@mcpsm/domain/use-cases";
+import type { Actor, DomainServices, Operation } from "@mcpsm/domain/use-cases";
 import { MANAGEMENT_ROUTES } from "@mcpsm/openapi";
 import { Effect } from "effect";
 
@@ -8,7 +12,7 @@ export interface RouteInput {
   readonly actor: Actor;
   readonly params: Readonly<Record<string, string>>;
   readonly body: unknown;
-  readonly query: D.ProviderListQuery;
+  readonly query: RawQuery;
   /** The version named by If-Match, when one was sent. */
   readonly ifMatch: number | undefined;
 }
@@ -24,14 +28,17 @@ export interface Reply {
 }
 
 /** The services the use cases need; provided by the app's runtime. */
-export type AppServices = D.Storage | D.SecretCipher | D.PageTokenSigner | D.Quotas | D.OpenApiReader;
+export type AppServices = DomainServices | I.OpenApiReader;
 
-/** One management route: method, path (router syntax, `:id`), the operation (and so the scope) it is, and its handler. */
+/**
+ * One management route: method, path (router syntax, `:id`), the operation (and so the scope) it is, and its
+ * handler, which decodes the wire body or query with the domain's decoders and calls the use case.
+ */
 export interface Route {
   readonly method: "GET" | "POST" | "PATCH" | "DELETE";
   readonly path: string;
   readonly operation: Operation;
-  readonly handle: (input: RouteInput) => Effect.Effect<Reply, D.DomainError, AppServices>;
+  readonly handle: (input: RouteInput) => Effect.Effect<Reply, DomainError, AppServices>;
   /** Largest accepted body, when not the default. */
   readonly maxBodyBytes?: number;
   /** Deepest accepted body nesting, when not the default. */
@@ -51,124 +58,174 @@ const created = (body: unknown, location: string, version?: number): Reply => ({
 });
 const noContent: Reply = { status: 204 };
 
-type Run<A> = Effect.Effect<A, D.DomainError, AppServices>;
-
-/** The use cases of a provider's tools, prompts or resources (see `providerChildUseCases` in the domain). */
-interface ChildUseCases {
-  readonly list: (actor: Actor, providerId: string) => Run<ReadonlyArray<unknown>>;
-  readonly create: (actor: Actor, providerId: string, body: unknown) => Run<{ readonly id: string }>;
-  readonly get: (actor: Actor, providerId: string, id: string) => Run<unknown>;
-  readonly update: (actor: Actor, providerId: string, id: string, body: unknown) => Run<unknown>;
-  readonly remove: (actor: Actor, providerId: string, id: string) => Run<void>;
-}
-
 type Handle = Route["handle"];
 
-/** The handlers of a provider's tools, prompts or resources, which share their shape. */
-const providerChildHandlers = (
-  segment: "tools" | "prompts" | "resources",
-  envelope: "tool" | "prompt" | "resource",
-  param: "toolID" | "promptID" | "resourceID",
-  useCases: ChildUseCases,
-): Readonly<Record<"list" | "create" | "get" | "update" | "remove", Handle>> => ({
-  list: ({ actor, params }) => Effect.map(useCases.list(actor, params.id!), (items) => ok({ [segment]: items })),
-  create: ({ actor, params, body }) =>
-    Effect.map(useCases.create(actor, params.id!, body), (rec) =>
-      created({ [envelope]: rec }, `/providers/${params.id}/${segment}/${rec.id}`),
-    ),
-  get: ({ actor, params }) =>
-    Effect.map(useCases.get(actor, params.id!, params[param]!), (rec) => ok({ [envelope]: rec })),
-  update: ({ actor, params, body }) =>
-    Effect.map(useCases.update(actor, params.id!, params[param]!, body), (rec) => ok({ [envelope]: rec })),
-  remove: ({ actor, params }) => Effect.as(useCases.remove(actor, params.id!, params[param]!), noContent),
-});
-
-const tools = providerChildHandlers("tools", "tool", "toolID", D.toolUseCases);
-const prompts = providerChildHandlers("prompts", "prompt", "promptID", D.promptUseCases);
-const resources = providerChildHandlers("resources", "resource", "resourceID", D.resourceUseCases);
+/** Path parameters are checked in path order before the body is read (the first bad one answers 400). */
+const pathIds = (params: Readonly<Record<string, string>>) =>
+  Effect.forEach(Object.entries(params), ([name, value]) => W.decodePathId(name, value), { discard: true });
 
 /** The handler of every operation (the type makes a missing one a compile error). */
 const HANDLERS: { readonly [O in Operation]: Handle } = {
-  listServers: ({ actor }) => Effect.map(D.listServers(actor), (servers) => ok({ servers })),
+  listServers: ({ actor }) => Effect.map(U.listServers(actor, {}), (servers) => ok({ servers })),
   createServer: ({ actor, body }) =>
-    Effect.map(D.createServer(actor, body), (server) => created({ server }, `/servers/${server.id}`, server.version)),
-  getServer: ({ actor, params }) =>
-    Effect.map(D.getServer(actor, params.id!), (server) => ok({ server }, server.version)),
-  updateServer: ({ actor, params, body, ifMatch }) =>
-    Effect.map(D.updateServer(actor, params.id!, body, ifMatch), (server) => ok({ server }, server.version)),
-  deleteServer: ({ actor, params, ifMatch }) => Effect.as(D.deleteServer(actor, params.id!, ifMatch), noContent),
-  listServerTools: ({ actor, params }) => Effect.map(D.listServerTools(actor, params.id!), (tools) => ok({ tools })),
-  addServerTool: ({ actor, params, body }) =>
-    Effect.map(D.addServerTool(actor, params.id!, body), (tool) =>
-      created({ tool }, `/servers/${params.id}/tools/${tool.id}`),
+    Effect.flatMap(W.decodeServerCreate(body), (server) =>
+      Effect.map(U.createServer(actor, { server }), (rec) =>
+        created({ server: rec }, `/servers/${rec.id}`, rec.version),
+      ),
     ),
-  removeServerTool: ({ actor, params }) => Effect.as(D.removeServerTool(actor, params.id!, params.toolID!), noContent),
+  getServer: ({ actor, params }) =>
+    Effect.map(U.getServer(actor, { serverId: params.id! }), (server) => ok({ server }, server.version)),
+  updateServer: ({ actor, params, body, ifMatch }) =>
+    Effect.flatMap(W.decodeServerPatch(body), (server) =>
+      Effect.map(U.updateServer(actor, { serverId: params.id!, server, expectedVersion: ifMatch }), (rec) =>
+        ok({ server: rec }, rec.version),
+      ),
+    ),
+  deleteServer: ({ actor, params, ifMatch }) =>
+    Effect.as(U.deleteServer(actor, { serverId: params.id!, expectedVersion: ifMatch }), noContent),
+  listServerTools: ({ actor, params }) =>
+    Effect.map(U.listServerTools(actor, { serverId: params.id! }), (tools) => ok({ tools })),
+  addServerTool: ({ actor, params, body }) =>
+    Effect.flatMap(W.decodeServerToolLink(body), (tool) =>
+      Effect.map(U.addServerTool(actor, { serverId: params.id!, tool }), (rec) =>
+        created({ tool: rec }, `/servers/${params.id}/tools/${rec.id}`),
+      ),
+    ),
+  removeServerTool: ({ actor, params }) =>
+    Effect.as(U.removeServerTool(actor, { serverId: params.id!, toolId: params.toolID! }), noContent),
   listServerResources: ({ actor, params }) =>
-    Effect.map(D.serverResources.list(actor, params.id!), (resources) => ok({ resources })),
+    Effect.map(U.listServerResources(actor, { serverId: params.id! }), (resources) => ok({ resources })),
   addServerResource: ({ actor, params, body }) =>
-    Effect.map(D.serverResources.add(actor, params.id!, body), (resource) =>
-      created({ resource }, `/servers/${params.id}/resources/${resource.id}`),
+    Effect.flatMap(W.decodeServerResourceLink(body), (resource) =>
+      Effect.map(U.addServerResource(actor, { serverId: params.id!, resource }), (rec) =>
+        created({ resource: rec }, `/servers/${params.id}/resources/${rec.id}`),
+      ),
     ),
   removeServerResource: ({ actor, params }) =>
-    Effect.as(D.serverResources.remove(actor, params.id!, params.resourceID!), noContent),
+    Effect.as(U.removeServerResource(actor, { serverId: params.id!, resourceId: params.resourceID! }), noContent),
   listServerPrompts: ({ actor, params }) =>
-    Effect.map(D.serverPrompts.list(actor, params.id!), (prompts) => ok({ prompts })),
+    Effect.map(U.listServerPrompts(actor, { serverId: params.id! }), (prompts) => ok({ prompts })),
   addServerPrompt: ({ actor, params, body }) =>
-    Effect.map(D.serverPrompts.add(actor, params.id!, body), (prompt) =>
-      created({ prompt }, `/servers/${params.id}/prompts/${prompt.id}`),
+    Effect.flatMap(W.decodeServerPromptLink(body), (prompt) =>
+      Effect.map(U.addServerPrompt(actor, { serverId: params.id!, prompt }), (rec) =>
+        created({ prompt: rec }, `/servers/${params.id}/prompts/${rec.id}`),
+      ),
     ),
   removeServerPrompt: ({ actor, params }) =>
-    Effect.as(D.serverPrompts.remove(actor, params.id!, params.promptID!), noContent),
+    Effect.as(U.removeServerPrompt(actor, { serverId: params.id!, promptId: params.promptID! }), noContent),
   createServerToken: ({ actor, params, body }) =>
-    Effect.map(D.createServerToken(actor, params.id!, body), (token) =>
-      created({ token }, `/servers/${params.id}/tokens/${token.id}`),
+    Effect.flatMap(W.decodeServerTokenCreate(body), (token) =>
+      Effect.map(U.createServerToken(actor, { serverId: params.id!, token }), (rec) =>
+        created({ token: rec }, `/servers/${params.id}/tokens/${rec.id}`),
+      ),
     ),
   listServerTokens: ({ actor, params }) =>
-    Effect.map(D.listServerTokens(actor, params.id!), (tokens) => ok({ tokens })),
+    Effect.map(U.listServerTokens(actor, { serverId: params.id! }), (tokens) => ok({ tokens })),
   getServerToken: ({ actor, params }) =>
-    Effect.map(D.getServerToken(actor, params.id!, params.tokenID!), (token) => ok({ token })),
+    Effect.map(U.getServerToken(actor, { serverId: params.id!, tokenId: params.tokenID! }), (token) => ok({ token })),
   revokeServerToken: ({ actor, params }) =>
-    Effect.as(D.revokeServerToken(actor, params.id!, params.tokenID!), noContent),
+    Effect.as(U.revokeServerToken(actor, { serverId: params.id!, tokenId: params.tokenID! }), noContent),
 
-  listProviders: ({ actor, query }) => Effect.map(D.listProviders(actor, query), ok),
+  listProviders: ({ actor, query }) =>
+    Effect.flatMap(W.decodeProviderListQuery(query), (q) => Effect.map(U.listProviders(actor, q), ok)),
   createProvider: ({ actor, body }) =>
-    Effect.map(D.createProvider(actor, body), (provider) =>
-      created({ provider }, `/providers/${provider.id}`, provider.version),
+    Effect.flatMap(W.decodeProviderCreate(body), (provider) =>
+      Effect.map(U.createProvider(actor, { provider }), (rec) =>
+        created({ provider: rec }, `/providers/${rec.id}`, rec.version),
+      ),
     ),
   getProvider: ({ actor, params }) =>
-    Effect.map(D.getProvider(actor, params.id!), (provider) => ok({ provider }, provider.version)),
+    Effect.map(U.getProvider(actor, { providerId: params.id! }), (provider) => ok({ provider }, provider.version)),
   updateProvider: ({ actor, params, body, ifMatch }) =>
-    Effect.map(D.updateProvider(actor, params.id!, body, ifMatch), (provider) => ok({ provider }, provider.version)),
-  deleteProvider: ({ actor, params, ifMatch }) => Effect.as(D.deleteProvider(actor, params.id!, ifMatch), noContent),
+    Effect.flatMap(W.decodeProviderPatch(body), (provider) =>
+      Effect.map(U.updateProvider(actor, { providerId: params.id!, provider, expectedVersion: ifMatch }), (rec) =>
+        ok({ provider: rec }, rec.version),
+      ),
+    ),
+  deleteProvider: ({ actor, params, ifMatch }) =>
+    Effect.as(U.deleteProvider(actor, { providerId: params.id!, expectedVersion: ifMatch }), noContent),
+  // The import use cases still take the wire body (see @mcpsm/domain/openapi-import).
   importProvider: ({ actor, body }) =>
-    Effect.map(D.importProvider(actor, body), ({ created: stored, result }) =>
+    Effect.map(I.importProvider(actor, body), ({ created: stored, result }) =>
       stored ? created(result, `/providers/${result.provider.id}`, result.provider.version) : ok(result),
     ),
   resyncProvider: ({ actor, params, body }) =>
-    Effect.map(D.resyncProvider(actor, params.id!, body), (result) => ok(result, result.provider.version)),
-  listProviderTools: tools.list,
-  createProviderTool: tools.create,
-  getProviderTool: tools.get,
-  updateProviderTool: tools.update,
-  deleteProviderTool: tools.remove,
-  listProviderPrompts: prompts.list,
-  createProviderPrompt: prompts.create,
-  getProviderPrompt: prompts.get,
-  updateProviderPrompt: prompts.update,
-  deleteProviderPrompt: prompts.remove,
-  listProviderResources: resources.list,
-  createProviderResource: resources.create,
-  getProviderResource: resources.get,
-  updateProviderResource: resources.update,
-  deleteProviderResource: resources.remove,
+    Effect.map(I.resyncProvider(actor, params.id!, body), (result) => ok(result, result.provider.version)),
 
-  listVariables: ({ actor }) => Effect.map(D.listVariables(actor), (variables) => ok({ variables })),
+  listProviderTools: ({ actor, params }) =>
+    Effect.map(U.listProviderTools(actor, { providerId: params.id! }), (tools) => ok({ tools })),
+  createProviderTool: ({ actor, params, body }) =>
+    Effect.flatMap(W.decodeToolCreate(body), (tool) =>
+      Effect.map(U.createProviderTool(actor, { providerId: params.id!, tool }), (rec) =>
+        created({ tool: rec }, `/providers/${params.id}/tools/${rec.id}`),
+      ),
+    ),
+  getProviderTool: ({ actor, params }) =>
+    Effect.map(U.getProviderTool(actor, { providerId: params.id!, toolId: params.toolID! }), (tool) => ok({ tool })),
+  updateProviderTool: ({ actor, params, body }) =>
+    Effect.flatMap(W.decodeToolPatch(body), (tool) =>
+      Effect.map(U.updateProviderTool(actor, { providerId: params.id!, toolId: params.toolID!, tool }), (rec) =>
+        ok({ tool: rec }),
+      ),
+    ),
+  deleteProviderTool: ({ actor, params }) =>
+    Effect.as(U.deleteProviderTool(actor, { providerId: params.id!, toolId: params.toolID! }), noContent),
+
+  listProviderPrompts: ({ actor, params }) =>
+    Effect.map(U.listProviderPrompts(actor, { providerId: params.id! }), (prompts) => ok({ prompts })),
+  createProviderPrompt: ({ actor, params, body }) =>
+    Effect.flatMap(W.decodePromptCreate(body), (prompt) =>
+      Effect.map(U.createProviderPrompt(actor, { providerId: params.id!, prompt }), (rec) =>
+        created({ prompt: rec }, `/providers/${params.id}/prompts/${rec.id}`),
+      ),
+    ),
+  getProviderPrompt: ({ actor, params }) =>
+    Effect.map(U.getProviderPrompt(actor, { providerId: params.id!, promptId: params.promptID! }), (prompt) =>
+      ok({ prompt }),
+    ),
+  updateProviderPrompt: ({ actor, params, body }) =>
+    Effect.flatMap(W.decodePromptPatch(body), (prompt) =>
+      Effect.map(U.updateProviderPrompt(actor, { providerId: params.id!, promptId: params.promptID!, prompt }), (rec) =>
+        ok({ prompt: rec }),
+      ),
+    ),
+  deleteProviderPrompt: ({ actor, params }) =>
+    Effect.as(U.deleteProviderPrompt(actor, { providerId: params.id!, promptId: params.promptID! }), noContent),
+
+  listProviderResources: ({ actor, params }) =>
+    Effect.map(U.listProviderResources(actor, { providerId: params.id! }), (resources) => ok({ resources })),
+  createProviderResource: ({ actor, params, body }) =>
+    Effect.flatMap(W.decodeResourceCreate(body), (resource) =>
+      Effect.map(U.createProviderResource(actor, { providerId: params.id!, resource }), (rec) =>
+        created({ resource: rec }, `/providers/${params.id}/resources/${rec.id}`),
+      ),
+    ),
+  getProviderResource: ({ actor, params }) =>
+    Effect.map(U.getProviderResource(actor, { providerId: params.id!, resourceId: params.resourceID! }), (resource) =>
+      ok({ resource }),
+    ),
+  updateProviderResource: ({ actor, params, body }) =>
+    Effect.flatMap(W.decodeResourcePatch(body), (resource) =>
+      Effect.map(
+        U.updateProviderResource(actor, { providerId: params.id!, resourceId: params.resourceID!, resource }),
+        (rec) => ok({ resource: rec }),
+      ),
+    ),
+  deleteProviderResource: ({ actor, params }) =>
+    Effect.as(U.deleteProviderResource(actor, { providerId: params.id!, resourceId: params.resourceID! }), noContent),
+
+  listVariables: ({ actor }) => Effect.map(U.listVariables(actor, {}), (variables) => ok({ variables })),
   createVariable: ({ actor, body }) =>
-    Effect.map(D.createVariable(actor, body), (variable) => created({ variable }, `/variables/${variable.id}`)),
-  getVariable: ({ actor, params }) => Effect.map(D.getVariable(actor, params.id!), (variable) => ok({ variable })),
+    Effect.flatMap(W.decodeVariableCreate(body), (variable) =>
+      Effect.map(U.createVariable(actor, { variable }), (rec) => created({ variable: rec }, `/variables/${rec.id}`)),
+    ),
+  getVariable: ({ actor, params }) =>
+    Effect.map(U.getVariable(actor, { variableId: params.id! }), (variable) => ok({ variable })),
   updateVariable: ({ actor, params, body }) =>
-    Effect.map(D.updateVariable(actor, params.id!, body), (variable) => ok({ variable })),
-  deleteVariable: ({ actor, params }) => Effect.as(D.deleteVariable(actor, params.id!), noContent),
+    Effect.flatMap(W.decodeVariablePatch(body), (variable) =>
+      Effect.map(U.updateVariable(actor, { variableId: params.id!, variable }), (rec) => ok({ variable: rec })),
+    ),
+  deleteVariable: ({ actor, params }) => Effect.as(U.deleteVariable(actor, { variableId: params.id! }), noContent),
 };
 
 /** `/providers/{id}/tools/{toolID}` → `/providers/:id/tools/:toolID` (the router's syntax). */
@@ -182,7 +239,7 @@ export const ROUTES: ReadonlyArray<Route> = MANAGEMENT_ROUTES.map((r) => ({
   method: r.method,
   path: routerPath(r.path),
   operation: r.operation,
-  handle: HANDLERS[r.operation],
+  handle: (input) => Effect.zipRight(pathIds(input.params), HANDLERS[r.operation](input)),
   ...(r.maxBodyBytes === undefined ? {} : { maxBodyBytes: r.maxBodyBytes }),
   ...(r.maxBodyDepth === undefined ? {} : { maxBodyDepth: r.maxBodyDepth }),
 }));

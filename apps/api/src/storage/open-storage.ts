@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Storage } from "@mcpsm/domain";
+import type { Storage } from "@mcpsm/domain/storage";
 import { type EmbeddedPostgres, makePostgresStorage, startEmbeddedPostgres } from "@mcpsm/storage-postgres";
 import { Effect, Either, type Layer } from "effect";
 import type { Logger } from "pino";

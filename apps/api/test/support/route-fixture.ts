@@ -1,4 +1,4 @@
-import type { Operation } from "@mcpsm/domain";
+import type { Operation } from "@mcpsm/domain/use-cases";
 import { MANAGEMENT_ROUTES } from "@mcpsm/openapi";
 import type { Route } from "../../src/http/route-table.js";
 import type { Client } from "./harness.js";

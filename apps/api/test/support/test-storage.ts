@@ -1,4 +1,4 @@
-import type { Storage } from "@mcpsm/domain";
+import type { Storage } from "@mcpsm/domain/storage";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { makePostgresStorage } from "@mcpsm/storage-postgres";
 import { createServerDatabase } from "@mcpsm/storage-postgres/testing";

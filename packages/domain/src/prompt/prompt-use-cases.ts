@@ -1,14 +1,15 @@
 import type { PromptRow } from "../storage/rows.js";
+import type { Actor } from "../tenancy/actor.js";
+import { defineUseCase } from "../use-case/define-use-case.js";
 import { providerChildUseCases } from "../use-case/provider-child-use-cases.js";
 import { toPromptRecord } from "./prompt-record.js";
-import { PROMPT_OUTPUT_FIELDS, PromptCreate, PromptPatch } from "./prompt-schema.js";
+import { PromptCreate, PromptPatch } from "./prompt-schema.js";
 
-/** Prompts of a provider: create, get, list, update, delete. */
-export const promptUseCases = providerChildUseCases({
+/** The steps of a provider's prompts; the use cases below put each behind its scope. */
+const prompts = providerChildUseCases({
   kind: "prompt",
   create: PromptCreate,
   patch: PromptPatch,
-  outputFields: PROMPT_OUTPUT_FIELDS,
   store: (tx) => ({
     insert: tx.insertPrompt,
     update: tx.updatePrompt,
@@ -32,3 +33,54 @@ export const promptUseCases = providerChildUseCases({
   }),
   toRecord: toPromptRecord,
 });
+
+/** Input of `listProviderPrompts`. */
+export interface ListProviderPromptsInput {
+  readonly providerId: string;
+}
+
+/** Input of `createProviderPrompt`: the prompt's fields. */
+export interface CreateProviderPromptInput {
+  readonly providerId: string;
+  readonly prompt: PromptCreate;
+}
+
+/** Input of `getProviderPrompt` and `deleteProviderPrompt`. */
+export interface ProviderPromptRef {
+  readonly providerId: string;
+  readonly promptId: string;
+}
+
+/** Input of `updateProviderPrompt`: the fields to change. */
+export interface UpdateProviderPromptInput extends ProviderPromptRef {
+  readonly prompt: PromptPatch;
+}
+
+/** The prompts of a provider the actor can see. */
+export const listProviderPrompts = defineUseCase(
+  "listProviderPrompts",
+  (actor: Actor, input: ListProviderPromptsInput) => prompts.list(actor, input.providerId),
+);
+
+/** Adds a prompt to a provider of the actor's tenant (a new version of the provider). */
+export const createProviderPrompt = defineUseCase(
+  "createProviderPrompt",
+  (actor: Actor, input: CreateProviderPromptInput) => prompts.create(actor, input.providerId, input.prompt),
+);
+
+/** One prompt of a provider the actor can see. */
+export const getProviderPrompt = defineUseCase("getProviderPrompt", (actor: Actor, input: ProviderPromptRef) =>
+  prompts.get(actor, input.providerId, input.promptId),
+);
+
+/** Changes a prompt of a provider of the actor's tenant (a new version of the provider). */
+export const updateProviderPrompt = defineUseCase(
+  "updateProviderPrompt",
+  (actor: Actor, input: UpdateProviderPromptInput) =>
+    prompts.update(actor, input.providerId, input.promptId, input.prompt),
+);
+
+/** Deletes a prompt of a provider of the actor's tenant, unless a server uses it. */
+export const deleteProviderPrompt = defineUseCase("deleteProviderPrompt", (actor: Actor, input: ProviderPromptRef) =>
+  prompts.remove(actor, input.providerId, input.promptId),
+);

@@ -3,6 +3,7 @@ import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { ToolRecord } from "../tool/tool-schema.js";
 import { HttpUrl, OptionalHttpUrl } from "../validation/http-url.js";
+import { unstorableText } from "../validation/decode-write.js";
 import { LongText, Name, Timestamp, WireInt32 } from "../validation/text.js";
 
 /** Provider API kinds accepted on the wire (`INVALID` is refused). */
@@ -81,30 +82,91 @@ export const DEFAULT_PAGE_SIZE = 50;
 /** Largest page of `GET /providers`; a larger `limit` is treated as this. */
 export const MAX_PAGE_SIZE = 1000;
 
+/** One query parameter as an HTTP framework hands it over: a string, given once, that can be stored. */
+const QueryValue = Schema.String.annotations({ message: () => "must be given once" }).pipe(
+  Schema.filter((value) => unstorableText(value) ?? true),
+);
+
+/** A page size: a whole number, at least 1. */
+const PageSize = Schema.Int.annotations({ message: () => "must be a whole number" }).pipe(
+  Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" }),
+);
+
+/** A whole number written in decimal, as in `limit=20` (no sign but `-`, fraction or exponent). */
+const PageSizeFromQuery = Schema.compose(
+  Schema.transform(
+    QueryValue.pipe(Schema.pattern(/^-?\d{1,15}$/, { message: () => "must be a whole number" })),
+    Schema.Number,
+    { strict: true, decode: Number, encode: String },
+  ),
+  PageSize,
+);
+
+/** A query value that must be one of a literal's members. */
+const literalFromQuery = <const L extends readonly [string, ...Array<string>]>(literals: L, message: string) =>
+  Schema.compose(
+    QueryValue.pipe(Schema.filter((value) => literals.includes(value) || message)),
+    Schema.Literal(...literals),
+    { strict: false },
+  );
+
 /**
  * The query parameters of `GET /providers` (docs/api-rules.md §11), each at most once; any other parameter is
- * refused. They arrive as strings: this schema names them and describes their values (for the OpenAPI
- * document); `listProvidersPage` reads them.
+ * refused. The encoded side is the query string as parsed (strings; a repeated parameter is an array and is
+ * refused); the decoded side is the typed `ProviderListQuery` that `listProviders` takes. An empty
+ * `token`, `nameContains` or `baseURLContains` means "none".
  */
 export const ProviderListParameters = Schema.Struct({
+  // Each field's `jsonSchema` is what a client sends (for the OpenAPI document), not the string decoding.
   limit: optional(
-    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
-      default: DEFAULT_PAGE_SIZE,
-      description: `page size, at least 1; values above ${MAX_PAGE_SIZE} are treated as ${MAX_PAGE_SIZE}`,
+    PageSizeFromQuery.annotations({
+      jsonSchema: {
+        type: "integer",
+        minimum: 1,
+        default: DEFAULT_PAGE_SIZE,
+        description: `page size, at least 1; values above ${MAX_PAGE_SIZE} are treated as ${MAX_PAGE_SIZE}`,
+      },
     }),
   ),
   token: optional(
-    Schema.String.annotations({
-      description:
-        "the nextToken of the previous page (opaque; valid only with the same filters); absent or empty for the first page",
+    QueryValue.pipe(
+      Schema.pattern(/^(?:[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?$/, { message: () => "is not a nextToken of this listing" }),
+    ).annotations({
+      jsonSchema: {
+        type: "string",
+        description:
+          "the nextToken of the previous page (opaque; valid only with the same filters); absent or empty for the first page",
+      },
     }),
   ),
   nameContains: optional(
-    Schema.String.annotations({ description: "only providers whose name contains this text (case-insensitive)" }),
+    QueryValue.annotations({
+      jsonSchema: { type: "string", description: "only providers whose name contains this text (case-insensitive)" },
+    }),
   ),
   baseURLContains: optional(
-    Schema.String.annotations({ description: "only providers whose baseURL contains this text (case-insensitive)" }),
+    QueryValue.annotations({
+      jsonSchema: {
+        type: "string",
+        description: "only providers whose baseURL contains this text (case-insensitive)",
+      },
+    }),
   ),
-  apiType: optional(ApiType.annotations({ description: "only providers of this API type" })),
-  visibility: optional(VisibilityType.annotations({ description: "only providers of this visibilityType" })),
+  apiType: optional(
+    literalFromQuery(ApiType.literals, "must be REST").annotations({
+      jsonSchema: { type: "string", enum: ApiType.literals, description: "only providers of this API type" },
+    }),
+  ),
+  visibility: optional(
+    literalFromQuery(VisibilityType.literals, "must be INTERNAL or PUBLIC").annotations({
+      jsonSchema: {
+        type: "string",
+        enum: VisibilityType.literals,
+        description: "only providers of this visibilityType",
+      },
+    }),
+  ),
 });
+
+/** A typed `GET /providers` query: page size (clamped to MAX_PAGE_SIZE), page token and filters. */
+export type ProviderListQuery = typeof ProviderListParameters.Type;

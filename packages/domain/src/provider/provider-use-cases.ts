@@ -18,10 +18,11 @@ import {
   StaleRead,
   transact,
 } from "../use-case/use-case-kit.js";
-import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
-import { listProvidersPage, type ProviderListQuery } from "./provider-listing.js";
+import { defineUseCase } from "../use-case/define-use-case.js";
+import { validateIds, validateInput } from "../validation/validate-input.js";
+import { listProvidersPage } from "./provider-listing.js";
 import { toProviderRecord } from "./provider-record.js";
-import { type OAuth2ConfigWrite, PROVIDER_OUTPUT_FIELDS, ProviderCreate, ProviderPatch } from "./provider-schema.js";
+import { type OAuth2ConfigWrite, ProviderCreate, type ProviderListQuery, ProviderPatch } from "./provider-schema.js";
 import { secretPrefixOf } from "./secret-prefix.js";
 
 type StoredOAuth2 = ProviderRow["oauth2Config"];
@@ -46,10 +47,33 @@ export const mergeOAuth2 = (stored: StoredOAuth2, written: OAuth2ConfigWrite | n
     };
   });
 
+/** Input of `createProvider`: the provider's fields. */
+export interface CreateProviderInput {
+  readonly provider: ProviderCreate;
+}
+
+/** Input of `getProvider`. */
+export interface GetProviderInput {
+  readonly providerId: string;
+}
+
+/** Input of `updateProvider`: the fields to change; `expectedVersion` makes the write conditional (412). */
+export interface UpdateProviderInput {
+  readonly providerId: string;
+  readonly provider: ProviderPatch;
+  readonly expectedVersion?: number | undefined;
+}
+
+/** Input of `deleteProvider`; `expectedVersion` makes the delete conditional (412). */
+export interface DeleteProviderInput {
+  readonly providerId: string;
+  readonly expectedVersion?: number | undefined;
+}
+
 /** Creates a provider owned by the actor's tenant. */
-export const createProvider = (actor: Actor, body: unknown) =>
+export const createProvider = defineUseCase("createProvider", (actor: Actor, { provider }: CreateProviderInput) =>
   Effect.gen(function* () {
-    const input = yield* decodeEnvelope("provider", ProviderCreate, PROVIDER_OUTPUT_FIELDS, body);
+    const input = yield* validateInput("provider", ProviderCreate, provider);
     const quotas = yield* Quotas;
     const oauth2Config = yield* mergeOAuth2(null, input.oauth2Config);
     return yield* transact((tx) =>
@@ -80,12 +104,13 @@ export const createProvider = (actor: Actor, body: unknown) =>
         return toProviderRecord(row, []);
       }),
     );
-  });
+  }),
+);
 
 /** A provider the actor can see, with its tools. */
-export const getProvider = (actor: Actor, id: string) =>
+export const getProvider = defineUseCase("getProvider", (actor: Actor, { providerId: id }: GetProviderInput) =>
   Effect.gen(function* () {
-    yield* decodePathId("id", id);
+    yield* validateIds([["id", id]]);
     return yield* read((tx) =>
       Effect.gen(function* () {
         const found = yield* tx.findProviderWithTools(id);
@@ -93,75 +118,84 @@ export const getProvider = (actor: Actor, id: string) =>
         return toProviderRecord(found.provider, found.tools);
       }),
     );
-  });
+  }),
+);
 
-/** One page of the providers the actor can see, filtered as the query says. */
-export const listProviders = (actor: Actor, query: ProviderListQuery) => listProvidersPage(actor, query);
+/** One page of the providers the actor can see (its own and PUBLIC ones), filtered as the query says. */
+export const listProviders = defineUseCase("listProviders", (actor: Actor, query: ProviderListQuery) =>
+  listProvidersPage(actor, query),
+);
 
-/** Changes a provider of the actor's tenant; `ifMatch` is the version an If-Match header named. */
-export const updateProvider = (actor: Actor, id: string, body: unknown, ifMatch?: number) =>
-  Effect.gen(function* () {
-    yield* decodePathId("id", id);
-    const patch = yield* decodeEnvelope("provider", ProviderPatch, PROVIDER_OUTPUT_FIELDS, body);
-    return yield* transact((tx) =>
-      Effect.gen(function* () {
-        yield* lockProvider(tx, id);
-        const stored = yield* ownedProvider(tx, actor, id);
-        yield* checkIfMatch("provider", stored.version, ifMatch);
-        if (stored.visibilityType === "PUBLIC" && patch.visibilityType === "INTERNAL") {
-          const users = (yield* tx.serversReferencing({ kind: "provider", id })).filter(
-            (s) => s.tenant !== actor.tenant,
-          );
-          if (users.length > 0)
-            return yield* new FailedPrecondition({
-              detail: `provider '${id}' is used by ${users.length} server(s) of other tenants and must stay PUBLIC`,
-              references: [],
-            });
-        }
-        const next: ProviderRow = {
-          ...stored,
-          apiType: patch.apiType ?? stored.apiType,
-          visibilityType: patch.visibilityType ?? stored.visibilityType,
-          baseURL: patch.baseURL ?? stored.baseURL,
-          documentURL: patch.documentURL ?? stored.documentURL,
-          iconURL: patch.iconURL ?? stored.iconURL,
-          name: patch.name ?? stored.name,
-          description: patch.description ?? stored.description,
-          oauth2Config: yield* mergeOAuth2(stored.oauth2Config, patch.oauth2Config),
-        };
-        const tools = yield* tx.listTools(id);
-        if (sameProvider(stored, next)) return toProviderRecord(stored, tools);
-        const row: ProviderRow = { ...next, version: stored.version + 1, updatedAt: yield* now };
-        const applied = yield* tx
-          .updateProvider(row, stored.version)
-          .pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
-        if (!applied) return yield* new StaleRead({ conditional: ifMatch !== undefined });
-        return toProviderRecord(row, tools);
-      }),
-    );
-  });
+/** Changes a provider of the actor's tenant. */
+export const updateProvider = defineUseCase(
+  "updateProvider",
+  (actor: Actor, { providerId: id, provider, expectedVersion: ifMatch }: UpdateProviderInput) =>
+    Effect.gen(function* () {
+      yield* validateIds([["id", id]]);
+      const patch = yield* validateInput("provider", ProviderPatch, provider);
+      return yield* transact((tx) =>
+        Effect.gen(function* () {
+          yield* lockProvider(tx, id);
+          const stored = yield* ownedProvider(tx, actor, id);
+          yield* checkIfMatch("provider", stored.version, ifMatch);
+          if (stored.visibilityType === "PUBLIC" && patch.visibilityType === "INTERNAL") {
+            const users = (yield* tx.serversReferencing({ kind: "provider", id })).filter(
+              (s) => s.tenant !== actor.tenant,
+            );
+            if (users.length > 0)
+              return yield* new FailedPrecondition({
+                detail: `provider '${id}' is used by ${users.length} server(s) of other tenants and must stay PUBLIC`,
+                references: [],
+              });
+          }
+          const next: ProviderRow = {
+            ...stored,
+            apiType: patch.apiType ?? stored.apiType,
+            visibilityType: patch.visibilityType ?? stored.visibilityType,
+            baseURL: patch.baseURL ?? stored.baseURL,
+            documentURL: patch.documentURL ?? stored.documentURL,
+            iconURL: patch.iconURL ?? stored.iconURL,
+            name: patch.name ?? stored.name,
+            description: patch.description ?? stored.description,
+            oauth2Config: yield* mergeOAuth2(stored.oauth2Config, patch.oauth2Config),
+          };
+          const tools = yield* tx.listTools(id);
+          if (sameProvider(stored, next)) return toProviderRecord(stored, tools);
+          const row: ProviderRow = { ...next, version: stored.version + 1, updatedAt: yield* now };
+          const applied = yield* tx
+            .updateProvider(row, stored.version)
+            .pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
+          if (!applied) return yield* new StaleRead({ conditional: ifMatch !== undefined });
+          return toProviderRecord(row, tools);
+        }),
+      );
+    }),
+);
 
 const sameProvider = (a: ProviderRow, b: ProviderRow) =>
   JSON.stringify({ ...a, createdAt: 0, updatedAt: 0 }) === JSON.stringify({ ...b, createdAt: 0, updatedAt: 0 });
 
 /** Deletes a provider of the actor's tenant with its tools, prompts and resources, unless a server uses it. */
-export const deleteProvider = (actor: Actor, id: string, ifMatch?: number) =>
-  Effect.gen(function* () {
-    yield* decodePathId("id", id);
-    yield* transact((tx) =>
-      Effect.gen(function* () {
-        yield* lockProvider(tx, id);
-        const stored = yield* ownedProvider(tx, actor, id);
-        yield* checkIfMatch("provider", stored.version, ifMatch);
-        const users = yield* tx.serversReferencing({ kind: "provider", id });
-        if (users.length > 0)
-          return yield* new FailedPrecondition({
-            detail: `provider '${id}' is used by ${users.length} server(s)`,
-            references: users.filter((s) => s.tenant === actor.tenant).map((s) => s.id),
-          });
-        yield* tx
-          .deleteProvider(id)
-          .pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
-      }),
-    );
-  });
+export const deleteProvider = defineUseCase(
+  "deleteProvider",
+  (actor: Actor, { providerId: id, expectedVersion: ifMatch }: DeleteProviderInput) =>
+    Effect.gen(function* () {
+      yield* validateIds([["id", id]]);
+      yield* transact((tx) =>
+        Effect.gen(function* () {
+          yield* lockProvider(tx, id);
+          const stored = yield* ownedProvider(tx, actor, id);
+          yield* checkIfMatch("provider", stored.version, ifMatch);
+          const users = yield* tx.serversReferencing({ kind: "provider", id });
+          if (users.length > 0)
+            return yield* new FailedPrecondition({
+              detail: `provider '${id}' is used by ${users.length} server(s)`,
+              references: users.filter((s) => s.tenant === actor.tenant).map((s) => s.id),
+            });
+          yield* tx
+            .deleteProvider(id)
+            .pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
+        }),
+      );
+    }),
+);

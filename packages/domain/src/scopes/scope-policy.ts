@@ -1,8 +1,8 @@
 import type { Scope } from "./scope.js";
 
 /**
- * The operation → scope policy of docs/api-rules.md §3, as data. The HTTP app checks it before any
- * validation; the tests iterate over it to prove each operation refuses a token without its scope.
+ * The operation → scope policy of docs/api-rules.md §3, as data. Every use case of the same name checks
+ * it first (`authorize`); the tests iterate over it to prove each operation refuses a token without its scope.
  */
 export const SCOPE_POLICY = {
   listServers: "server:list",

@@ -8,9 +8,11 @@ import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
 import { blockedByReference, lockServer, now, read, transact } from "../use-case/use-case-kit.js";
-import { decodeEnvelope, decodePathId, invalid } from "../validation/decode-write.js";
+import { defineUseCase } from "../use-case/define-use-case.js";
+import { invalid } from "../validation/decode-write.js";
+import { validateIds, validateInput } from "../validation/validate-input.js";
 import { toServerTokenRecord } from "./server-token-record.js";
-import { SERVER_TOKEN_OUTPUT_FIELDS, SERVER_TOKEN_PREFIX, ServerTokenCreate } from "./server-token-schema.js";
+import { SERVER_TOKEN_PREFIX, ServerTokenCreate } from "./server-token-schema.js";
 
 /** 32 base-62 characters carry 190 bits of randomness (docs/api-rules.md §10 asks for at least 160). */
 const TOKEN_RANDOM_CHARS = 32;
@@ -25,78 +27,107 @@ const tokenOf = (tx: StorageTx, serverId: string, tokenId: string) =>
       : Effect.fail(new NotFound({ kind: "token", id: tokenId })),
   );
 
+/** Input of `createServerToken`. */
+export interface CreateServerTokenInput {
+  readonly serverId: string;
+  readonly token: ServerTokenCreate;
+}
+
+/** Input of `listServerTokens`. */
+export interface ListServerTokensInput {
+  readonly serverId: string;
+}
+
+/** Input of `getServerToken` and `revokeServerToken`. */
+export interface ServerTokenRef {
+  readonly serverId: string;
+  readonly tokenId: string;
+}
+
 /** Mints a token for a server of the actor's tenant; the value is returned this once. */
-export const createServerToken = (actor: Actor, serverId: string, body: unknown) =>
-  Effect.gen(function* () {
-    yield* decodePathId("id", serverId);
-    const input = yield* decodeEnvelope("token", ServerTokenCreate, SERVER_TOKEN_OUTPUT_FIELDS, body);
-    const quotas = yield* Quotas;
-    return yield* transact((tx) =>
-      Effect.gen(function* () {
-        yield* lockServer(tx, serverId);
-        yield* ownedServer(tx, actor, serverId);
-        const at = yield* now;
-        const expiresAt = input.expiresAt == null ? null : new Date(input.expiresAt);
-        if (expiresAt !== null && expiresAt.getTime() <= at.getTime())
-          return yield* invalid([{ path: "token.expiresAt", message: "must be in the future" }]);
-        if ((yield* tx.countServerTokens(serverId)) >= quotas.tokensPerServer)
-          return yield* new ResourceExhausted({ detail: `the server already has ${quotas.tokensPerServer} tokens` });
-        const value = `${SERVER_TOKEN_PREFIX}${randomAlphanumeric(TOKEN_RANDOM_CHARS)}`;
-        const row: ServerTokenRow = {
-          id: newId(),
-          serverId,
-          tenant: actor.tenant,
-          createdAt: at,
-          expiresAt,
-          name: input.name,
-          valueHash: hashServerToken(value),
-        };
-        yield* tx
-          .insertServerToken(row)
-          .pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
-        return toServerTokenRecord(row, value);
-      }),
-    );
-  });
+export const createServerToken = defineUseCase(
+  "createServerToken",
+  (actor: Actor, { serverId, token }: CreateServerTokenInput) =>
+    Effect.gen(function* () {
+      yield* validateIds([["id", serverId]]);
+      const input = yield* validateInput("token", ServerTokenCreate, token);
+      const quotas = yield* Quotas;
+      return yield* transact((tx) =>
+        Effect.gen(function* () {
+          yield* lockServer(tx, serverId);
+          yield* ownedServer(tx, actor, serverId);
+          const at = yield* now;
+          const expiresAt = input.expiresAt == null ? null : new Date(input.expiresAt);
+          if (expiresAt !== null && expiresAt.getTime() <= at.getTime())
+            return yield* invalid([{ path: "token.expiresAt", message: "must be in the future" }]);
+          if ((yield* tx.countServerTokens(serverId)) >= quotas.tokensPerServer)
+            return yield* new ResourceExhausted({ detail: `the server already has ${quotas.tokensPerServer} tokens` });
+          const value = `${SERVER_TOKEN_PREFIX}${randomAlphanumeric(TOKEN_RANDOM_CHARS)}`;
+          const row: ServerTokenRow = {
+            id: newId(),
+            serverId,
+            tenant: actor.tenant,
+            createdAt: at,
+            expiresAt,
+            name: input.name,
+            valueHash: hashServerToken(value),
+          };
+          yield* tx
+            .insertServerToken(row)
+            .pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
+          return toServerTokenRecord(row, value);
+        }),
+      );
+    }),
+);
 
 /** The tokens of a server of the actor's tenant, without values. */
-export const listServerTokens = (actor: Actor, serverId: string) =>
+export const listServerTokens = defineUseCase("listServerTokens", (actor: Actor, { serverId }: ListServerTokensInput) =>
   Effect.gen(function* () {
-    yield* decodePathId("id", serverId);
+    yield* validateIds([["id", serverId]]);
     return yield* read((tx) =>
       Effect.gen(function* () {
         yield* ownedServer(tx, actor, serverId);
         return (yield* tx.listServerTokens(serverId)).map((row) => toServerTokenRecord(row));
       }),
     );
-  });
+  }),
+);
 
 /** One token of a server of the actor's tenant, without its value. */
-export const getServerToken = (actor: Actor, serverId: string, tokenId: string) =>
+export const getServerToken = defineUseCase("getServerToken", (actor: Actor, { serverId, tokenId }: ServerTokenRef) =>
   Effect.gen(function* () {
-    yield* decodePathId("id", serverId);
-    yield* decodePathId("tokenID", tokenId);
+    yield* validateIds([
+      ["id", serverId],
+      ["tokenID", tokenId],
+    ]);
     return yield* read((tx) =>
       Effect.gen(function* () {
         yield* ownedServer(tx, actor, serverId);
         return toServerTokenRecord(yield* tokenOf(tx, serverId, tokenId));
       }),
     );
-  });
+  }),
+);
 
-/** Revokes (deletes) a token at once. */
-export const revokeServerToken = (actor: Actor, serverId: string, tokenId: string) =>
-  Effect.gen(function* () {
-    yield* decodePathId("id", serverId);
-    yield* decodePathId("tokenID", tokenId);
-    yield* transact((tx) =>
-      Effect.gen(function* () {
-        yield* ownedServer(tx, actor, serverId);
-        yield* tokenOf(tx, serverId, tokenId);
-        yield* tx.deleteServerToken(tokenId);
-      }),
-    );
-  });
+/** Revokes (deletes) a token of a server of the actor's tenant at once. */
+export const revokeServerToken = defineUseCase(
+  "revokeServerToken",
+  (actor: Actor, { serverId, tokenId }: ServerTokenRef) =>
+    Effect.gen(function* () {
+      yield* validateIds([
+        ["id", serverId],
+        ["tokenID", tokenId],
+      ]);
+      yield* transact((tx) =>
+        Effect.gen(function* () {
+          yield* ownedServer(tx, actor, serverId);
+          yield* tokenOf(tx, serverId, tokenId);
+          yield* tx.deleteServerToken(tokenId);
+        }),
+      );
+    }),
+);
 
 /** The stored token a presented value belongs to, if it is for `serverId` and neither revoked nor expired. */
 export const authenticateServerToken = (serverId: string, value: string) =>

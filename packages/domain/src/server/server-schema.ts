@@ -65,7 +65,10 @@ export type ServerRecord = typeof ServerRecord.Type;
 export const ServerToolLink = Schema.Struct({ providerID: Id, toolID: Id }).annotations({
   identifier: "ServerToolLink",
 });
+export type ServerToolLink = typeof ServerToolLink.Type;
 /** Body of `POST /servers/{id}/resources`. */
 export const ServerResourceLink = Schema.Struct({ resourceID: Id }).annotations({ identifier: "ServerResourceLink" });
+export type ServerResourceLink = typeof ServerResourceLink.Type;
 /** Body of `POST /servers/{id}/prompts`. */
 export const ServerPromptLink = Schema.Struct({ promptID: Id }).annotations({ identifier: "ServerPromptLink" });
+export type ServerPromptLink = typeof ServerPromptLink.Type;

@@ -16,10 +16,11 @@ import {
   StaleRead,
   transact,
 } from "../use-case/use-case-kit.js";
-import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
+import { defineUseCase, type NoInput } from "../use-case/define-use-case.js";
+import { validateIds, validateInput } from "../validation/validate-input.js";
 import { checkDistinctToolNames, type Composition, resolveComposition } from "./server-composition.js";
 import { toServerRecord } from "./server-record.js";
-import { SERVER_OUTPUT_FIELDS, ServerCreate, ServerPatch } from "./server-schema.js";
+import { ServerCreate, ServerPatch } from "./server-schema.js";
 
 const EMPTY: Composition = { providers: [], resourceIds: [], promptIds: [] };
 
@@ -59,10 +60,36 @@ export const saveServer = (tx: StorageTx, stored: ServerRow, next: ServerRow, co
     if (!applied) return yield* new StaleRead({ conditional });
   });
 
+/** Input of `createServer`: the server's fields. */
+export interface CreateServerInput {
+  readonly server: ServerCreate;
+}
+
+/** Input of `getServer`. */
+export interface GetServerInput {
+  readonly serverId: string;
+}
+
+/**
+ * Input of `updateServer`: the fields to change. `expectedVersion` makes the write conditional (412 when
+ * the server moved on); a `version` among the fields does too (409 ABORTED).
+ */
+export interface UpdateServerInput {
+  readonly serverId: string;
+  readonly server: ServerPatch;
+  readonly expectedVersion?: number | undefined;
+}
+
+/** Input of `deleteServer`; `expectedVersion` makes the delete conditional (412). */
+export interface DeleteServerInput {
+  readonly serverId: string;
+  readonly expectedVersion?: number | undefined;
+}
+
 /** Creates a server of the actor's tenant from the providers, tools, resources and prompts it names. */
-export const createServer = (actor: Actor, body: unknown) =>
+export const createServer = defineUseCase("createServer", (actor: Actor, { server }: CreateServerInput) =>
   Effect.gen(function* () {
-    const input = yield* decodeEnvelope("server", ServerCreate, SERVER_OUTPUT_FIELDS, body);
+    const input = yield* validateInput("server", ServerCreate, server);
     const description = yield* instructionsOf(input);
     const quotas = yield* Quotas;
     return yield* transact((tx) =>
@@ -94,66 +121,72 @@ export const createServer = (actor: Actor, body: unknown) =>
         return yield* serverRecord(tx, row.id);
       }),
     );
-  });
+  }),
+);
 
 /** A server of the actor's tenant with its full nested records. */
-export const getServer = (actor: Actor, id: string) =>
+export const getServer = defineUseCase("getServer", (actor: Actor, { serverId: id }: GetServerInput) =>
   Effect.gen(function* () {
-    yield* decodePathId("id", id);
+    yield* validateIds([["id", id]]);
     return yield* read((tx) => Effect.map(ownedServerGraph(tx, actor, id), toServerRecord));
-  });
+  }),
+);
 
 /** Every server of the actor's tenant, in creation order. */
-export const listServers = (actor: Actor) =>
-  read((tx) => Effect.map(tx.listServerGraphs(actor.tenant), (graphs) => graphs.map(toServerRecord)));
+export const listServers = defineUseCase("listServers", (actor: Actor, _input: NoInput) =>
+  read((tx) => Effect.map(tx.listServerGraphs(actor.tenant), (graphs) => graphs.map(toServerRecord))),
+);
 
-/**
- * Changes a server of the actor's tenant. A `version` in the body, or an If-Match version, makes the write
- * conditional on the stored revision (409 ABORTED, resp. 412, when it moved).
- */
-export const updateServer = (actor: Actor, id: string, body: unknown, ifMatch?: number) =>
-  Effect.gen(function* () {
-    yield* decodePathId("id", id);
-    const patch = yield* decodeEnvelope("server", ServerPatch, SERVER_OUTPUT_FIELDS, body);
-    const description = yield* instructionsOf(patch);
-    return yield* transact((tx) =>
-      Effect.gen(function* () {
-        yield* lockServer(tx, id);
-        const stored = yield* ownedServer(tx, actor, id);
-        yield* checkIfMatch("server", stored.version, ifMatch);
-        if (patch.version !== undefined && patch.version !== stored.version)
-          return yield* new Aborted({
-            detail: `version ${patch.version} does not match the stored version ${stored.version}`,
-          });
-        const { composition, chosenTools } = yield* resolveComposition(tx, actor, patch, stored);
-        yield* checkDistinctToolNames(chosenTools);
-        const next: ServerRow = {
-          ...stored,
-          name: patch.name ?? stored.name,
-          description: description ?? stored.description,
-          requestHeadersProxyEnabled: patch.requestHeadersProxyEnabled ?? stored.requestHeadersProxyEnabled,
-          dynamicToolDiscoveryEnabled: patch.dynamicToolDiscoveryEnabled ?? stored.dynamicToolDiscoveryEnabled,
-          ...composition,
-        };
-        if (JSON.stringify(next) !== JSON.stringify(stored)) {
-          const conditional = patch.version !== undefined || ifMatch !== undefined;
-          yield* saveServer(tx, stored, { ...next, version: stored.version + 1, updatedAt: yield* now }, conditional);
-        }
-        return yield* serverRecord(tx, id);
-      }),
-    );
-  });
+/** Changes a server of the actor's tenant (a new version). */
+export const updateServer = defineUseCase(
+  "updateServer",
+  (actor: Actor, { serverId: id, server, expectedVersion: ifMatch }: UpdateServerInput) =>
+    Effect.gen(function* () {
+      yield* validateIds([["id", id]]);
+      const patch = yield* validateInput("server", ServerPatch, server);
+      const description = yield* instructionsOf(patch);
+      return yield* transact((tx) =>
+        Effect.gen(function* () {
+          yield* lockServer(tx, id);
+          const stored = yield* ownedServer(tx, actor, id);
+          yield* checkIfMatch("server", stored.version, ifMatch);
+          if (patch.version !== undefined && patch.version !== stored.version)
+            return yield* new Aborted({
+              detail: `version ${patch.version} does not match the stored version ${stored.version}`,
+            });
+          const { composition, chosenTools } = yield* resolveComposition(tx, actor, patch, stored);
+          yield* checkDistinctToolNames(chosenTools);
+          const next: ServerRow = {
+            ...stored,
+            name: patch.name ?? stored.name,
+            description: description ?? stored.description,
+            requestHeadersProxyEnabled: patch.requestHeadersProxyEnabled ?? stored.requestHeadersProxyEnabled,
+            dynamicToolDiscoveryEnabled: patch.dynamicToolDiscoveryEnabled ?? stored.dynamicToolDiscoveryEnabled,
+            ...composition,
+          };
+          if (JSON.stringify(next) !== JSON.stringify(stored)) {
+            const conditional = patch.version !== undefined || ifMatch !== undefined;
+            yield* saveServer(tx, stored, { ...next, version: stored.version + 1, updatedAt: yield* now }, conditional);
+          }
+          return yield* serverRecord(tx, id);
+        }),
+      );
+    }),
+);
 
 /** Deletes a server of the actor's tenant and revokes its tokens. */
-export const deleteServer = (actor: Actor, id: string, ifMatch?: number) =>
-  Effect.gen(function* () {
-    yield* decodePathId("id", id);
-    yield* transact((tx) =>
-      Effect.gen(function* () {
-        yield* lockServer(tx, id);
-        const stored = yield* ownedServer(tx, actor, id);
-        yield* checkIfMatch("server", stored.version, ifMatch);
-        yield* tx.deleteServer(id);
-      }),
-    );
-  });
+export const deleteServer = defineUseCase(
+  "deleteServer",
+  (actor: Actor, { serverId: id, expectedVersion: ifMatch }: DeleteServerInput) =>
+    Effect.gen(function* () {
+      yield* validateIds([["id", id]]);
+      yield* transact((tx) =>
+        Effect.gen(function* () {
+          yield* lockServer(tx, id);
+          const stored = yield* ownedServer(tx, actor, id);
+          yield* checkIfMatch("server", stored.version, ifMatch);
+          yield* tx.deleteServer(id);
+        }),
+      );
+    }),
+);

@@ -3,11 +3,13 @@ import { AlreadyExists, type FieldProblem, ResourceExhausted } from "../errors/d
 import type { ToolRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import { Quotas } from "../tenancy/quotas.js";
+import type { Actor } from "../tenancy/actor.js";
+import { defineUseCase } from "../use-case/define-use-case.js";
 import { providerChildUseCases } from "../use-case/provider-child-use-cases.js";
 import { invalid } from "../validation/decode-write.js";
 import type { JsonObject } from "../validation/text.js";
 import { toToolRecord } from "./tool-record.js";
-import { pathPlaceholders, TOOL_OUTPUT_FIELDS, ToolCreate, ToolPatch } from "./tool-schema.js";
+import { pathPlaceholders, ToolCreate, ToolPatch } from "./tool-schema.js";
 
 const schemaOrNull = (schema: JsonObject | undefined, stored: JsonObject | null): JsonObject | null =>
   schema === undefined ? stored : Object.keys(schema).length === 0 ? null : schema;
@@ -49,12 +51,11 @@ const checkTool = (tx: StorageTx, row: ToolRow, previous: ToolRow | undefined) =
     } else if (previous.name !== row.name) yield* serverNameClash(tx, row);
   });
 
-/** Tools of a provider: create, get, list, update, delete. */
-export const toolUseCases = providerChildUseCases({
+/** The steps of a provider's tools; the use cases below put each behind its scope. */
+const tools = providerChildUseCases({
   kind: "tool",
   create: ToolCreate,
   patch: ToolPatch,
-  outputFields: TOOL_OUTPUT_FIELDS,
   store: (tx) => ({
     insert: tx.insertTool,
     update: tx.updateTool,
@@ -92,3 +93,50 @@ export const toolUseCases = providerChildUseCases({
   toRecord: toToolRecord,
   check: checkTool,
 });
+
+/** Input of `listProviderTools`. */
+export interface ListProviderToolsInput {
+  readonly providerId: string;
+}
+
+/** Input of `createProviderTool`: the tool's fields. */
+export interface CreateProviderToolInput {
+  readonly providerId: string;
+  readonly tool: ToolCreate;
+}
+
+/** Input of `getProviderTool` and `deleteProviderTool`. */
+export interface ProviderToolRef {
+  readonly providerId: string;
+  readonly toolId: string;
+}
+
+/** Input of `updateProviderTool`: the fields to change. */
+export interface UpdateProviderToolInput extends ProviderToolRef {
+  readonly tool: ToolPatch;
+}
+
+/** The tools of a provider the actor can see. */
+export const listProviderTools = defineUseCase("listProviderTools", (actor: Actor, input: ListProviderToolsInput) =>
+  tools.list(actor, input.providerId),
+);
+
+/** Adds a tool to a provider of the actor's tenant (a new version of the provider). */
+export const createProviderTool = defineUseCase("createProviderTool", (actor: Actor, input: CreateProviderToolInput) =>
+  tools.create(actor, input.providerId, input.tool),
+);
+
+/** One tool of a provider the actor can see. */
+export const getProviderTool = defineUseCase("getProviderTool", (actor: Actor, input: ProviderToolRef) =>
+  tools.get(actor, input.providerId, input.toolId),
+);
+
+/** Changes a tool of a provider of the actor's tenant (a new version of the provider). */
+export const updateProviderTool = defineUseCase("updateProviderTool", (actor: Actor, input: UpdateProviderToolInput) =>
+  tools.update(actor, input.providerId, input.toolId, input.tool),
+);
+
+/** Deletes a tool of a provider of the actor's tenant, unless a server uses it. */
+export const deleteProviderTool = defineUseCase("deleteProviderTool", (actor: Actor, input: ProviderToolRef) =>
+  tools.remove(actor, input.providerId, input.toolId),
+);

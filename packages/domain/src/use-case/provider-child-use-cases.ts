@@ -11,7 +11,7 @@ import type { ReferenceViolation, UniqueViolation } from "../storage/storage-err
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import type { Quotas } from "../tenancy/quotas.js";
-import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
+import { validateIds, validateInput } from "../validation/validate-input.js";
 import {
   alreadyExists,
   blockedByReference,
@@ -48,7 +48,6 @@ export interface ProviderChildSpec<Row extends ChildBase, Create, Patch, Rec> {
   readonly create: Schema.Schema<Create, any>;
   // biome-ignore lint/suspicious/noExplicitAny: as above
   readonly patch: Schema.Schema<Patch, any>;
-  readonly outputFields: ReadonlyArray<string>;
   readonly store: (tx: StorageTx) => ChildStore<Row>;
   readonly build: (input: Create, base: ChildBase) => Row;
   readonly merge: (stored: Row, patch: Patch) => Row;
@@ -62,7 +61,8 @@ export interface ProviderChildSpec<Row extends ChildBase, Create, Patch, Rec> {
 }
 
 /**
- * The create/get/list/update/delete use cases of a record owned by a provider. Reading needs the provider
+ * The create/get/list/update/delete steps of a record owned by a provider (each concept exports them as
+ * use cases under its own operation names). Reading needs the provider
  * to be visible; writing needs the actor to own it; every write is a change (a new version) of the provider.
  */
 export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>(
@@ -80,10 +80,10 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
     spec.check === undefined ? Effect.void : spec.check(tx, row, previous);
 
   return {
-    create: (actor: Actor, providerId: string, body: unknown) =>
+    create: (actor: Actor, providerId: string, fields: Create) =>
       Effect.gen(function* () {
-        yield* decodePathId("id", providerId);
-        const input = yield* decodeEnvelope(kind, spec.create, spec.outputFields, body);
+        yield* validateIds([["id", providerId]]);
+        const input = yield* validateInput(kind, spec.create, fields);
         return yield* transact((tx) =>
           Effect.gen(function* () {
             yield* lockProvider(tx, providerId);
@@ -108,8 +108,10 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
 
     get: (actor: Actor, providerId: string, id: string) =>
       Effect.gen(function* () {
-        yield* decodePathId("id", providerId);
-        yield* decodePathId(idName, id);
+        yield* validateIds([
+          ["id", providerId],
+          [idName, id],
+        ]);
         return yield* read((tx) =>
           Effect.gen(function* () {
             yield* visibleProvider(tx, actor, providerId);
@@ -120,7 +122,7 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
 
     list: (actor: Actor, providerId: string) =>
       Effect.gen(function* () {
-        yield* decodePathId("id", providerId);
+        yield* validateIds([["id", providerId]]);
         return yield* read((tx) =>
           Effect.gen(function* () {
             yield* visibleProvider(tx, actor, providerId);
@@ -129,11 +131,13 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
         );
       }),
 
-    update: (actor: Actor, providerId: string, id: string, body: unknown) =>
+    update: (actor: Actor, providerId: string, id: string, fields: Patch) =>
       Effect.gen(function* () {
-        yield* decodePathId("id", providerId);
-        yield* decodePathId(idName, id);
-        const patch = yield* decodeEnvelope(kind, spec.patch, spec.outputFields, body);
+        yield* validateIds([
+          ["id", providerId],
+          [idName, id],
+        ]);
+        const patch = yield* validateInput(kind, spec.patch, fields);
         return yield* transact((tx) =>
           Effect.gen(function* () {
             yield* lockProvider(tx, providerId);
@@ -157,8 +161,10 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
 
     remove: (actor: Actor, providerId: string, id: string) =>
       Effect.gen(function* () {
-        yield* decodePathId("id", providerId);
-        yield* decodePathId(idName, id);
+        yield* validateIds([
+          ["id", providerId],
+          [idName, id],
+        ]);
         yield* transact((tx) =>
           Effect.gen(function* () {
             yield* lockProvider(tx, providerId);

@@ -7,9 +7,10 @@ import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
 import { alreadyExists, lockQuota, now, owned, read, transact } from "../use-case/use-case-kit.js";
-import { decodeEnvelope, decodePathId } from "../validation/decode-write.js";
+import { defineUseCase, type NoInput } from "../use-case/define-use-case.js";
+import { validateIds, validateInput } from "../validation/validate-input.js";
 import { toVariableRecord } from "./variable-record.js";
-import { VARIABLE_OUTPUT_FIELDS, VariableCreate, VariablePatch, type VariableType } from "./variable-schema.js";
+import { VariableCreate, VariablePatch, type VariableType } from "./variable-schema.js";
 
 /** The value as stored: SECRET values are encrypted. */
 const storedValue = (type: VariableType, value: string) =>
@@ -18,10 +19,25 @@ const storedValue = (type: VariableType, value: string) =>
 const ownedVariable = (tx: StorageTx, actor: Actor, id: string) =>
   Effect.flatMap(tx.findVariable(id), (row) => owned(row, actor, "variable", id));
 
-/** Creates a variable of the actor's tenant. */
-export const createVariable = (actor: Actor, body: unknown) =>
+/** Input of `createVariable`. */
+export interface CreateVariableInput {
+  readonly variable: VariableCreate;
+}
+
+/** Input of `getVariable` and `deleteVariable`. */
+export interface VariableRef {
+  readonly variableId: string;
+}
+
+/** Input of `updateVariable`: the new value. */
+export interface UpdateVariableInput extends VariableRef {
+  readonly variable: VariablePatch;
+}
+
+/** Creates a variable of the actor's tenant (a SECRET value is stored encrypted). */
+export const createVariable = defineUseCase("createVariable", (actor: Actor, { variable }: CreateVariableInput) =>
   Effect.gen(function* () {
-    const input = yield* decodeEnvelope("variable", VariableCreate, VARIABLE_OUTPUT_FIELDS, body);
+    const input = yield* validateInput("variable", VariableCreate, variable);
     const quotas = yield* Quotas;
     const value = yield* storedValue(input.type, input.value);
     return yield* transact((tx) =>
@@ -37,49 +53,56 @@ export const createVariable = (actor: Actor, body: unknown) =>
         return toVariableRecord(row);
       }),
     );
-  });
+  }),
+);
 
 /** Every variable of the actor's tenant (SECRET values masked). */
-export const listVariables = (actor: Actor) =>
-  read((tx) => Effect.map(tx.listVariables(actor.tenant), (rows) => rows.map(toVariableRecord)));
+export const listVariables = defineUseCase("listVariables", (actor: Actor, _input: NoInput) =>
+  read((tx) => Effect.map(tx.listVariables(actor.tenant), (rows) => rows.map(toVariableRecord))),
+);
 
-/** One variable of the actor's tenant. */
-export const getVariable = (actor: Actor, id: string) =>
+/** One variable of the actor's tenant (a SECRET value masked). */
+export const getVariable = defineUseCase("getVariable", (actor: Actor, { variableId: id }: VariableRef) =>
   Effect.gen(function* () {
-    yield* decodePathId("id", id);
+    yield* validateIds([["id", id]]);
     return toVariableRecord(yield* read((tx) => ownedVariable(tx, actor, id)));
-  });
+  }),
+);
 
 /** Replaces the value of a variable of the actor's tenant. */
-export const updateVariable = (actor: Actor, id: string, body: unknown) =>
-  Effect.gen(function* () {
-    yield* decodePathId("id", id);
-    const patch = yield* decodeEnvelope("variable", VariablePatch, VARIABLE_OUTPUT_FIELDS, body);
-    return yield* transact((tx) =>
-      Effect.gen(function* () {
-        const stored = yield* ownedVariable(tx, actor, id);
-        const row: VariableRow = {
-          ...stored,
-          value: yield* storedValue(stored.type, patch.value),
-          updatedAt: yield* now,
-        };
-        yield* tx.updateVariable(row);
-        return toVariableRecord(row);
-      }),
-    );
-  });
+export const updateVariable = defineUseCase(
+  "updateVariable",
+  (actor: Actor, { variableId: id, variable }: UpdateVariableInput) =>
+    Effect.gen(function* () {
+      yield* validateIds([["id", id]]);
+      const patch = yield* validateInput("variable", VariablePatch, variable);
+      return yield* transact((tx) =>
+        Effect.gen(function* () {
+          const stored = yield* ownedVariable(tx, actor, id);
+          const row: VariableRow = {
+            ...stored,
+            value: yield* storedValue(stored.type, patch.value),
+            updatedAt: yield* now,
+          };
+          yield* tx.updateVariable(row);
+          return toVariableRecord(row);
+        }),
+      );
+    }),
+);
 
 /** Deletes a variable of the actor's tenant. */
-export const deleteVariable = (actor: Actor, id: string) =>
+export const deleteVariable = defineUseCase("deleteVariable", (actor: Actor, { variableId: id }: VariableRef) =>
   Effect.gen(function* () {
-    yield* decodePathId("id", id);
+    yield* validateIds([["id", id]]);
     yield* transact((tx) =>
       Effect.gen(function* () {
         yield* ownedVariable(tx, actor, id);
         yield* tx.deleteVariable(id);
       }),
     );
-  });
+  }),
+);
 
 /**
  * Plain values of the named variables of a tenant (SECRETs decrypted), for resolving `${NAME}`. A SECRET under

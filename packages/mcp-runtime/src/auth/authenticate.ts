@@ -1,4 +1,6 @@
-import { bearerToken, SERVER_TOKEN_PREFIX, type Unauthenticated, type Unavailable } from "@mcpsm/domain";
+import type { Unauthenticated, Unavailable } from "@mcpsm/domain/errors";
+import { SERVER_TOKEN_PREFIX } from "@mcpsm/domain/mcp";
+import { bearerToken } from "@mcpsm/domain/schemas";
 import { Exit } from "effect";
 import { NoCredential } from "../error-mapping.js";
 import type { PublicSite } from "../http/public-url.js";

@@ -1,4 +1,4 @@
-import type { McpCaller } from "@mcpsm/domain";
+import type { McpCaller } from "@mcpsm/domain/mcp";
 
 /** A request's proven identity: who calls (for the domain's access rule) and what the SDK hands to handlers. */
 export interface McpAuthentication {

@@ -1,4 +1,4 @@
-import { Unauthenticated, type Unavailable } from "@mcpsm/domain";
+import { Unauthenticated, type Unavailable } from "@mcpsm/domain/errors";
 import { Exit } from "effect";
 import type { McpAuthentication } from "./mcp-authentication.js";
 

@@ -1,4 +1,5 @@
-import { authenticateServerToken, Unauthenticated, type Unavailable } from "@mcpsm/domain";
+import { Unauthenticated, type Unavailable } from "@mcpsm/domain/errors";
+import { authenticateServerToken } from "@mcpsm/domain/mcp";
 import { Effect, type Exit } from "effect";
 import type { EffectRunner } from "../mcp-server.js";
 import type { McpAuthentication } from "./mcp-authentication.js";

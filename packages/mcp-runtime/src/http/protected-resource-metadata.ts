@@ -1,4 +1,4 @@
-import { isId } from "@mcpsm/domain";
+import { isId } from "@mcpsm/domain/schemas";
 import type { PublicSite } from "./public-url.js";
 
 // RFC 9728 protected resource metadata of each server: where a client finds the authorization servers that

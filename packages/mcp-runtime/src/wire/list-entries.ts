@@ -1,13 +1,5 @@
-import {
-  ARGUMENT_PARTS,
-  methodTraits,
-  type PromptRow,
-  type ProviderRow,
-  partSchema,
-  type ResourceRow,
-  requiredParts,
-  type ToolRow,
-} from "@mcpsm/domain";
+import { ARGUMENT_PARTS, methodTraits, partSchema, requiredParts } from "@mcpsm/domain/mcp";
+import type { PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
 import type { Icon, Prompt, Resource, Tool } from "@modelcontextprotocol/server";
 
 /** One property schema of a tool's input object, as the SDK types it (a JSON value). */

@@ -1,28 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  type Actor,
-  ALL_SCOPES,
-  addServerTool,
-  aesGcmCipherLayer,
-  createProvider,
-  createServer as createMcpServerRecord,
-  createServerToken,
-  createVariable,
-  hmacPageTokenSignerLayer,
-  promptUseCases,
-  quotasLayer,
-  resourceUseCases,
-  revokeServerToken,
-  Storage,
-  toolUseCases,
-  updateServer,
-  updateVariable,
-} from "@mcpsm/domain";
+import { type Actor, ALL_SCOPES } from "@mcpsm/domain";
+import * as W from "@mcpsm/domain/schemas";
+import { Storage } from "@mcpsm/domain/storage";
+import * as U from "@mcpsm/domain/use-cases";
+import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer } from "@mcpsm/domain/use-cases";
 import { makeMemoryStorage } from "@mcpsm/storage-memory";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { type Effect, Layer, ManagedRuntime } from "effect";
+import { Effect, Layer, ManagedRuntime } from "effect";
 import {
   createMcpRuntime,
   defaultMcpSettings,
@@ -88,32 +74,64 @@ export const startMcp = async (
 export const run = <A, E>(services: Services, effect: Effect.Effect<A, E, never>) =>
   services.runPromise(effect as never) as Promise<A>;
 
-/** Management operations through the domain use cases (the same ones the HTTP API calls). */
+/**
+ * Management operations through the domain use cases (the same ones the HTTP API calls), taking wire bodies
+ * that the domain's decoders turn into the use cases' typed inputs, as the HTTP API does.
+ */
 export const manage = (services: Services, actor: Actor) => {
   const go = <A>(effect: unknown) => services.runPromise(effect as never) as Promise<A>;
   return {
     provider: (body: Record<string, unknown>) =>
-      go<{ id: string; secretPrefix: string }>(createProvider(actor, { provider: body })),
+      go<{ id: string; secretPrefix: string }>(
+        Effect.flatMap(W.decodeProviderCreate({ provider: body }), (provider) => U.createProvider(actor, { provider })),
+      ),
     tool: (providerId: string, body: Record<string, unknown>) =>
-      go<{ id: string }>(toolUseCases.create(actor, providerId, { tool: body })),
+      go<{ id: string }>(
+        Effect.flatMap(W.decodeToolCreate({ tool: body }), (tool) => U.createProviderTool(actor, { providerId, tool })),
+      ),
     updateTool: (providerId: string, toolId: string, body: Record<string, unknown>) =>
-      go<{ id: string }>(toolUseCases.update(actor, providerId, toolId, { tool: body })),
+      go<{ id: string }>(
+        Effect.flatMap(W.decodeToolPatch({ tool: body }), (tool) =>
+          U.updateProviderTool(actor, { providerId, toolId, tool }),
+        ),
+      ),
     prompt: (providerId: string, body: Record<string, unknown>) =>
-      go<{ id: string }>(promptUseCases.create(actor, providerId, { prompt: body })),
+      go<{ id: string }>(
+        Effect.flatMap(W.decodePromptCreate({ prompt: body }), (prompt) =>
+          U.createProviderPrompt(actor, { providerId, prompt }),
+        ),
+      ),
     resource: (providerId: string, body: Record<string, unknown>) =>
-      go<{ id: string }>(resourceUseCases.create(actor, providerId, { resource: body })),
+      go<{ id: string }>(
+        Effect.flatMap(W.decodeResourceCreate({ resource: body }), (resource) =>
+          U.createProviderResource(actor, { providerId, resource }),
+        ),
+      ),
     server: (body: Record<string, unknown>) =>
-      go<{ id: string; version: number }>(createMcpServerRecord(actor, { server: body })),
-    updateServer: (id: string, body: Record<string, unknown>) =>
-      go<{ id: string }>(updateServer(actor, id, { server: body })),
+      go<{ id: string; version: number }>(
+        Effect.flatMap(W.decodeServerCreate({ server: body }), (server) => U.createServer(actor, { server })),
+      ),
+    updateServer: (serverId: string, body: Record<string, unknown>) =>
+      go<{ id: string }>(
+        Effect.flatMap(W.decodeServerPatch({ server: body }), (server) => U.updateServer(actor, { serverId, server })),
+      ),
     addTool: (serverId: string, providerID: string, toolID: string) =>
-      go<unknown>(addServerTool(actor, serverId, { tool: { providerID, toolID } })),
+      go<unknown>(U.addServerTool(actor, { serverId, tool: { providerID, toolID } })),
     token: (serverId: string, body: Record<string, unknown> = { name: "test" }) =>
-      go<{ id: string; value: string }>(createServerToken(actor, serverId, { token: body })),
-    revoke: (serverId: string, tokenId: string) => go<void>(revokeServerToken(actor, serverId, tokenId)),
+      go<{ id: string; value: string }>(
+        Effect.flatMap(W.decodeServerTokenCreate({ token: body }), (token) =>
+          U.createServerToken(actor, { serverId, token }),
+        ),
+      ),
+    revoke: (serverId: string, tokenId: string) => go<void>(U.revokeServerToken(actor, { serverId, tokenId })),
     variable: (name: string, value: string, type = "SECRET") =>
-      go<{ id: string }>(createVariable(actor, { variable: { type, name, value } })),
-    setVariable: (id: string, value: string) => go<unknown>(updateVariable(actor, id, { variable: { value } })),
+      go<{ id: string }>(
+        Effect.flatMap(W.decodeVariableCreate({ variable: { type, name, value } }), (variable) =>
+          U.createVariable(actor, { variable }),
+        ),
+      ),
+    setVariable: (variableId: string, value: string) =>
+      go<unknown>(U.updateVariable(actor, { variableId, variable: { value } })),
   };
 };
 

@@ -2,29 +2,31 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import * as D from "@mcpsm/domain";
+import type * as E from "@mcpsm/domain/errors";
+import * as R from "@mcpsm/domain";
+import * as U from "@mcpsm/domain/use-cases";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { type Effect, Exit, Layer, ManagedRuntime, Cause } from "effect";
 import { openApiReaderLayer } from "../../src/index.js";
 
 /** The domain services over an empty in-memory store, with this package's reader. */
-export const makeServices = (quotas: Partial<typeof D.Quotas.Service> = {}) =>
+export const makeServices = (quotas: Partial<typeof U.Quotas.Service> = {}) =>
   ManagedRuntime.make(
     Layer.mergeAll(
       MemoryStorageLive,
-      D.aesGcmCipherLayer(new Uint8Array(randomBytes(32))),
-      D.hmacPageTokenSignerLayer(new Uint8Array(randomBytes(32))),
-      D.quotasLayer(quotas),
+      U.aesGcmCipherLayer(new Uint8Array(randomBytes(32))),
+      U.hmacPageTokenSignerLayer(new Uint8Array(randomBytes(32))),
+      U.quotasLayer(quotas),
       openApiReaderLayer,
     ),
   );
 export type Services = ReturnType<typeof makeServices>;
 
-export const actor = (tenant = "tenant-a"): D.Actor => ({ tenant, scopes: new Set(D.ALL_SCOPES) });
+export const actor = (tenant = "tenant-a"): R.Actor => ({ tenant, scopes: new Set(R.ALL_SCOPES) });
 
 /** Runs a use case; a failure comes back as the typed error (a defect fails the test). */
-export const attempt = async <A>(services: Services, effect: Effect.Effect<A, D.DomainError, unknown>) => {
-  const exit = await services.runPromiseExit(effect as Effect.Effect<A, D.DomainError, never>);
+export const attempt = async <A>(services: Services, effect: Effect.Effect<A, E.DomainError, unknown>) => {
+  const exit = await services.runPromiseExit(effect as Effect.Effect<A, E.DomainError, never>);
   if (Exit.isSuccess(exit)) return { ok: true as const, value: exit.value };
   const failure = Cause.failureOption(exit.cause);
   if (failure._tag === "None") throw new Error(Cause.pretty(exit.cause));
@@ -32,14 +34,14 @@ export const attempt = async <A>(services: Services, effect: Effect.Effect<A, D.
 };
 
 /** Runs a use case that must succeed. */
-export const run = async <A>(services: Services, effect: Effect.Effect<A, D.DomainError, unknown>): Promise<A> => {
+export const run = async <A>(services: Services, effect: Effect.Effect<A, E.DomainError, unknown>): Promise<A> => {
   const result = await attempt(services, effect);
   if (!result.ok) throw new Error(`${result.error._tag}: ${JSON.stringify(result.error)}`);
   return result.value;
 };
 
 /** Runs a use case that must fail, answering its error. */
-export const refused = async (services: Services, effect: Effect.Effect<unknown, D.DomainError, unknown>) => {
+export const refused = async (services: Services, effect: Effect.Effect<unknown, E.DomainError, unknown>) => {
   const result = await attempt(services, effect);
   if (result.ok) throw new Error("expected a refusal");
   return result.error;

@@ -1,4 +1,4 @@
-import type { ProviderSearch } from "@mcpsm/domain";
+import type { ProviderSearch } from "@mcpsm/domain/storage";
 import { beforeEach, describe, expect, it } from "vitest";
 import { at, provider, TENANT_A, TENANT_B, TENANT_C, tool } from "../fixtures.js";
 import type { Harness } from "../harness.js";

@@ -1,4 +1,4 @@
-import type { ServerRow, StorageTx } from "@mcpsm/domain";
+import type { ServerRow, StorageTx } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
 import { MISSING_ID, prompt, provider, resource, server, serverToken, TENANT_B, tool } from "../fixtures.js";

@@ -1,4 +1,4 @@
-import type { StorageTx, VariableRow } from "@mcpsm/domain";
+import type { StorageTx, VariableRow } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
 import {

@@ -1,4 +1,4 @@
-import type { ServerGraph } from "@mcpsm/domain";
+import type { ServerGraph } from "@mcpsm/domain/storage";
 import { describe, expect, it } from "vitest";
 import { MISSING_ID, prompt, provider, resource, server, TENANT_A, TENANT_B, tool } from "../fixtures.js";
 import type { Harness } from "../harness.js";

@@ -1,4 +1,4 @@
-import type { StorageTx } from "@mcpsm/domain";
+import type { StorageTx } from "@mcpsm/domain/storage";
 import { Cause, Data, Effect, Either, Exit } from "effect";
 import { describe, expect, it } from "vitest";
 import {

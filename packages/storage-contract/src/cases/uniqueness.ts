@@ -1,4 +1,4 @@
-import type { PromptRow, ResourceRow, StorageTx, ToolRow } from "@mcpsm/domain";
+import type { PromptRow, ResourceRow, StorageTx, ToolRow } from "@mcpsm/domain/storage";
 import type { Effect } from "effect";
 import { describe, expect, it } from "vitest";
 import { prompt, provider, resource, server, TENANT_A, TENANT_B, tool, variable } from "../fixtures.js";

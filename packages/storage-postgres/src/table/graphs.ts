@@ -1,4 +1,4 @@
-import type { ProviderWithTools, ServerGraph, ServerRow } from "@mcpsm/domain";
+import type { ProviderWithTools, ServerGraph, ServerRow } from "@mcpsm/domain/storage";
 import { Schema } from "effect";
 import { rowDecoder } from "./row-decoder.js";
 import type { describeRecordTables } from "./tables.js";

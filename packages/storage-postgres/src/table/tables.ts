@@ -1,4 +1,12 @@
-import { PromptRow, ProviderRow, ResourceRow, ServerRow, ServerTokenRow, ToolRow, VariableRow } from "@mcpsm/domain";
+import {
+  PromptRow,
+  ProviderRow,
+  ResourceRow,
+  ServerRow,
+  ServerTokenRow,
+  ToolRow,
+  VariableRow,
+} from "@mcpsm/domain/storage";
 import type { MetadataStorage } from "@mikro-orm/core";
 import {
   PromptEntity,

@@ -1,4 +1,4 @@
-import { type RecordKind, ReferenceViolation, UniqueViolation } from "@mcpsm/domain";
+import { type RecordKind, ReferenceViolation, UniqueViolation } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import type { ConstraintBreach } from "../sql/db-errors.js";
 

@@ -1,4 +1,4 @@
-import type { RecordKind } from "@mcpsm/domain";
+import type { RecordKind } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { deleteBreach } from "./breaches.js";
 import type { TxContext } from "./runner.js";

@@ -1,4 +1,4 @@
-import type { StorageTx } from "@mcpsm/domain";
+import type { StorageTx } from "@mcpsm/domain/storage";
 import type { Tables } from "../table/tables.js";
 import type { TxContext } from "./runner.js";
 

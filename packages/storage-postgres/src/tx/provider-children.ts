@@ -1,4 +1,4 @@
-import type { RecordKind } from "@mcpsm/domain";
+import type { RecordKind } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import type { Table } from "../table/table.js";
 import { insertRow, updateRow } from "../table/table.js";

@@ -1,4 +1,4 @@
-import type { ProviderSearch } from "@mcpsm/domain";
+import type { ProviderSearch } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { insertRow, updateRowIfVersion } from "../table/table.js";
 import { uniqueBreach } from "./breaches.js";

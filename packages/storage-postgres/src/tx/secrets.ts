@@ -1,4 +1,4 @@
-import type { SecretKind } from "@mcpsm/domain";
+import type { SecretKind } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import type { Operations } from "./operations.js";
 

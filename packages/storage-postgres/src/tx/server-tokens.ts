@@ -1,4 +1,4 @@
-import { ReferenceViolation } from "@mcpsm/domain";
+import { ReferenceViolation } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { insertRow } from "../table/table.js";
 import { unexpected } from "./breaches.js";

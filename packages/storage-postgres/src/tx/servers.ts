@@ -1,4 +1,4 @@
-import type { ServerReference, ServerRow } from "@mcpsm/domain";
+import type { ServerReference, ServerRow } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { insertRow, updateRowIfVersion } from "../table/table.js";
 import { insertBreach } from "./breaches.js";

@@ -1,0 +1,287 @@
+import { ALL_SCOPES } from "@mcpsm/domain";
+import type { DomainError } from "@mcpsm/domain/errors";
+import { READ_ONLY_SCOPES, testActor, testServicesLayer, WRITE_OPERATIONS } from "@mcpsm/domain/testing";
+import {
+  type DomainServices,
+  OPERATIONS,
+  type Operation,
+  requiredScope,
+  USE_CASES,
+  type UseCases,
+} from "@mcpsm/domain/use-cases";
+import { makeMemoryStorage } from "@mcpsm/storage-memory";
+import { type Effect, Exit, ManagedRuntime } from "effect";
+import { beforeEach, describe, expect, it } from "vitest";
+
+// Every management use case, called directly on the memory store: no HTTP app, no wire decoding. The inputs
+// are the typed inputs a library caller builds.
+
+type Success<O extends keyof UseCases> = Effect.Effect.Success<ReturnType<UseCases[O]>>;
+
+/** The operations of the use-case table (the OpenAPI import still takes wire bodies and is outside it). */
+const inTable = (operation: Operation): operation is keyof UseCases => operation in USE_CASES;
+
+const services = () => ManagedRuntime.make(testServicesLayer(makeMemoryStorage()));
+
+/** Runs `operation` for `actor`, recording that it was called. */
+const caller = (runtime: ManagedRuntime.ManagedRuntime<DomainServices, never>, called: Set<Operation>) => {
+  const exit = <O extends keyof UseCases>(
+    actor: ReturnType<typeof testActor>,
+    operation: O,
+    input: Parameters<UseCases[O]>[1],
+  ) => {
+    called.add(operation);
+    const useCase = USE_CASES[operation] as (
+      a: typeof actor,
+      i: typeof input,
+    ) => Effect.Effect<Success<O>, DomainError, DomainServices>;
+    return runtime.runPromiseExit(useCase(actor, input));
+  };
+  const ok = async <O extends keyof UseCases>(
+    actor: ReturnType<typeof testActor>,
+    operation: O,
+    input: Parameters<UseCases[O]>[1],
+  ) => {
+    const result = await exit(actor, operation, input);
+    if (Exit.isFailure(result)) throw new Error(`${operation} failed: ${String(result.cause)}`);
+    return result.value;
+  };
+  const failure = async <O extends keyof UseCases>(
+    actor: ReturnType<typeof testActor>,
+    operation: O,
+    input: Parameters<UseCases[O]>[1],
+  ) => {
+    const result = await exit(actor, operation, input);
+    if (Exit.isSuccess(result)) throw new Error(`${operation} succeeded`);
+    const error = result.cause._tag === "Fail" ? result.cause.error : undefined;
+    if (error === undefined) throw new Error(`${operation} died: ${String(result.cause)}`);
+    return error;
+  };
+  return { ok, failure };
+};
+
+describe("every use case on the memory store", () => {
+  const called = new Set<Operation>();
+  const alice = testActor("alice");
+
+  it("runs a team's whole workflow: providers, their children, variables, servers, members and tokens", async () => {
+    const runtime = services();
+    const { ok, failure } = caller(runtime, called);
+
+    const provider = await ok(alice, "createProvider", {
+      provider: { name: "GitHub", baseURL: "https://api.github.com", oauth2Config: { clientSecret: "s3cret" } },
+    });
+    expect(provider).toMatchObject({ name: "GitHub", version: 1, secretPrefix: "API_GITHUB_COM" });
+    expect(provider.oauth2Config).not.toHaveProperty("clientSecret");
+    const providerId = provider.id;
+    expect((await ok(alice, "getProvider", { providerId })).id).toBe(providerId);
+    const updatedProvider = await ok(alice, "updateProvider", {
+      providerId,
+      provider: { description: "the GitHub REST API" },
+      expectedVersion: 1,
+    });
+    expect(updatedProvider.version).toBe(2);
+    expect(
+      await failure(alice, "updateProvider", { providerId, provider: { name: "x" }, expectedVersion: 1 }),
+    ).toMatchObject({
+      _tag: "PreconditionFailed",
+    });
+
+    const tool = await ok(alice, "createProviderTool", {
+      providerId,
+      tool: {
+        name: "getRepo",
+        method: "GET",
+        path: "/repos/{owner}/{repo}",
+        pathArgsJSONSchema: {
+          type: "object",
+          properties: { owner: { type: "string" }, repo: { type: "string" } },
+          required: ["owner", "repo"],
+        },
+      },
+    });
+    const toolId = tool.id;
+    expect((await ok(alice, "getProviderTool", { providerId, toolId })).name).toBe("getRepo");
+    expect((await ok(alice, "listProviderTools", { providerId })).map((t) => t.id)).toEqual([toolId]);
+    expect(
+      (await ok(alice, "updateProviderTool", { providerId, toolId, tool: { title: "Get a repository" } })).title,
+    ).toBe("Get a repository");
+
+    const prompt = await ok(alice, "createProviderPrompt", {
+      providerId,
+      prompt: { name: "triage", messages: [{ role: "user", content: { type: "text", text: "Triage {{issue}}" } }] },
+    });
+    const promptId = prompt.id;
+    expect((await ok(alice, "getProviderPrompt", { providerId, promptId })).name).toBe("triage");
+    expect((await ok(alice, "listProviderPrompts", { providerId })).map((p) => p.id)).toEqual([promptId]);
+    expect(
+      (await ok(alice, "updateProviderPrompt", { providerId, promptId, prompt: { description: "d" } })).description,
+    ).toBe("d");
+
+    const resource = await ok(alice, "createProviderResource", {
+      providerId,
+      resource: { name: "readme", uri: "https://example.com/README.md" },
+    });
+    const resourceId = resource.id;
+    expect((await ok(alice, "getProviderResource", { providerId, resourceId })).uri).toBe(
+      "https://example.com/README.md",
+    );
+    expect((await ok(alice, "listProviderResources", { providerId })).map((r) => r.id)).toEqual([resourceId]);
+    expect(
+      (await ok(alice, "updateProviderResource", { providerId, resourceId, resource: { mimeType: "text/markdown" } }))
+        .mimeType,
+    ).toBe("text/markdown");
+
+    const page = await ok(alice, "listProviders", { nameContains: "git", limit: 10 });
+    expect(page).toMatchObject({ matchCount: 1, nextToken: "" });
+    // Each write of a tool, prompt or resource was a new version of the provider.
+    expect(page.providers[0]?.version).toBe(8);
+
+    const variable = await ok(alice, "createVariable", {
+      variable: { type: "SECRET", name: "API_GITHUB_COM_TOKEN", value: "ghp_x" },
+    });
+    const variableId = variable.id;
+    expect(variable.value).toBe("***");
+    expect((await ok(alice, "getVariable", { variableId })).name).toBe("API_GITHUB_COM_TOKEN");
+    expect((await ok(alice, "listVariables", {})).map((v) => v.id)).toEqual([variableId]);
+    expect((await ok(alice, "updateVariable", { variableId, variable: { value: "ghp_y" } })).value).toBe("***");
+
+    const server = await ok(alice, "createServer", { server: { name: "github", providers: [{ id: providerId }] } });
+    const serverId = server.id;
+    expect(server.providers[0]?.tools.map((t) => t.id)).toEqual([toolId]);
+    expect((await ok(alice, "getServer", { serverId })).name).toBe("github");
+    expect((await ok(alice, "listServers", {})).map((s) => s.id)).toEqual([serverId]);
+    const renamed = await ok(alice, "updateServer", { serverId, server: { name: "GitHub" }, expectedVersion: 1 });
+    expect(renamed).toMatchObject({ name: "GitHub", version: 2 });
+
+    expect((await ok(alice, "listServerTools", { serverId })).map((t) => t.id)).toEqual([toolId]);
+    await ok(alice, "removeServerTool", { serverId, toolId });
+    expect(await ok(alice, "listServerTools", { serverId })).toEqual([]);
+    expect((await ok(alice, "addServerTool", { serverId, tool: { providerID: providerId, toolID: toolId } })).id).toBe(
+      toolId,
+    );
+
+    expect((await ok(alice, "addServerResource", { serverId, resource: { resourceID: resourceId } })).id).toBe(
+      resourceId,
+    );
+    expect((await ok(alice, "listServerResources", { serverId })).map((r) => r.id)).toEqual([resourceId]);
+    await ok(alice, "removeServerResource", { serverId, resourceId });
+    expect((await ok(alice, "addServerPrompt", { serverId, prompt: { promptID: promptId } })).id).toBe(promptId);
+    expect((await ok(alice, "listServerPrompts", { serverId })).map((p) => p.id)).toEqual([promptId]);
+    await ok(alice, "removeServerPrompt", { serverId, promptId });
+
+    const token = await ok(alice, "createServerToken", { serverId, token: { name: "ci" } });
+    expect(token.value).toMatch(/^mcps_/);
+    const tokenId = token.id;
+    expect((await ok(alice, "listServerTokens", { serverId })).map((t) => [t.id, t.value])).toEqual([
+      [tokenId, undefined],
+    ]);
+    expect((await ok(alice, "getServerToken", { serverId, tokenId })).name).toBe("ci");
+    await ok(alice, "revokeServerToken", { serverId, tokenId });
+
+    expect(await failure(alice, "deleteProvider", { providerId })).toMatchObject({
+      _tag: "FailedPrecondition",
+      references: [serverId],
+    });
+    await ok(alice, "deleteServer", {
+      serverId,
+      expectedVersion: (await ok(alice, "getServer", { serverId })).version,
+    });
+    await ok(alice, "deleteProviderTool", { providerId, toolId });
+    await ok(alice, "deleteProviderPrompt", { providerId, promptId });
+    await ok(alice, "deleteProviderResource", { providerId, resourceId });
+    await ok(alice, "deleteProvider", { providerId });
+    await ok(alice, "deleteVariable", { variableId });
+    expect(await failure(alice, "getProvider", { providerId })).toMatchObject({ _tag: "NotFound", id: providerId });
+    expect((await ok(alice, "listServers", {})).length).toBe(0);
+    await runtime.dispose();
+  });
+
+  it("called every operation of the scope policy", () => {
+    expect([...called].sort()).toEqual(OPERATIONS.filter(inTable).sort());
+  });
+});
+
+describe("the domain enforces the scope policy itself", () => {
+  let runtime: ManagedRuntime.ManagedRuntime<DomainServices, never>;
+  const alice = testActor("alice");
+  const readOnly = testActor("alice", READ_ONLY_SCOPES);
+  beforeEach(() => {
+    runtime = services();
+  });
+
+  it("a read-only actor calling any write use case gets PermissionDenied naming the scope, before validation", async () => {
+    const { failure } = caller(runtime, new Set());
+    expect(WRITE_OPERATIONS.length).toBeGreaterThan(20);
+    for (const operation of WRITE_OPERATIONS.filter(inTable)) {
+      // The input is not even valid: the scope check comes before anything else.
+      const error = await failure(readOnly, operation, {} as never);
+      expect({ operation, error }).toMatchObject({
+        operation,
+        error: { _tag: "PermissionDenied", requiredScope: requiredScope(operation) },
+      });
+    }
+  });
+
+  it("a read-only actor's write changes nothing; the same call with the scope succeeds", async () => {
+    const { ok, failure } = caller(runtime, new Set());
+    const input = { provider: { name: "GitHub", baseURL: "https://api.github.com" } };
+    expect(await failure(readOnly, "createProvider", input)).toMatchObject({ _tag: "PermissionDenied" });
+    expect((await ok(readOnly, "listProviders", {})).matchCount).toBe(0);
+    await ok(alice, "createProvider", input);
+    expect((await ok(readOnly, "listProviders", {})).matchCount).toBe(1);
+  });
+
+  it("an actor without scopes is refused every operation; each scope opens exactly its operations", async () => {
+    const { exitOf } = {
+      exitOf: (actor: ReturnType<typeof testActor>, operation: keyof UseCases) =>
+        runtime.runPromiseExit(
+          (USE_CASES[operation] as (a: unknown, i: unknown) => Effect.Effect<unknown, DomainError, DomainServices>)(
+            actor,
+            {},
+          ),
+        ),
+    };
+    for (const operation of OPERATIONS.filter(inTable)) {
+      const refused = await exitOf(testActor("alice", []), operation);
+      expect(Exit.isFailure(refused) && refused.cause._tag === "Fail" && refused.cause.error._tag).toBe(
+        "PermissionDenied",
+      );
+      const granted = await exitOf(testActor("alice", [requiredScope(operation)]), operation);
+      const tag = Exit.isFailure(granted) && granted.cause._tag === "Fail" ? granted.cause.error._tag : "success";
+      expect({ operation, tag }).not.toEqual({ operation, tag: "PermissionDenied" });
+    }
+    expect(ALL_SCOPES.length).toBe(17);
+  });
+});
+
+describe("typed inputs are checked by the use case, not only by the wire decoders", () => {
+  const alice = testActor("alice");
+
+  it("a library caller's bad fields get InvalidArgument with every problem located", async () => {
+    const runtime = services();
+    const { failure } = caller(runtime, new Set());
+    const error = await failure(alice, "createProvider", {
+      provider: { name: "x".repeat(101), baseURL: "ftp://example.com" },
+    });
+    expect(error._tag).toBe("InvalidArgument");
+    expect(error._tag === "InvalidArgument" && error.errors.map((e) => e.path).sort()).toEqual([
+      "provider.baseURL",
+      "provider.name",
+    ]);
+    expect(await failure(alice, "getServer", { serverId: "not-an-id" })).toMatchObject({
+      _tag: "InvalidArgument",
+      errors: [{ path: "id" }],
+    });
+    expect(await failure(alice, "listProviders", { limit: 0 })).toMatchObject({
+      _tag: "InvalidArgument",
+      errors: [{ path: "limit", message: "must be at least 1" }],
+    });
+    expect(
+      await failure(alice, "createVariable", {
+        variable: { type: "ENV", name: "A", value: "nul\u0000" },
+      }),
+    ).toMatchObject({ _tag: "InvalidArgument", errors: [{ path: "variable.value" }] });
+    await runtime.dispose();
+  });
+});

@@ -1,0 +1,8 @@
+// @mcpsm/domain/mcp: the product rules of serving a composed server over MCP (what a server serves, how a
+// tool call becomes an upstream request, header templates, prompt rendering) and server-token checks.
+// The MCP transport itself lives in @mcpsm/mcp-runtime.
+
+export * from "../mcp/index.js";
+export { secretPrefixOf } from "../provider/secret-prefix.js";
+export { SERVER_TOKEN_PREFIX } from "../server-token/server-token-schema.js";
+export { authenticateServerToken, hashServerToken } from "../server-token/server-token-use-cases.js";

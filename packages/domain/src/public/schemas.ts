@@ -1,0 +1,64 @@
+// @mcpsm/domain/schemas: the wire shapes of the management API as effect schemas (write shapes, records,
+// list parameters), the types derived from them, and the decoders that turn a request body or query string
+// into the typed input of a use case. The OpenAPI document and any other front end are built on these.
+
+export { HTTP_METHODS, HttpMethod, ToolCreate, ToolHeader, ToolPatch, ToolRecord } from "../tool/tool-schema.js";
+export { Id, isId } from "../ids/id.js";
+export { PromptArgument, PromptCreate, PromptMessage, PromptPatch, PromptRecord } from "../prompt/prompt-schema.js";
+export {
+  ApiType,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  OAuth2ConfigRecord,
+  OAuth2ConfigWrite,
+  ProviderCreate,
+  ProviderListParameters,
+  type ProviderListQuery,
+  ProviderPatch,
+  ProviderRecord,
+  VisibilityType,
+} from "../provider/provider-schema.js";
+export type { ProviderListPage } from "../provider/provider-listing.js";
+export { ResourceAnnotations, ResourceCreate, ResourcePatch, ResourceRecord } from "../resource/resource-schema.js";
+export { ALL_SCOPES, Scope, SCOPES } from "../scopes/scope.js";
+export {
+  ServerCreate,
+  ServerPatch,
+  ServerPromptLink,
+  ServerProviderRef,
+  ServerRecord,
+  ServerResourceLink,
+  ServerToolLink,
+} from "../server/server-schema.js";
+export { ImportReport, ImportResult, ProviderImport, ProviderResync } from "../openapi-import/import-schema.js";
+export { SERVER_TOKEN_PREFIX, ServerTokenCreate, ServerTokenRecord } from "../server-token/server-token-schema.js";
+export { FORBIDDEN_HEADERS } from "../validation/http-header.js";
+export { jsonSchemaProblem } from "../validation/json-schema.js";
+export {
+  MASKED_VALUE,
+  VariableCreate,
+  VariablePatch,
+  VariableRecord,
+  VariableType,
+} from "../variable/variable-schema.js";
+export { bearerToken } from "../tenancy/bearer-token.js";
+export { decodePathId } from "../validation/decode-write.js";
+export { decodeProviderListQuery, type RawQuery } from "../wire/provider-list-query.js";
+export {
+  decodePromptCreate,
+  decodePromptPatch,
+  decodeProviderCreate,
+  decodeProviderPatch,
+  decodeResourceCreate,
+  decodeResourcePatch,
+  decodeServerCreate,
+  decodeServerPatch,
+  decodeServerPromptLink,
+  decodeServerResourceLink,
+  decodeServerTokenCreate,
+  decodeServerToolLink,
+  decodeToolCreate,
+  decodeToolPatch,
+  decodeVariableCreate,
+  decodeVariablePatch,
+} from "../wire/write-bodies.js";

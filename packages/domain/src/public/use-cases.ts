@@ -1,0 +1,110 @@
+// @mcpsm/domain/use-cases: every management use case as an effect, `useCase(actor, input)`, named after its
+// operation in the scope policy; the services they run with; and the operator's key rotation.
+
+export type { Actor } from "../tenancy/actor.js";
+export { authorize } from "../scopes/authorize.js";
+export { OPERATIONS, type Operation, requiredScope, SCOPE_POLICY } from "../scopes/scope-policy.js";
+export { type AnyUseCase, USE_CASES, type UseCases, type WireOperation } from "../use-case/use-case-table.js";
+export type { NoInput } from "../use-case/define-use-case.js";
+export {
+  type DomainServices,
+  type DomainServicesOptions,
+  domainServicesLayer,
+} from "../use-case/domain-services.js";
+export { DEFAULT_QUOTAS, Quotas, quotasLayer } from "../tenancy/quotas.js";
+export { aesGcmCipher, aesGcmCipherLayer, keyIdOf, SecretCipher } from "../secrets/secret-cipher.js";
+export { hmacPageTokenSigner, hmacPageTokenSignerLayer, PageTokenSigner } from "../secrets/page-token-signer.js";
+export { REKEY_BATCH_SIZE, type RekeyReport, rekeySecrets } from "../secrets/rekey.js";
+
+export {
+  type CreateProviderInput,
+  createProvider,
+  type DeleteProviderInput,
+  deleteProvider,
+  type GetProviderInput,
+  getProvider,
+  listProviders,
+  type UpdateProviderInput,
+  updateProvider,
+} from "../provider/provider-use-cases.js";
+export {
+  type CreateProviderToolInput,
+  createProviderTool,
+  deleteProviderTool,
+  getProviderTool,
+  type ListProviderToolsInput,
+  listProviderTools,
+  type ProviderToolRef,
+  type UpdateProviderToolInput,
+  updateProviderTool,
+} from "../tool/tool-use-cases.js";
+export {
+  type CreateProviderPromptInput,
+  createProviderPrompt,
+  deleteProviderPrompt,
+  getProviderPrompt,
+  type ListProviderPromptsInput,
+  listProviderPrompts,
+  type ProviderPromptRef,
+  type UpdateProviderPromptInput,
+  updateProviderPrompt,
+} from "../prompt/prompt-use-cases.js";
+export {
+  type CreateProviderResourceInput,
+  createProviderResource,
+  deleteProviderResource,
+  getProviderResource,
+  type ListProviderResourcesInput,
+  listProviderResources,
+  type ProviderResourceRef,
+  type UpdateProviderResourceInput,
+  updateProviderResource,
+} from "../resource/resource-use-cases.js";
+export {
+  type CreateServerInput,
+  createServer,
+  type DeleteServerInput,
+  deleteServer,
+  type GetServerInput,
+  getServer,
+  listServers,
+  type UpdateServerInput,
+  updateServer,
+} from "../server/server-use-cases.js";
+export {
+  type AddServerPromptInput,
+  type AddServerResourceInput,
+  type AddServerToolInput,
+  addServerPrompt,
+  addServerResource,
+  addServerTool,
+  listServerPrompts,
+  listServerResources,
+  listServerTools,
+  type RemoveServerPromptInput,
+  type RemoveServerResourceInput,
+  type RemoveServerToolInput,
+  removeServerPrompt,
+  removeServerResource,
+  removeServerTool,
+  type ServerMembersInput,
+} from "../server/server-associations.js";
+export {
+  type CreateServerTokenInput,
+  createServerToken,
+  getServerToken,
+  type ListServerTokensInput,
+  listServerTokens,
+  revokeServerToken,
+  type ServerTokenRef,
+} from "../server-token/server-token-use-cases.js";
+export {
+  type CreateVariableInput,
+  createVariable,
+  deleteVariable,
+  getVariable,
+  listVariables,
+  type UpdateVariableInput,
+  updateVariable,
+  type VariableRef,
+} from "../variable/variable-use-cases.js";

@@ -1,0 +1,33 @@
+import { Layer } from "effect";
+import { hmacPageTokenSigner, PageTokenSigner } from "../secrets/page-token-signer.js";
+import { SecretCipher } from "../secrets/secret-cipher.js";
+import { Storage } from "../storage/storage-port.js";
+import { DEFAULT_QUOTAS, Quotas } from "../tenancy/quotas.js";
+import { randomBytes } from "node:crypto";
+
+/** The services the use cases run with. */
+export type DomainServices = Storage | SecretCipher | PageTokenSigner | Quotas;
+
+/** What a caller hands over to run the use cases. */
+export interface DomainServicesOptions {
+  /** A storage adapter (for example `makeMemoryStorage()` of @mcpsm/storage-memory). */
+  readonly storage: typeof Storage.Service;
+  /** Encrypts secrets at rest (for example `aesGcmCipher(key)`). */
+  readonly cipher: typeof SecretCipher.Service;
+  /**
+   * Signs `nextToken`s of provider listings (for example `hmacPageTokenSigner(key)`). Default: a random key
+   * of this process, so tokens do not survive a restart or work on another instance.
+   */
+  readonly pageTokenSigner?: typeof PageTokenSigner.Service | undefined;
+  /** Per-tenant limits; unspecified ones take the contract's defaults. */
+  readonly quotas?: Partial<typeof Quotas.Service> | undefined;
+}
+
+/** One layer with every service the use cases need. */
+export const domainServicesLayer = (options: DomainServicesOptions): Layer.Layer<DomainServices> =>
+  Layer.mergeAll(
+    Layer.succeed(Storage, options.storage),
+    Layer.succeed(SecretCipher, options.cipher),
+    Layer.succeed(PageTokenSigner, options.pageTokenSigner ?? hmacPageTokenSigner(new Uint8Array(randomBytes(32)))),
+    Layer.succeed(Quotas, { ...DEFAULT_QUOTAS, ...options.quotas }),
+  );
