@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Router } from "@koa/router";
 import type { McpRuntime } from "@mcpsm/mcp-runtime";
 import Koa, { type Middleware } from "koa";
@@ -17,6 +18,8 @@ export interface AppDeps extends OperationDeps {
   readonly ready: () => Promise<boolean>;
   /** The dev-auth key set to publish at /.well-known/jwks.json, in dev-auth mode only. */
   readonly devJwks?: { readonly keys: ReadonlyArray<JWK> };
+  /** The service's own OAuth authorization server for its MCP endpoints (`/oauth/*`, discovery), when on. */
+  readonly oauthServer?: NodeEndpoint;
   /** The MCP endpoint: `/mcp/{serverId}` and its protected resource metadata (no management scope). */
   readonly mcp?: Pick<McpRuntime, "matches" | "handleNode">;
   /** The OAuth 2.0 authorization server the OpenAPI document names (`{authUrl}/oauth2/auth`, `/oauth2/token`). */
@@ -29,17 +32,31 @@ export interface AppDeps extends OperationDeps {
   readonly observe?: ReadonlyArray<Middleware>;
 }
 
-/** Hands the MCP paths to the MCP runtime, which answers on the raw Node response itself. */
 /** How long /readyz waits for the database before answering 503, so load balancers can act quickly. */
 export const READY_TIMEOUT_MS = 2_000;
 
+/** The OAuth authorization server's metadata documents (when the service is one). */
+const DISCOVERY = new Set(["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]);
+
+/** A part that answers some paths on the raw Node request and response itself. */
+interface NodeEndpoint {
+  readonly matches: (path: string) => boolean;
+  readonly handleNode: (req: IncomingMessage, res: ServerResponse) => unknown;
+}
+
+/** Hands the paths of a Node endpoint (the MCP runtime, the OAuth server) to it. */
 const mcpEndpoint =
-  (mcp: Pick<McpRuntime, "matches" | "handleNode">): Middleware =>
+  (mcp: NodeEndpoint): Middleware =>
   async (ctx, next) => {
     if (!mcp.matches(ctx.path)) return next();
+    // Bounded labels for the metrics: templates, the fixed discovery paths, or the OAuth server's prefix.
     ctx.state.routeTemplate = ctx.path.startsWith("/mcp/")
       ? "/mcp/{serverId}"
-      : "/.well-known/oauth-protected-resource/mcp/{serverId}";
+      : ctx.path.startsWith("/.well-known/oauth-protected-resource/")
+        ? "/.well-known/oauth-protected-resource/mcp/{serverId}"
+        : DISCOVERY.has(ctx.path)
+          ? ctx.path
+          : "/oauth/*";
     ctx.respond = false;
     await mcp.handleNode(ctx.req, ctx.res);
   };
@@ -156,8 +173,20 @@ export const createApp = (deps: AppDeps): Koa => {
   app.use(securityHeaders());
   app.use(errorBoundary(deps.logger));
   const cors = corsFor(deps.corsOrigins ?? []);
-  if (cors !== undefined) app.use(cors);
-  if (deps.rateLimiter !== undefined) app.use(addressRateLimit(deps.rateLimiter));
+  // The MCP paths answer CORS themselves, for MCP_ALLOWED_ORIGINS (CORS_ORIGINS is the management API's).
+  const mcpPaths = deps.mcp?.matches ?? (() => false);
+  if (cors !== undefined) app.use((ctx, next) => (mcpPaths(ctx.path) ? next() : cors(ctx, next)));
+  if (deps.rateLimiter !== undefined)
+    app.use(addressRateLimit(deps.rateLimiter, deps.mcp === undefined ? undefined : deps.mcp.matches));
+  if (deps.oauthServer !== undefined) {
+    // The discovery documents are GET-only resources of the service's document (the rest is oidc-provider's).
+    app.use(async (ctx, next) => {
+      if (DISCOVERY.has(ctx.path) && ctx.method !== "GET" && ctx.method !== "HEAD")
+        return sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, "GET, HEAD"));
+      return next();
+    });
+    app.use(mcpEndpoint(deps.oauthServer));
+  }
   if (deps.mcp !== undefined) app.use(mcpEndpoint(deps.mcp));
   app.use(unmatched());
   app.use(shadowedLiteralPaths());

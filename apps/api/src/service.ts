@@ -5,8 +5,11 @@ import { resolve } from "node:path";
 import { openApiReaderLayer } from "@mcpsm/openapi-import";
 import { Storage } from "@mcpsm/domain/storage";
 import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer } from "@mcpsm/domain/use-cases";
+import { authenticateServerToken } from "@mcpsm/domain/mcp";
+import { isId } from "@mcpsm/domain/schemas";
+import { MCP_SCOPE } from "@mcpsm/mcp-oauth";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
-import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect";
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Redacted } from "effect";
 import {
   combineInstrumentation,
   createMcpRuntime,
@@ -22,6 +25,7 @@ import { jwtAccessTokenVerifier } from "./auth/access-token-verifier.js";
 import { DEV_ISSUER, devAuth } from "./auth/dev-auth.js";
 import { mcpAccessTokenVerifier } from "./auth/mcp-token-verifier.js";
 import { introspectionVerifiers } from "./auth/introspection.js";
+import { lazyAuthorizationServer } from "./auth/mcp-authorization-server.js";
 import type { AppConfig } from "./config/app-config.js";
 import { DEFAULT_OPERATIONS_SETTINGS } from "./config/operations-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
@@ -29,7 +33,7 @@ import { startAuditRetention } from "./operations/audit-retention.js";
 import { createServiceMetrics } from "./operations/metrics.js";
 import { startMetricsListener } from "./operations/metrics-listener.js";
 import { createTracing } from "./operations/tracing.js";
-import { createRateLimiter } from "./security/rate-limit.js";
+import { createRateLimiter, tenantBudget } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 
 /** A running service. */
@@ -149,32 +153,64 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
           Effect.catchAll(() => Effect.succeed(false)),
         ),
       ));
+  const rateLimiter = createRateLimiter(security.rateLimit, logger);
+  if (rateLimiter !== undefined && security.rateLimit.redisUrl !== undefined && !(await rateLimiter.ready(2_000)))
+    logger.warn("rate limits: Redis did not answer at start; counting in this process until it does");
   // The MCP endpoint; its default public URL is the listening URL, known once listening.
   let listenUrl = "";
+  const mcpSettings = config.mcp ?? defaultMcpSettings();
+  const publicBase = () =>
+    Option.match(mcpSettings.publicUrl, {
+      onNone: () => listenUrl,
+      onSome: (url) => `${url.origin}${url.pathname.replace(/\/+$/, "")}`,
+    });
+  // The service as its MCP endpoints' authorization server (opt-in; on by default in dev-auth mode).
+  const ownAuthorizationServer = Option.getOrElse(
+    config.mcpOAuthServer ?? Option.none(),
+    () => config.auth.mode === "dev",
+  )
+    ? lazyAuthorizationServer(() => ({
+        issuer: publicBase(),
+        serverIdOf: (resource: string) => {
+          const prefix = `${publicBase()}/mcp/`;
+          const id = resource.startsWith(prefix) ? resource.slice(prefix.length) : "";
+          return isId(id) ? id : undefined;
+        },
+        checkServerToken: async (serverId: string, token: string) => {
+          const exit = await runtime.runPromiseExit(authenticateServerToken(serverId, token));
+          if (Exit.isSuccess(exit)) return { tenant: exit.value.tenant };
+          const failure = Cause.failureOption(exit.cause);
+          if (Option.isSome(failure) && failure.value._tag === "Unauthenticated") return undefined;
+          throw Cause.squash(exit.cause);
+        },
+        cookieKeys: [Buffer.from(derivedKey(encryptionKey, "mcp-oauth-cookies")).toString("base64url")],
+      }))
+    : undefined;
   const mcp = createMcpRuntime({
     runner: runtime,
-    settings: config.mcp ?? defaultMcpSettings(),
+    settings: mcpSettings,
     listenUrl: () => listenUrl,
-    oauth: mcpVerifier,
-    defaultAuthorizationServers: authorizationServers,
+    oauth: ownAuthorizationServer === undefined ? mcpVerifier : ownAuthorizationServer.verifierBefore(mcpVerifier),
+    defaultAuthorizationServers:
+      ownAuthorizationServer === undefined ? authorizationServers : () => [publicBase(), ...authorizationServers],
+    ...(ownAuthorizationServer === undefined ? {} : { oauthScopes: [MCP_SCOPE] }),
     logger,
     instrumentation: instrumentations.reduce<McpInstrumentation | undefined>(
       (outer, inner) => (outer === undefined ? inner : combineInstrumentation(outer, inner)),
       undefined,
     ),
+    tenantRateLimit: rateLimiter === undefined ? undefined : tenantBudget(rateLimiter),
   });
   const authUrl =
     config.authUrl ??
     (config.auth.mode !== "dev" && /^https?:\/\//i.test(config.auth.issuer) ? config.auth.issuer : undefined);
-  const rateLimiter = createRateLimiter(security.rateLimit, logger);
-  if (rateLimiter !== undefined && security.rateLimit.redisUrl !== undefined && !(await rateLimiter.ready(2_000)))
-    logger.warn("rate limits: Redis did not answer at start; counting in this process until it does");
   const app = createApp({
     runtime,
     verifier,
     logger,
     ready,
     mcp,
+    ...(ownAuthorizationServer === undefined ? {} : { oauthServer: ownAuthorizationServer }),
     rateLimiter,
     corsOrigins: security.corsOrigins,
     trustProxyHops: security.http.trustProxyHops,

@@ -119,7 +119,7 @@ afterAll(async () => {
 describe("MCP endpoint of the service", () => {
   it.each(["2025-11-25", "2026-07-28"] as const)("serves a composed server to the SDK client (%s)", async (era) => {
     const client = await connect(serverId, serverToken, era);
-    expect(client.getServerVersion()).toEqual({ name: "Things", version: "1" });
+    expect(client.getServerVersion()).toMatchObject({ name: "Things", title: "Things", version: "1" });
     expect(client.getInstructions()).toBe("Thing tools");
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["getThing"]);
     const result = await client.callTool({ name: "getThing", arguments: { pathArgs: { id: "42" } } });

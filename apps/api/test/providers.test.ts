@@ -87,7 +87,7 @@ describe("create and read", () => {
     ["https://www.example.com/", "EXAMPLE_COM"],
     ["http://WWW.My-Service.Example.co.uk:8443/base?x=1", "MY_SERVICE_EXAMPLE_CO_UK"],
     ["https://wwwx.example.com", "WWWX_EXAMPLE_COM"],
-    ["http://127.0.0.1:9000", "127_0_0_1"],
+    ["http://127.0.0.1:9000", "_127_0_0_1"],
   ])("secretPrefix of %s is %s", async (baseURL, prefix) => {
     const provider = await createProvider(alice.api, { baseURL });
     expect(provider.secretPrefix).toBe(prefix);

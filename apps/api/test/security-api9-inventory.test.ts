@@ -124,8 +124,10 @@ describe("nothing undocumented answers", () => {
     "/docs/../package.json",
     "/docs/%2e%2e%2fpackage.json",
     "/docs/index.html",
-    "/.well-known/openid-configuration",
-    "/.well-known/oauth-authorization-server",
+    // (The OAuth discovery documents are served in dev-auth mode: the service is then its MCP endpoints'
+    // authorization server; see mcp-oauth-clients.test.ts.)
+    "/.well-known/oauth-authorization-server/anything",
+    "/oauth",
   ];
 
   it(`${probes.length} likely paths answer the document's 404`, async () => {

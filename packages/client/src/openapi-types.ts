@@ -724,6 +724,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth authorization server metadata (RFC 8414)
+         * @description RFC 8414 metadata of the service as the OAuth 2.1 authorization server of its MCP endpoints (issuer: the public URL; registration, authorization, token, JWKS and revocation endpoints under /oauth/). Served only when MCP_OAUTH_SERVER is on (the default in dev-auth mode); 404 otherwise.
+         */
+        get: operations["mcpAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Provider metadata (the same authorization server)
+         * @description OpenID Connect Discovery metadata of the service as the OAuth 2.1 authorization server of its MCP endpoints (issuer: the public URL; registration, authorization, token, JWKS and revocation endpoints under /oauth/). Served only when MCP_OAUTH_SERVER is on (the default in dev-auth mode); 404 otherwise.
+         */
+        get: operations["mcpOpenIdConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4169,6 +4209,42 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    mcpAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the authorization server metadata (application/json), or 404 when it is off */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    mcpOpenIdConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the authorization server metadata (application/json), or 404 when it is off */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

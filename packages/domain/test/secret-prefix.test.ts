@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { secretPrefixOf } from "../src/provider/secret-prefix.js";
+import { Schema } from "effect";
+import fc from "fast-check";
+import { MAX_SECRET_PREFIX_LENGTH, secretPrefixOf } from "../src/provider/secret-prefix.js";
+import { VariableName } from "../src/variable/variable-schema.js";
 
 describe("secretPrefixOf", () => {
   it("derives the prefix from the host", () => {
@@ -24,7 +27,19 @@ describe("secretPrefixOf", () => {
 
   it("turns every non-alphanumeric character into _", () => {
     expect(secretPrefixOf("https://my-api.example.com")).toBe("MY_API_EXAMPLE_COM");
-    expect(secretPrefixOf("http://127.0.0.1:3000")).toBe("127_0_0_1");
     expect(secretPrefixOf("https://my-api.example.com")).toMatch(/^[A-Z0-9_]+$/);
+  });
+
+  it("is always a valid start of a variable name: IP-address hosts, digit-first names, long names", () => {
+    expect(secretPrefixOf("http://127.0.0.1:3000")).toBe("_127_0_0_1");
+    expect(secretPrefixOf("http://[::1]:3000")).toBe("___1_");
+    expect(secretPrefixOf("https://1password.com")).toBe("_1PASSWORD_COM");
+    expect(secretPrefixOf(`https://${"a".repeat(60)}.${"b".repeat(60)}.com`)).toHaveLength(MAX_SECRET_PREFIX_LENGTH);
+    const validName = Schema.is(VariableName);
+    fc.assert(
+      fc.property(fc.webUrl(), fc.stringMatching(/^[A-Z0-9_]{1,27}$/), (url, suffix) => {
+        expect(validName(`${secretPrefixOf(url)}_${suffix}`)).toBe(true);
+      }),
+    );
   });
 });

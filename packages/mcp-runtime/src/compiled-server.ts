@@ -1,9 +1,10 @@
-import type { McpServerView } from "@mcpsm/domain/mcp";
+import { type McpServerView, referencedVariables, refusedVariables } from "@mcpsm/domain/mcp";
+import type { ToolHeader } from "@mcpsm/domain/schemas";
 import type { PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
 import type { ToolIndex } from "@mcpsm/tool-search";
-import type { Prompt, Resource, Tool } from "@modelcontextprotocol/server";
+import type { Icon, Implementation, Prompt, Resource, Tool } from "@modelcontextprotocol/server";
 import { buildToolIndex } from "./tool-index.js";
-import { promptEntry, resourceEntry, toolEntry } from "./wire/list-entries.js";
+import { promptEntry, providerIcons, resourceEntry, toolEntry } from "./wire/list-entries.js";
 
 // A server as the MCP endpoint serves it: everything derived from the stored records once per revision
 // (tool definitions, lookup maps, list results), so a request only has to check that the revision is
@@ -35,8 +36,53 @@ export interface CompiledServer {
   readonly promptList: ReadonlyArray<Prompt>;
   readonly prompts: ReadonlyMap<string, PromptRow>;
   readonly resourceList: ReadonlyArray<Resource>;
-  readonly resources: ReadonlyMap<string, ResourceRow>;
+  readonly resources: ReadonlyMap<string, CompiledResource>;
+  /** `serverInfo` as `server/discover` / `initialize` announce it. */
+  readonly serverInfo: Implementation;
 }
+
+export interface CompiledResource {
+  readonly row: ResourceRow;
+  readonly provider: ProviderRow | undefined;
+  /**
+   * Candidates for the provider's credential headers (its served tools' headers that reference variables
+   * it may read, in server order), sent when the resource's URI is on the provider's base URL.
+   */
+  readonly credentialHeaders: ReadonlyArray<ToolHeader>;
+}
+
+/** The headers of a provider's tools that reference only variables it may read: its credentials. */
+const credentialHeadersOf = (tools: Iterable<CompiledTool>): ReadonlyMap<string, ReadonlyArray<ToolHeader>> => {
+  const byProvider = new Map<string, Array<ToolHeader>>();
+  for (const { row, provider } of tools)
+    for (const header of row.headers) {
+      const names = referencedVariables([header]);
+      if (names.length === 0 || refusedVariables(provider.secretPrefix, names).length > 0) continue;
+      const headers = byProvider.get(provider.id) ?? [];
+      byProvider.set(provider.id, headers);
+      if (!headers.some((h) => h.key === header.key && h.value === header.value)) headers.push(header);
+    }
+  return byProvider;
+};
+
+/**
+ * What the server announces about itself: its name as both name and title, its description, the icons of
+ * the providers it draws from, and a website when they all document themselves at one address.
+ */
+const serverInfoOf = (view: McpServerView): Implementation => {
+  const providers = [...view.providersById.values()];
+  const icons = new Map<string, Icon>();
+  for (const provider of providers) for (const icon of providerIcons(provider)) icons.set(icon.src, icon);
+  const sites = new Set(providers.map((p) => p.documentURL).filter((url) => url !== ""));
+  return {
+    name: view.server.name,
+    title: view.server.name,
+    version: String(view.server.version),
+    ...(view.server.description !== "" ? { description: view.server.description } : {}),
+    ...(icons.size > 0 ? { icons: [...icons.values()] } : {}),
+    ...(sites.size === 1 ? { websiteUrl: [...sites][0] as string } : {}),
+  };
+};
 
 /** Compiles a server view. Names that repeat (possible for prompts of different providers) keep the first. */
 export const compileServer = (view: McpServerView): CompiledServer => {
@@ -44,12 +90,19 @@ export const compileServer = (view: McpServerView): CompiledServer => {
   for (const row of view.tools) {
     const provider = view.providersById.get(row.providerId);
     if (provider === undefined || tools.has(row.name)) continue;
-    tools.set(row.name, { row, provider, definition: toolEntry(row) });
+    tools.set(row.name, { row, provider, definition: toolEntry(row, provider) });
   }
+  const credentials = credentialHeadersOf(tools.values());
   const prompts = new Map<string, PromptRow>();
   for (const row of view.prompts) if (!prompts.has(row.name)) prompts.set(row.name, row);
-  const resources = new Map<string, ResourceRow>();
-  for (const row of view.resources) if (!resources.has(row.uri)) resources.set(row.uri, row);
+  const resources = new Map<string, CompiledResource>();
+  for (const row of view.resources)
+    if (!resources.has(row.uri))
+      resources.set(row.uri, {
+        row,
+        provider: view.providersById.get(row.providerId),
+        credentialHeaders: credentials.get(row.providerId) ?? [],
+      });
   let index: ToolIndex | undefined;
   return {
     id: view.server.id,
@@ -69,7 +122,8 @@ export const compileServer = (view: McpServerView): CompiledServer => {
     },
     promptList: [...prompts.values()].map(promptEntry),
     prompts,
-    resourceList: [...resources.values()].map(resourceEntry),
+    resourceList: [...resources.values()].map((resource) => resourceEntry(resource.row)),
     resources,
+    serverInfo: serverInfoOf(view),
   };
 };

@@ -1,4 +1,4 @@
-import type { DomainError } from "@mcpsm/domain/errors";
+import { type DomainError, ResourceExhausted } from "@mcpsm/domain/errors";
 import {
   type CallToolResult,
   ProtocolError,
@@ -136,6 +136,17 @@ export const httpFailure = (cause: Cause.Cause<McpFailure>, context: HttpFailure
       return rpcResponse(500, ProtocolErrorCode.InternalError, "internal error");
   }
 };
+
+/**
+ * The answer to an MCP request refused by a rate limit applied in front of the runtime (the service's
+ * per-address limit): 429 with Retry-After and a JSON-RPC error body, as MCP clients expect.
+ */
+export const rateLimitedResponse = (detail: string, retryAfterSeconds: number, path: string): Response =>
+  httpFailure(Cause.fail(new ResourceExhausted({ detail, retryAfterSeconds })), {
+    log: consoleLogger,
+    metadataUrl: "",
+    path,
+  });
 
 /** The JSON-RPC error for a failure inside an MCP exchange; request handlers throw it and the SDK sends it. */
 export const rpcFailure = (cause: Cause.Cause<McpFailure>, log: McpLogger, method: string): ProtocolError => {

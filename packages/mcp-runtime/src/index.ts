@@ -40,10 +40,11 @@ export {
   type McpFailure,
   type McpLogger,
   NoCredential,
+  rateLimitedResponse,
   rpcFailure,
   toolFailure,
 } from "./error-mapping.js";
-export { createMcpRuntime, type McpRuntime, type McpRuntimeOptions } from "./runtime.js";
+export { createMcpRuntime, type McpRuntime, type McpRuntimeOptions, type TenantRateDecision } from "./runtime.js";
 export {
   type DiscoveryAnswer,
   discoveryToolCall,

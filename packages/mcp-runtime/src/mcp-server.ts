@@ -1,5 +1,12 @@
 import { InvalidArgument, NotFound } from "@mcpsm/domain/errors";
-import { forwardableHeaders, planUpstreamRequest, renderPrompt, resolveToolHeaders } from "@mcpsm/domain/mcp";
+import {
+  forwardableHeaders,
+  holdsVariableReference,
+  planUpstreamRequest,
+  renderPrompt,
+  resolveToolHeaders,
+} from "@mcpsm/domain/mcp";
+import type { ToolHeader } from "@mcpsm/domain/schemas";
 import type { Storage } from "@mcpsm/domain/storage";
 import type { SecretCipher } from "@mcpsm/domain/use-cases";
 import {
@@ -13,8 +20,9 @@ import { Cause, Effect, Either, Exit } from "effect";
 import type { Dispatcher } from "undici";
 import { argumentProblems } from "./argument-validator.js";
 import type { McpInstrumentation, UpstreamObserver } from "./instrumentation.js";
-import type { CompiledServer, CompiledTool } from "./compiled-server.js";
-import { isJsonType, isTextualType } from "./media-type.js";
+import type { InFlightCalls } from "./exchange/in-flight-calls.js";
+import type { CompiledResource, CompiledServer, CompiledTool } from "./compiled-server.js";
+import { essence, isJsonType, isTextualType } from "./media-type.js";
 import { guarded, type McpLogger, rpcFailure, toolFailure } from "./error-mapping.js";
 import { discoveryToolCall, discoveryToolList } from "./tool-discovery.js";
 import { toolListPage } from "./tool-list-page.js";
@@ -45,6 +53,8 @@ export interface UpstreamServices {
   readonly userAgent: string;
   /** Observes operations and upstream exchanges (metrics, traces). */
   readonly instrumentation: McpInstrumentation;
+  /** Running calls a client's `notifications/cancelled` may abort. */
+  readonly inFlight: InFlightCalls;
 }
 
 /** An upstream exchange, observed (the observer may add headers such as `traceparent`). */
@@ -69,14 +79,35 @@ const bodyText = (response: UpstreamResponse, limits: UpstreamLimits): string =>
     : text;
 };
 
-/** A tool result from an upstream response: text always, `structuredContent` when the body is JSON. */
+/**
+ * A binary upstream body as MCP content: an image or audio block for those media types, else an embedded
+ * resource (its URI the upstream URL). A truncated binary would be corrupt, so it is an error instead.
+ */
+const binaryContent = (response: UpstreamResponse, limits: UpstreamLimits): CallToolResult => {
+  if (response.truncated)
+    return errorResult(
+      `the upstream answered ${response.contentType} larger than ${limits.maxResponseBytes} bytes; binary content is not cut, so nothing is returned`,
+    );
+  const mimeType = essence(response.contentType);
+  const data = response.body.toString("base64");
+  if (mimeType.startsWith("image/")) return { content: [{ type: "image", data, mimeType }] };
+  if (mimeType.startsWith("audio/")) return { content: [{ type: "audio", data, mimeType }] };
+  return { content: [{ type: "resource", resource: { uri: response.url.href, mimeType, blob: data } }] };
+};
+
+/**
+ * A tool result from an upstream response: text for textual bodies (with `structuredContent` when JSON),
+ * image / audio / embedded-resource content for binary ones.
+ */
 export const toolResultOf = (response: UpstreamResponse, limits: UpstreamLimits): CallToolResult => {
-  const text = bodyText(response, limits);
-  if (response.status < 200 || response.status > 299)
+  if (response.status < 200 || response.status > 299) {
+    const text = bodyText(response, limits);
     return errorResult(
       `upstream answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}${text !== "" ? `\n${text}` : ""}`,
     );
-  const result: CallToolResult = { content: [{ type: "text", text }] };
+  }
+  if (!isTextualType(response.contentType)) return binaryContent(response, limits);
+  const result: CallToolResult = { content: [{ type: "text", text: bodyText(response, limits) }] };
   if (!response.truncated && isJsonType(response.contentType) && response.body.length > 0) {
     try {
       const parsed: unknown = JSON.parse(response.body.toString("utf8"));
@@ -121,6 +152,7 @@ const callTool = (
   tool: CompiledTool,
   args: unknown,
   ctx: ServerContext,
+  signal: AbortSignal,
 ) =>
   Effect.gen(function* () {
     const problems = argumentProblems(tool.row, args);
@@ -149,36 +181,70 @@ const callTool = (
             services.userAgent,
           ),
           body: plan.body,
-          signal: ctx.mcpReq.signal,
+          signal,
         }),
       ),
     );
     return toolResultOf(response, services.limits);
   });
 
-/** A `resources/read`: one GET of the resource's URL under the same policy and limits as tool calls. */
+/** True when `url` is under the provider's base URL (same origin, within its path). */
+const isOnBaseUrl = (url: URL, baseURL: string): boolean => {
+  const base = URL.parse(baseURL);
+  if (base === null || base.origin !== url.origin) return false;
+  const basePath = base.pathname.replace(/\/+$/, "");
+  return url.pathname === basePath || url.pathname.startsWith(`${basePath}/`);
+};
+
+/**
+ * The credential headers a resource read sends: per header name, the first candidate whose variables all
+ * exist (a tool's header naming a variable the owner never defined is that tool's problem, not the read's).
+ */
+const resourceCredentials = (tenant: string, secretPrefix: string, candidates: ReadonlyArray<ToolHeader>) =>
+  Effect.gen(function* () {
+    const sent = new Map<string, readonly [string, string]>();
+    for (const header of candidates) {
+      if (sent.has(header.key.toLowerCase())) continue;
+      const resolved = yield* Effect.either(resolveToolHeaders(tenant, secretPrefix, [header]));
+      if (Either.isRight(resolved)) for (const pair of resolved.right) sent.set(pair[0].toLowerCase(), pair);
+      else if (resolved.left._tag !== "FailedPrecondition" && resolved.left._tag !== "PermissionDenied")
+        return yield* Effect.fail(resolved.left);
+    }
+    return [...sent.values()];
+  });
+
+/**
+ * A `resources/read`: one GET of the resource's URL under the same policy and limits as tool calls. When the
+ * URL is on its provider's base URL, the provider's credential headers go with it (variables resolved as
+ * for tools); never to another address.
+ */
 const readResource = (
   services: UpstreamServices,
   observe: UpstreamObserver,
-  uri: string,
-  mimeType: string,
+  compiled: CompiledServer,
+  resource: CompiledResource,
   ctx: ServerContext,
 ) =>
   Effect.gen(function* () {
+    const { uri, mimeType } = resource.row;
     const failed = (kind: UpstreamFailure["kind"], why: string) =>
       new UpstreamFailure({ kind, message: `reading '${uri}' failed: ${why}` });
+    if (holdsVariableReference(uri))
+      return yield* failed("refused", "its URI holds a ${…} reference, which only tool header values resolve");
     const url = URL.parse(uri);
     if (url === null || (url.protocol !== "http:" && url.protocol !== "https:"))
       return yield* failed("refused", "it is not an http(s) URL");
+    const provider = resource.provider;
+    const credentials =
+      provider !== undefined && isOnBaseUrl(url, provider.baseURL)
+        ? yield* resourceCredentials(compiled.tenant, provider.secretPrefix, resource.credentialHeaders)
+        : [];
     const response = yield* Effect.flatMap(
       Effect.promise(() =>
         observedUpstream(services, observe, {
           method: "GET",
           url,
-          headers: [
-            ["User-Agent", services.userAgent],
-            ["Accept", mimeType || "*/*"],
-          ],
+          headers: [["User-Agent", services.userAgent], ["Accept", mimeType || "*/*"], ...credentials],
           signal: ctx.mcpReq.signal,
         }),
       ),
@@ -199,14 +265,11 @@ const readResource = (
 const noError = () => undefined;
 
 /** A fresh low-level MCP server answering from `compiled` (one per HTTP exchange). */
-export const buildMcpServer = (services: UpstreamServices, compiled: CompiledServer): Server => {
-  const server = new Server(
-    { name: compiled.name, version: compiled.version },
-    {
-      capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} },
-      ...(compiled.instructions !== "" ? { instructions: compiled.instructions } : {}),
-    },
-  );
+export const buildMcpServer = (services: UpstreamServices, compiled: CompiledServer, caller: string): Server => {
+  const server = new Server(compiled.serverInfo, {
+    capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} },
+    ...(compiled.instructions !== "" ? { instructions: compiled.instructions } : {}),
+  });
   const { log, instrumentation } = services;
   /** Runs a handler as one observed operation: a throw is its error, an answer none. */
   const observed = <T>(method: string, run: (observe: UpstreamObserver) => T | Promise<T>) =>
@@ -218,8 +281,16 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
     args: unknown,
     ctx: ServerContext,
   ): Promise<CallToolResult> => {
-    const exit = await services.runner.runPromiseExit(callTool(services, observe, compiled, tool, args, ctx));
-    return Exit.isSuccess(exit) ? exit.value : toolFailure(exit.cause, log);
+    // Registered so that the caller's `notifications/cancelled` for this request id aborts the upstream call.
+    const call = services.inFlight.start(caller, ctx.mcpReq.id, ctx.mcpReq.signal);
+    try {
+      const exit = await services.runner.runPromiseExit(
+        callTool(services, observe, compiled, tool, args, ctx, call.signal),
+      );
+      return Exit.isSuccess(exit) ? exit.value : toolFailure(exit.cause, log);
+    } finally {
+      call.done();
+    }
   };
   // Label values stay bounded: the name of a tool the server answers to, else none.
   const discoveryNames = new Set(compiled.discovery ? discoveryToolList(compiled).map((t) => t.name) : []);
@@ -285,6 +356,15 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
   server.setRequestHandler("resources/list", () =>
     observed("resources/list", () => ({ resources: [...compiled.resourceList] })),
   );
+  // Resources are concrete URLs; no template is offered, but the method the capability implies answers.
+  server.setRequestHandler("resources/templates/list", () =>
+    observed("resources/templates/list", () => ({ resourceTemplates: [] })),
+  );
+  // A 2025-era cancellation comes in a request of its own: abort the caller's call it names, if still running.
+  server.setNotificationHandler("notifications/cancelled", (notification) => {
+    const { requestId, reason } = notification.params;
+    if (requestId !== undefined) services.inFlight.cancel(caller, requestId, reason);
+  });
   server.setRequestHandler(
     "resources/read",
     guarded(log, "resources/read", (request, ctx) =>
@@ -296,9 +376,7 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
             log,
             "resources/read",
           );
-        const exit = await services.runner.runPromiseExit(
-          readResource(services, observe, resource.uri, resource.mimeType, ctx),
-        );
+        const exit = await services.runner.runPromiseExit(readResource(services, observe, compiled, resource, ctx));
         if (Exit.isFailure(exit)) throw rpcFailure(exit.cause, log, "resources/read");
         return exit.value;
       }),

@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import type { lookup } from "node:dns";
-import { NotFound } from "@mcpsm/domain/errors";
+import { NotFound, ResourceExhausted } from "@mcpsm/domain/errors";
 import { mcpServerForCaller } from "@mcpsm/domain/mcp";
 import { isId } from "@mcpsm/domain/schemas";
 import { type NodeMcpRequestHandler, toNodeHandler } from "@modelcontextprotocol/node";
@@ -10,8 +11,10 @@ import type { OAuthAccessTokenVerifier } from "./auth/oauth-auth.js";
 import { CompiledServerCache } from "./compiled-cache.js";
 import type { CompiledServer } from "./compiled-server.js";
 import type { McpSettings } from "./config.js";
+import { InFlightCalls } from "./exchange/in-flight-calls.js";
 import { consoleLogger, httpFailure, type McpFailure, type McpLogger } from "./error-mapping.js";
 import { protectedResourceMetadata } from "./http/protected-resource-metadata.js";
+import { preflightResponse, withCors } from "./http/cors.js";
 import { publicSite } from "./http/public-url.js";
 import { isMcpPath, routeOf } from "./http/routing.js";
 import { type McpInstrumentation, NO_INSTRUMENTATION } from "./instrumentation.js";
@@ -26,7 +29,9 @@ export interface McpRuntimeOptions {
   /** Accepts OAuth access tokens besides server tokens when given. */
   readonly oauth?: OAuthAccessTokenVerifier | undefined;
   /** Authorization servers to advertise when MCP_AUTHORIZATION_SERVERS is not set (e.g. AUTH_ISSUER). */
-  readonly defaultAuthorizationServers?: ReadonlyArray<string>;
+  readonly defaultAuthorizationServers?: ReadonlyArray<string> | (() => ReadonlyArray<string>);
+  /** `scopes_supported` of the protected resource metadata (what a client should ask its authorization server for). */
+  readonly oauthScopes?: ReadonlyArray<string>;
   /** Name resolution for upstream hosts (tests inject one); defaults to the system's. */
   readonly resolve?: typeof lookup;
   /** Where outages, configuration faults and defects are logged (default: the console). */
@@ -34,6 +39,19 @@ export interface McpRuntimeOptions {
   readonly userAgent?: string;
   /** Observes MCP operations and upstream exchanges (metrics, traces); none by default. */
   readonly instrumentation?: McpInstrumentation | undefined;
+  /**
+   * The per-tenant rate limit, charged to the server's owner once the caller may use the server; its
+   * headers (RateLimit-*) go on the answer. None: no per-tenant limit.
+   */
+  readonly tenantRateLimit?: ((tenant: string) => Promise<TenantRateDecision>) | undefined;
+}
+
+/** One request against a tenant's rate limit. */
+export interface TenantRateDecision {
+  readonly allowed: boolean;
+  readonly retryAfterSeconds: number;
+  /** Headers describing the budget (RateLimit-*), sent with the answer either way. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export interface McpRuntime {
@@ -47,6 +65,27 @@ export interface McpRuntime {
   readonly close: () => Promise<void>;
 }
 
+/** `response` with `headers` added (a copy when its own headers are immutable). */
+const withHeaders = (response: Response, headers: Readonly<Record<string, string>>): Response => {
+  try {
+    for (const [key, value] of Object.entries(headers)) response.headers.set(key, value);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    for (const [key, value] of Object.entries(headers)) copy.headers.set(key, value);
+    return copy;
+  }
+};
+
+/**
+ * Who a cancellation may come from: the same credential on the same server (the token's digest, so that the
+ * registry holds no token). Stateless clients have no session to tell apart.
+ */
+const callerKey = (serverId: string, request: Request) =>
+  `${serverId}:${createHash("sha256")
+    .update(request.headers.get("authorization") ?? "")
+    .digest("base64url")}`;
+
 /** Serves every composed server at `/mcp/{serverId}` (MCP Streamable HTTP, stateless, both protocol eras). */
 export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
   const { settings, runner } = options;
@@ -55,7 +94,12 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
   const authenticate = authenticator(runner, site, options.oauth);
   const metadata = protectedResourceMetadata(
     site,
-    Option.getOrElse(settings.authorizationServers, () => options.defaultAuthorizationServers ?? []),
+    () =>
+      Option.getOrElse(settings.authorizationServers, () => {
+        const servers = options.defaultAuthorizationServers ?? [];
+        return typeof servers === "function" ? servers() : servers;
+      }),
+    options.oauthScopes ?? [],
   );
   const dispatcher = policyAgent({
     policy: networkPolicy(settings.upstreamAllowedNetworks),
@@ -63,11 +107,14 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     connectTimeoutMs: Math.min(10_000, settings.upstreamTimeoutMs),
   });
   const cache = new CompiledServerCache(runner);
+  const inFlight = new InFlightCalls();
   const onError = (error: Error) => log.warn({ err: error }, "mcp request failed");
   const handler = createMcpHandler(
     (ctx) => {
       const compiled = ctx.authInfo?.extra?.compiled as CompiledServer | undefined;
-      if (compiled === undefined) throw new Error("MCP request reached the handler without a compiled server");
+      const caller = ctx.authInfo?.extra?.caller;
+      if (compiled === undefined || typeof caller !== "string")
+        throw new Error("MCP request reached the handler without a compiled server");
       return buildMcpServer(
         {
           runner,
@@ -76,19 +123,30 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
           limits: { timeoutMs: settings.upstreamTimeoutMs, maxResponseBytes: settings.upstreamMaxResponseBytes },
           userAgent: options.userAgent ?? "mcp-server-manager",
           instrumentation: options.instrumentation ?? NO_INSTRUMENTATION,
+          inFlight,
         },
         compiled,
+        caller,
       );
     },
     { legacy: "stateless", onerror: onError },
   );
 
-  /** One MCP exchange: transport guards, authentication, the server as of now, the domain's access rule. */
+  /**
+   * One MCP exchange: transport guards (Host, Origin; then a preflight is answered without a credential),
+   * authentication, the server as of now, the domain's access rule. Answers to an allowed browser origin are
+   * readable by it (CORS).
+   */
   const serveMcp = async (request: Request, serverId: string): Promise<Response> => {
     const rejected =
       hostHeaderValidationResponse(request, [...site.allowedHosts()]) ??
       originValidationResponse(request, [...site.allowedOrigins()]);
     if (rejected !== undefined) return rejected;
+    if (request.method === "OPTIONS") return preflightResponse(request);
+    return withCors(request, await exchange(request, serverId));
+  };
+
+  const exchange = async (request: Request, serverId: string): Promise<Response> => {
     const failed = (cause: Cause.Cause<McpFailure>) =>
       httpFailure(cause, { log, metadataUrl: site.metadataUrl(serverId), path: new URL(request.url).pathname });
     if (!isId(serverId)) return failed(Cause.fail(new NotFound({ kind: "server", id: serverId })));
@@ -98,16 +156,30 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     if (Exit.isFailure(lookup)) return failed(lookup.cause);
     const served = mcpServerForCaller(auth.value.caller, serverId, lookup.value);
     if (Either.isLeft(served)) return failed(Cause.fail(served.left));
-    return handler.fetch(request, {
+    const budget = await options.tenantRateLimit?.(served.right.tenant);
+    if (budget !== undefined && !budget.allowed)
+      return withHeaders(
+        failed(
+          Cause.fail(
+            new ResourceExhausted({
+              detail: `too many requests for this server's tenant; retry after ${budget.retryAfterSeconds} s`,
+              retryAfterSeconds: budget.retryAfterSeconds,
+            }),
+          ),
+        ),
+        budget.headers,
+      );
+    const answer = await handler.fetch(request, {
       authInfo: {
         token: "",
         clientId: auth.value.clientId,
         scopes: [...auth.value.scopes],
         ...(auth.value.expiresAt !== undefined ? { expiresAt: auth.value.expiresAt } : {}),
         resource: new URL(site.resourceUrl(serverId)),
-        extra: { compiled: served.right },
+        extra: { compiled: served.right, caller: callerKey(serverId, request) },
       },
     });
+    return budget === undefined ? answer : withHeaders(answer, budget.headers);
   };
 
   const route = (request: Request): Promise<Response> | Response => {

@@ -46,7 +46,12 @@ describe.each(ERAS)("protocol %s", (era) => {
 
   it("negotiates the era and announces name, version, instructions and capabilities", () => {
     expect(client.getNegotiatedProtocolVersion?.() ?? era).toBe(era);
-    expect(client.getServerVersion()).toEqual({ name: "Everything", version: "1" });
+    expect(client.getServerVersion()).toEqual({
+      name: "Everything",
+      title: "Everything",
+      version: "1",
+      description: "Use these tools to manage items.",
+    });
     expect(client.getInstructions()).toBe("Use these tools to manage items.");
     const capabilities = client.getServerCapabilities();
     expect(capabilities?.tools).toBeDefined();
@@ -195,8 +200,14 @@ describe.each(ERAS)("protocol %s", (era) => {
     expect(textOf(other)).toContain("to another host");
   });
 
-  it("returns binary bodies base64-encoded and wraps non-object JSON", async () => {
-    expect(textOf(await call("image"))).toContain("8 bytes of image/png, base64-encoded");
+  it("returns binary bodies as content blocks and wraps non-object JSON", async () => {
+    expect((await call("image")).content).toEqual([
+      {
+        type: "image",
+        mimeType: "image/png",
+        data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]).toString("base64"),
+      },
+    ]);
     const array = await call("array");
     expect(array.structuredContent).toEqual({ result: [1, 2, 3] });
   });

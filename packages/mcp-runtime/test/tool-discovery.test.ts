@@ -206,7 +206,8 @@ describe("regex safety", () => {
     // Generous: a backtracking engine would not finish in years; RE2 takes well under a millisecond here.
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(pathological.structuredContent).toEqual({
-      tools: [{ name: "aaaa", title: `${"a".repeat(60)}!`, score: 1 }],
+      // (A tool without a description is described by its title: issue 16's fallback.)
+      tools: [{ name: "aaaa", title: `${"a".repeat(60)}!`, description: `${"a".repeat(60)}!`, score: 1 }],
     });
     expect(nested.structuredContent).toEqual({ tools: [] });
     for (const [query, message] of [
@@ -316,7 +317,9 @@ describe("tools/list paging", () => {
       name: "searchTools",
       arguments: { query: `/^tool${count - 1}$/` },
     })) as ToolResult;
-    expect(last.structuredContent).toEqual({ tools: [{ name: `tool${count - 1}`, score: 1 }] });
+    expect(last.structuredContent).toEqual({
+      tools: [{ name: `tool${count - 1}`, description: `GET /echo/${count - 1} on Many`, score: 1 }],
+    });
     await client.close();
   });
 });

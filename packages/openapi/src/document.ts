@@ -306,6 +306,31 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
     },
   };
 
+  // The service's own OAuth authorization server for its MCP endpoints (MCP_OAUTH_SERVER; on in dev-auth
+  // mode): its metadata documents, which link every other endpoint under /oauth/ (oidc-provider's).
+  const authorizationServerOperation = (operationId: string, summary: string, standard: string) => ({
+    get: {
+      operationId,
+      summary,
+      description: `${standard} metadata of the service as the OAuth 2.1 authorization server of its MCP endpoints (issuer: the public URL; registration, authorization, token, JWKS and revocation endpoints under /oauth/). Served only when MCP_OAUTH_SERVER is on (the default in dev-auth mode); 404 otherwise.`,
+      tags: ["MCP endpoint"],
+      security: [],
+      responses: {
+        default: { description: "the authorization server metadata (application/json), or 404 when it is off" },
+      },
+    },
+  });
+  paths["/.well-known/oauth-authorization-server"] = authorizationServerOperation(
+    "mcpAuthorizationServerMetadata",
+    "OAuth authorization server metadata (RFC 8414)",
+    "RFC 8414",
+  );
+  paths["/.well-known/openid-configuration"] = authorizationServerOperation(
+    "mcpOpenIdConfiguration",
+    "OpenID Provider metadata (the same authorization server)",
+    "OpenID Connect Discovery",
+  );
+
   const problemResponse = (status: ProblemStatus) => {
     const headers: Record<string, unknown> = { "X-Request-Id": headerRef("X-Request-Id") };
     if (status === 401) headers["WWW-Authenticate"] = requiredHeader(W.WwwAuthenticate);

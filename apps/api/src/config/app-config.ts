@@ -51,6 +51,11 @@ export interface AppConfig {
   /** The MCP endpoint (`/mcp/{serverId}`): public URL, Host/Origin allow-lists, upstream policy and limits. */
   readonly mcp?: McpSettings;
   /**
+   * MCP_OAUTH_SERVER: the service is the OAuth authorization server of its own MCP endpoints (for
+   * OAuth-only clients). Default: on in dev-auth mode, off otherwise.
+   */
+  readonly mcpOAuthServer?: Option.Option<boolean>;
+  /**
    * Base URL of the OAuth 2.0 authorization server, for the OpenAPI document (`{authUrl}/oauth2/auth` and
    * `{authUrl}/oauth2/token`). Unset: `AUTH_ISSUER` when it is an http(s) URL, else a placeholder.
    */
@@ -192,6 +197,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     tokensPerServer: positive("QUOTA_TOKENS_PER_SERVER", 100),
   }),
   mcp: mcpSettingsConfig,
+  mcpOAuthServer: Config.option(Config.boolean("MCP_OAUTH_SERVER")),
   authUrl: Config.option(httpsOrHttpUrl("AUTH_URL")).pipe(
     Config.map(Option.match({ onNone: () => undefined, onSome: (url) => url.href })),
   ),

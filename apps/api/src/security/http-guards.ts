@@ -1,4 +1,5 @@
 import cors from "@koa/cors";
+import { rateLimitedResponse } from "@mcpsm/mcp-runtime";
 import type { Middleware } from "koa";
 import { sendProblem } from "../http/send-problem.js";
 import { type RateLimiter, rateLimitHeaders } from "./rate-limit.js";
@@ -34,14 +35,31 @@ const tooMany = (ctx: Parameters<Middleware>[0], headers: Record<string, string>
   });
 };
 
-/** The per-client-address limit, before anything else runs (so floods of bad credentials are limited too). */
+/** Answers a rate-limited MCP request the way MCP clients read it: 429, Retry-After, a JSON-RPC error body. */
+const tooManyForMcp = async (ctx: Parameters<Middleware>[0], headers: Record<string, string>, what: string) => {
+  const answer = rateLimitedResponse(
+    `too many requests ${what}; retry after ${headers["Retry-After"]} s`,
+    Number(headers["Retry-After"]),
+    ctx.path,
+  );
+  ctx.status = answer.status;
+  ctx.set(headers);
+  ctx.type = answer.headers.get("content-type") ?? "application/json";
+  ctx.body = await answer.text();
+};
+
+/**
+ * The per-client-address limit, before anything else runs (so floods of bad credentials are limited too).
+ * Paths for which `isMcp` holds are answered in the MCP endpoint's JSON-RPC shape.
+ */
 export const addressRateLimit =
-  (limiter: RateLimiter): Middleware =>
+  (limiter: RateLimiter, isMcp: (path: string) => boolean = () => false): Middleware =>
   async (ctx, next) => {
     if (PROBES.has(ctx.path)) return next();
     const decision = await limiter.consume("address", ctx.ip || "unknown");
     const headers = rateLimitHeaders(decision);
-    if (!decision.allowed) return tooMany(ctx, headers, "address");
+    if (!decision.allowed)
+      return isMcp(ctx.path) ? tooManyForMcp(ctx, headers, "from this address") : tooMany(ctx, headers, "address");
     ctx.state.rateLimit = decision;
     ctx.set(headers);
     return next();

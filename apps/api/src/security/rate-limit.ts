@@ -1,3 +1,4 @@
+import type { TenantRateDecision } from "@mcpsm/mcp-runtime";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import {
@@ -142,3 +143,11 @@ export const rateLimitHeaders = (decision: RateLimitDecision): Record<string, st
   "RateLimit-Policy": `${decision.limit};w=${decision.windowSeconds}`,
   ...(decision.allowed ? {} : { "Retry-After": String(decision.resetSeconds) }),
 });
+
+/** The per-tenant limit as the MCP runtime applies it (to the owner of the server called). */
+export const tenantBudget =
+  (limiter: RateLimiter) =>
+  async (tenant: string): Promise<TenantRateDecision> => {
+    const decision = await limiter.consume("tenant", tenant);
+    return { allowed: decision.allowed, retryAfterSeconds: decision.resetSeconds, headers: rateLimitHeaders(decision) };
+  };

@@ -7,18 +7,37 @@ import { MAX_RESOLVED_HEADER_CHARS } from "./expansion-limits.js";
 // the provider's upstream resolve: they must start with the provider's secretPrefix and `_`, so a PUBLIC
 // provider written by another tenant can never read a variable that was not made for its upstream.
 
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+// Every `${…}` is a reference, whatever it holds: one whose name could never be a variable's (`${127_KEY}`,
+// `${}`, `${A-B}`) or that is never closed is refused like a name outside the prefix, so no template is ever
+// sent upstream as written.
+const REFERENCE = /\$\{([^}]*)\}/g;
+const UNCLOSED = /\$\{[^}]*$/;
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
-/** The variable names a set of header values references, in first-use order. */
+/** The variable names a set of header values references, in first-use order (`${` never closed counts as `${…`). */
 export const referencedVariables = (headers: ReadonlyArray<ToolHeader>): ReadonlyArray<string> => {
   const names = new Set<string>();
-  for (const header of headers) for (const match of header.value.matchAll(REFERENCE)) names.add(match[1] ?? "");
+  for (const header of headers) {
+    for (const match of header.value.matchAll(REFERENCE)) names.add(match[1] ?? "");
+    const unclosed = UNCLOSED.exec(header.value.replace(REFERENCE, ""));
+    if (unclosed !== null) names.add(`${unclosed[0].slice(2)}…`);
+  }
   return [...names];
 };
 
+/**
+ * True when `text` (a base URL, a tool path, a resource URI) holds what looks like a `${NAME}` reference, as
+ * written or percent-encoded. Only header values resolve variables, so such a request is never sent: the
+ * upstream would receive the template itself.
+ */
+export const holdsVariableReference = (text: string): boolean => /\$(?:\{|%7B)/i.test(text);
+
 /** True when a tool of a provider with `secretPrefix` may read the variable `name`. */
 export const mayReadVariable = (secretPrefix: string, name: string): boolean =>
-  secretPrefix !== "" && name.startsWith(`${secretPrefix}_`) && name.length > secretPrefix.length + 1;
+  VARIABLE_NAME.test(name) &&
+  secretPrefix !== "" &&
+  name.startsWith(`${secretPrefix}_`) &&
+  name.length > secretPrefix.length + 1;
 
 /** The referenced names a provider may not read (checked before any variable is looked up). */
 export const refusedVariables = (secretPrefix: string, names: ReadonlyArray<string>): ReadonlyArray<string> =>
@@ -30,13 +49,16 @@ export type HeaderResolution = Either.Either<
   PermissionDenied | FailedPrecondition
 >;
 
+/** A reference as the header wrote it (an unclosed one is shown without its brace). */
+const shown = (name: string) => (name.endsWith("…") ? `\${${name}` : `\${${name}}`);
+
 /** PermissionDenied naming the referenced names the provider may not read, if any. */
 export const refusedVariablesError = (secretPrefix: string, names: ReadonlyArray<string>) => {
   const refused = refusedVariables(secretPrefix, names);
   return refused.length === 0
     ? undefined
     : new PermissionDenied({
-        detail: `header variable${refused.length > 1 ? "s" : ""} ${refused.map((n) => `\${${n}}`).join(", ")} refused: a tool of this provider may only use variables whose name starts with '${secretPrefix}_'`,
+        detail: `header variable${refused.length > 1 ? "s" : ""} ${refused.map(shown).join(", ")} refused: a tool of this provider may only use variables whose name starts with '${secretPrefix}_'${refused.some((n) => !VARIABLE_NAME.test(n)) ? " (a variable name is letters, digits and _, not starting with a digit)" : ""}`,
       });
 };
 

@@ -1,8 +1,9 @@
 import { Either } from "effect";
-import { type FieldProblem, InvalidArgument } from "../errors/domain-errors.js";
+import { FailedPrecondition, type FieldProblem, InvalidArgument } from "../errors/domain-errors.js";
 import type { ToolRow } from "../storage/rows.js";
 import { pathPlaceholders } from "../tool/tool-schema.js";
 import { MAX_UPSTREAM_PATH_CHARS } from "./expansion-limits.js";
+import { holdsVariableReference } from "./header-templates.js";
 
 // The pure half of `tools/call`: validated MCP arguments in, the upstream HTTP request out. No I/O here.
 
@@ -94,13 +95,25 @@ const invalidArguments = (problems: ReadonlyArray<FieldProblem>) =>
 /**
  * Turns (already schema-validated) MCP arguments into the upstream request of `tool` under `baseURL`.
  * Problems that the schemas cannot express (path traversal, non-scalar path or query values) are
- * reported together, as one InvalidArgument.
+ * reported together, as one InvalidArgument. A `${NAME}` in the base URL or the tool path fails with
+ * FailedPrecondition: variables resolve only in header values, and the template itself must not be sent.
  */
 export const planUpstreamRequest = (
   baseURL: string,
   tool: ToolRow,
   args: Record<string, unknown>,
-): Either.Either<UpstreamRequestPlan, InvalidArgument> => {
+): Either.Either<UpstreamRequestPlan, InvalidArgument | FailedPrecondition> => {
+  const templated = [
+    ...(holdsVariableReference(baseURL) ? ["the provider's base URL"] : []),
+    ...(holdsVariableReference(tool.path) ? ["the tool's path"] : []),
+  ];
+  if (templated.length > 0)
+    return Either.left(
+      new FailedPrecondition({
+        detail: `${templated.join(" and ")} hold${templated.length > 1 ? "" : "s"} a \${…} reference, which only header values resolve; the request was not sent`,
+        references: [],
+      }),
+    );
   const problems: Array<FieldProblem> = [];
   const pathArgs = isRecord(args.pathArgs) ? args.pathArgs : {};
   const queryArgs = isRecord(args.queryArgs) ? args.queryArgs : {};

@@ -11,7 +11,7 @@ const json = (status: number, body: unknown, headers: Record<string, string>) =>
 
 /** Answers `/.well-known/oauth-protected-resource/mcp/{serverId}`. */
 export const protectedResourceMetadata =
-  (site: PublicSite, authorizationServers: ReadonlyArray<string>) =>
+  (site: PublicSite, authorizationServers: () => ReadonlyArray<string>, scopes: ReadonlyArray<string> = []) =>
   (request: Request, serverId: string): Response => {
     if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS });
     if (request.method !== "GET" && request.method !== "HEAD")
@@ -21,8 +21,9 @@ export const protectedResourceMetadata =
       200,
       {
         resource: site.resourceUrl(serverId),
-        authorization_servers: authorizationServers,
+        authorization_servers: authorizationServers(),
         bearer_methods_supported: ["header"],
+        ...(scopes.length > 0 ? { scopes_supported: scopes } : {}),
         resource_documentation: site.docsUrl(),
       },
       { ...CORS, "Cache-Control": "public, max-age=300" },

@@ -1,6 +1,6 @@
 import { ARGUMENT_PARTS, methodTraits, partSchema, requiredParts } from "@mcpsm/domain/mcp";
-import type { PromptRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
-import type { Prompt, Resource, Tool } from "@modelcontextprotocol/server";
+import type { PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
+import type { Icon, Prompt, Resource, Tool } from "@modelcontextprotocol/server";
 
 /** One property schema of a tool's input object, as the SDK types it (a JSON value). */
 type PropertySchema = NonNullable<Tool["inputSchema"]["properties"]>[string];
@@ -8,8 +8,26 @@ type PropertySchema = NonNullable<Tool["inputSchema"]["properties"]>[string];
 // How stored records appear in MCP list results, in the SDK's own types. The rules behind them (which
 // argument parts exist, what a method implies) are the domain's; only the wire shape is decided here.
 
-/** A tool as `tools/list` shows it: one input object with `pathArgs`, `queryArgs` and `bodyArgs`. */
-export const toolEntry = (tool: ToolRow): Tool => {
+/** A provider's icon as MCP lists it (none when the provider has no iconURL). */
+export const providerIcons = (provider: ProviderRow): Array<Icon> =>
+  provider.iconURL !== "" ? [{ src: provider.iconURL }] : [];
+
+/**
+ * What a model reads to choose a tool: its description, else its title, else what it does and where
+ * (`GET /items/{id} on Stripe`), so no tool is listed without one.
+ */
+export const toolDescription = (tool: ToolRow, provider: ProviderRow): string =>
+  tool.description !== ""
+    ? tool.description
+    : tool.title !== ""
+      ? tool.title
+      : `${tool.method} ${tool.path}${provider.name !== "" ? ` on ${provider.name}` : ""}`;
+
+/**
+ * A tool as `tools/list` shows it: one input object with `pathArgs`, `queryArgs` and `bodyArgs`, the
+ * description (with its fallback) and the provider's icon.
+ */
+export const toolEntry = (tool: ToolRow, provider: ProviderRow): Tool => {
   const properties: Record<string, PropertySchema> = {};
   for (const part of ARGUMENT_PARTS) {
     const schema = partSchema(tool, part);
@@ -21,7 +39,8 @@ export const toolEntry = (tool: ToolRow): Tool => {
   return {
     name: tool.name,
     ...(tool.title !== "" ? { title: tool.title } : {}),
-    ...(tool.description !== "" ? { description: tool.description } : {}),
+    description: toolDescription(tool, provider),
+    ...(provider.iconURL !== "" ? { icons: providerIcons(provider) } : {}),
     inputSchema: {
       type: "object",
       properties,

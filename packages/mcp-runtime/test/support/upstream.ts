@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -15,6 +16,8 @@ export interface Upstream {
   readonly port: number;
   readonly seen: Array<SeenRequest>;
   readonly last: () => SeenRequest;
+  /** Emits `hang` when a request reaches `/hang`, and `hang-aborted` when its caller gives up on it. */
+  readonly events: EventEmitter;
   readonly close: () => Promise<void>;
 }
 
@@ -24,6 +27,7 @@ export interface Upstream {
  */
 export const startUpstream = async (): Promise<Upstream> => {
   const seen: Array<SeenRequest> = [];
+  const events = new EventEmitter();
   let server: Server;
   server = createServer((req, res) => {
     const chunks: Array<Buffer> = [];
@@ -49,7 +53,11 @@ export const startUpstream = async (): Promise<Upstream> => {
         res.writeHead(code, { "Content-Type": "application/json" });
         res.end(JSON.stringify({ message: `failed with ${code}` }));
       } else if (path === "/hang") {
-        // never answers; the socket is destroyed when the server closes
+        // never answers; the socket is destroyed when the server closes, or by the caller
+        res.on("close", () => {
+          if (!res.writableEnded) events.emit("hang-aborted");
+        });
+        events.emit("hang");
       } else if (path.startsWith("/big/")) {
         const size = Number(path.slice("/big/".length));
         res.writeHead(200, { "Content-Type": "text/plain" });
@@ -63,6 +71,15 @@ export const startUpstream = async (): Promise<Upstream> => {
       } else if (path === "/image") {
         res.writeHead(200, { "Content-Type": "image/png" });
         res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]));
+      } else if (path === "/audio") {
+        res.writeHead(200, { "Content-Type": "audio/mpeg" });
+        res.end(Buffer.from([0xff, 0xfb, 0x90, 0x64]));
+      } else if (path === "/binary") {
+        res.writeHead(200, { "Content-Type": "application/octet-stream" });
+        res.end(Buffer.from([0, 1, 2, 3, 254]));
+      } else if (path.startsWith("/big-image/")) {
+        res.writeHead(200, { "Content-Type": "image/png" });
+        res.end(Buffer.alloc(Number(path.slice("/big-image/".length)), 7));
       } else if (path === "/redirect-same") {
         res.writeHead(302, { Location: "/echo/redirected" });
         res.end();
@@ -81,6 +98,7 @@ export const startUpstream = async (): Promise<Upstream> => {
     url: `http://127.0.0.1:${port}`,
     port,
     seen,
+    events,
     last: () => {
       const request = seen.at(-1);
       if (request === undefined) throw new Error("the upstream saw no request");

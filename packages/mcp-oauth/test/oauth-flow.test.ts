@@ -1,0 +1,291 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ALL_SCOPES } from "@mcpsm/domain";
+import { authenticateServerToken } from "@mcpsm/domain/mcp";
+import { Storage } from "@mcpsm/domain/storage";
+import {
+  aesGcmCipherLayer,
+  createServer as createMcpServerRecord,
+  createServerToken,
+  hmacPageTokenSignerLayer,
+  quotasLayer,
+} from "@mcpsm/domain/use-cases";
+import { createMcpRuntime, defaultMcpSettings, type McpRuntime } from "@mcpsm/mcp-runtime";
+import { makeMemoryStorage } from "@mcpsm/storage-memory";
+import {
+  Client,
+  type OAuthClientProvider,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from "@modelcontextprotocol/client";
+import { Effect, Exit, Layer, ManagedRuntime } from "effect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMcpAuthorizationServer, type McpAuthorizationServer } from "../src/index.js";
+
+// Issue 16: an OAuth-only MCP client (the SDK client's own OAuth flow) connects to the service with the
+// service as its authorization server: discovery from the 401, RFC 8414 metadata, RFC 7591 registration,
+// authorization code + PKCE S256 with the server's URL as resource (RFC 8707), consent by pasting a server
+// token, a token whose audience is that server, and a refresh. The "browser" is fetch with a cookie jar.
+
+const services = ManagedRuntime.make(
+  Layer.mergeAll(
+    Layer.succeed(Storage, makeMemoryStorage()),
+    aesGcmCipherLayer(new Uint8Array(randomBytes(32))),
+    hmacPageTokenSignerLayer(new Uint8Array(randomBytes(32))),
+    quotasLayer(),
+  ),
+);
+const run = <A>(effect: unknown) => services.runPromise(effect as never) as Promise<A>;
+
+let http: Server;
+let base: string;
+let runtime: McpRuntime;
+let as: McpAuthorizationServer;
+let serverId: string;
+let otherServerId: string;
+let serverToken: string;
+
+beforeAll(async () => {
+  const actor = { tenant: "owner", scopes: new Set(ALL_SCOPES) };
+  serverId = (await run<{ id: string }>(createMcpServerRecord(actor, { server: { name: "OAuth server" } }))).id;
+  otherServerId = (await run<{ id: string }>(createMcpServerRecord(actor, { server: { name: "Another" } }))).id;
+  serverToken = (await run<{ value: string }>(createServerToken(actor, { serverId, token: { name: "consent" } })))
+    .value;
+  let handlers: { as: McpAuthorizationServer; mcp: McpRuntime } | undefined;
+  http = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (handlers?.as.matches(path)) void handlers.as.handleNode(req, res);
+    else void handlers?.mcp.handleNode(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const prefix = `${base}/mcp/`;
+  as = await createMcpAuthorizationServer({
+    issuer: base,
+    serverIdOf: (resource) => (resource.startsWith(prefix) ? resource.slice(prefix.length) || undefined : undefined),
+    checkServerToken: async (id, token) => {
+      const exit = await services.runPromiseExit(authenticateServerToken(id, token));
+      if (Exit.isSuccess(exit)) return { tenant: "owner" };
+      return undefined;
+    },
+    cookieKeys: [randomBytes(32).toString("base64url")],
+  });
+  runtime = createMcpRuntime({
+    runner: services,
+    settings: defaultMcpSettings(),
+    listenUrl: base,
+    oauth: as.verifier,
+    defaultAuthorizationServers: [as.issuer],
+    oauthScopes: ["mcp"],
+    logger: { warn: () => {}, error: (fields, message) => console.error(message, fields) },
+  });
+  handlers = { as, mcp: runtime };
+  void Effect;
+});
+
+afterAll(async () => {
+  await runtime?.close();
+  http?.closeAllConnections();
+  await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+  await services.dispose();
+});
+
+/** An in-memory OAuth client (what an MCP host keeps per server), recording where it was sent. */
+class MemoryOAuthClient implements OAuthClientProvider {
+  info: Parameters<NonNullable<OAuthClientProvider["saveClientInformation"]>>[0] | undefined;
+  saved: Parameters<OAuthClientProvider["saveTokens"]>[0] | undefined;
+  verifier = "";
+  authorizationUrl: URL | undefined;
+  get redirectUrl() {
+    return "http://127.0.0.1:1/callback";
+  }
+  get clientMetadata() {
+    return {
+      client_name: "SDK test client",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: NonNullable<MemoryOAuthClient["info"]>) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: NonNullable<MemoryOAuthClient["saved"]>) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+/** A minimal user agent: follows redirects by hand, keeps cookies, stops at the client's redirect URI. */
+const userAgent = () => {
+  const jar = new Map<string, string>();
+  const send = async (url: string, init: RequestInit = {}) => {
+    const res = await fetch(url, {
+      ...init,
+      redirect: "manual",
+      headers: {
+        ...(init.headers as Record<string, string>),
+        Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
+      },
+    });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [pair] = cookie.split(";");
+      const at = pair?.indexOf("=") ?? -1;
+      if (pair && at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    return res;
+  };
+  /** Follows redirects from `url` until a page (returned) or the callback (its URL returned). */
+  const follow = async (url: string, init: RequestInit = {}): Promise<{ url: string; res: Response }> => {
+    let current = url;
+    let res = await send(current, init);
+    for (let hops = 0; res.status >= 300 && res.status < 400 && hops < 10; hops++) {
+      current = new URL(res.headers.get("location") ?? "", current).href;
+      if (current.startsWith("http://127.0.0.1:1/callback")) return { url: current, res };
+      res = await send(current);
+    }
+    return { url: current, res };
+  };
+  return { follow };
+};
+
+/** Consents on the service's page by pasting `token`; the callback URL, or the page when refused. */
+const consent = async (authorizationUrl: URL, token: string) => {
+  const agent = userAgent();
+  const page = await agent.follow(authorizationUrl.href);
+  expect(page.res.status).toBe(200);
+  const html = await page.res.text();
+  expect(html).toContain("Paste a server token of this server");
+  const action = /action="([^"]+)"/.exec(html)?.[1] ?? "";
+  return agent.follow(new URL(action, page.url).href, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ token, decision: "allow" }).toString(),
+  });
+};
+
+const connectWith = async (provider: OAuthClientProvider, era: "2025-11-25" | "2026-07-28" = "2025-11-25") => {
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${serverId}`), { authProvider: provider });
+  const client = new Client(
+    { name: "oauth-test", version: "1" },
+    era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+  );
+  await client.connect(transport);
+  return client;
+};
+
+describe("the service as its MCP endpoints' authorization server", () => {
+  it("publishes RFC 8414 metadata: registration, code + PKCE S256, refresh tokens, resource indicators", async () => {
+    const res = await fetch(`${base}/.well-known/oauth-authorization-server`);
+    expect(res.status).toBe(200);
+    const metadata = (await res.json()) as { grant_types_supported: Array<string> };
+    expect(metadata).toMatchObject({
+      issuer: base,
+      authorization_endpoint: `${base}/oauth/authorize`,
+      token_endpoint: `${base}/oauth/token`,
+      registration_endpoint: `${base}/oauth/register`,
+      code_challenge_methods_supported: ["S256"],
+    });
+    expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]));
+    const prm = (await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp/${serverId}`)).json()) as {
+      authorization_servers: Array<string>;
+    };
+    expect(prm.authorization_servers).toEqual([base]);
+  });
+
+  it("the SDK client registers, gets consent with a server token, calls the server and refreshes", async () => {
+    const provider = new MemoryOAuthClient();
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${serverId}`), { authProvider: provider });
+    const first = new Client({ name: "oauth-test", version: "1" });
+    await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.info?.client_id).toBeDefined();
+    const url = provider.authorizationUrl;
+    expect(url?.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(url?.searchParams.get("resource")).toBe(`${base}/mcp/${serverId}`);
+    const callback = await consent(url as URL, serverToken);
+    const params = new URL(callback.url).searchParams;
+    expect(params.get("code")).toBeTruthy();
+    await transport.finishAuth(params);
+    const access = provider.saved?.access_token ?? "";
+    expect(provider.saved?.refresh_token).toBeTruthy();
+    const claims = JSON.parse(Buffer.from(access.split(".")[1] ?? "", "base64url").toString());
+    expect(claims).toMatchObject({ iss: base, aud: `${base}/mcp/${serverId}`, sub: "owner", scope: "mcp" });
+
+    for (const era of ["2025-11-25", "2026-07-28"] as const) {
+      const client = await connectWith(provider, era);
+      expect(client.getServerVersion()?.name).toBe("OAuth server");
+      expect((await client.listTools()).tools).toEqual([]);
+      await client.close();
+    }
+
+    // The token is bound to its server: another server of the same owner refuses it (audience).
+    const elsewhere = await fetch(`${base}/mcp/${otherServerId}`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${access}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    expect(elsewhere.status).toBe(401);
+
+    // A refresh (what the client does when its access token expires) yields a new working token.
+    const refreshed = await fetch(`${base}/oauth/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: provider.saved?.refresh_token ?? "",
+        client_id: provider.info?.client_id ?? "",
+      }).toString(),
+    });
+    expect(refreshed.status).toBe(200);
+    const renewed = (await refreshed.json()) as { access_token: string; token_type: string };
+    expect(renewed.access_token).not.toBe(access);
+    provider.saved = { ...renewed };
+    const again = await connectWith(provider);
+    expect(again.getServerVersion()?.name).toBe("OAuth server");
+    await again.close();
+  });
+
+  it("refuses consent with a token of another server, and refuses a resource that is not an MCP server", async () => {
+    const other = await run<{ value: string }>(
+      createServerToken(
+        { tenant: "owner", scopes: new Set(ALL_SCOPES) },
+        { serverId: otherServerId, token: { name: "x" } },
+      ),
+    );
+    const provider = new MemoryOAuthClient();
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${serverId}`), { authProvider: provider });
+    await expect(new Client({ name: "t", version: "1" }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    const refused = await consent(provider.authorizationUrl as URL, other.value);
+    expect(refused.res.status).toBe(401);
+    expect(await refused.res.text()).toContain("not a valid server token of this server");
+
+    const wrongResource = new URL(provider.authorizationUrl as URL);
+    wrongResource.searchParams.set("resource", "https://elsewhere.example/api");
+    const page = await userAgent().follow(wrongResource.href);
+    expect(
+      page.url.startsWith("http://127.0.0.1:1/callback")
+        ? new URL(page.url).searchParams.get("error")
+        : page.res.status,
+    ).toBe("invalid_target");
+  });
+});
