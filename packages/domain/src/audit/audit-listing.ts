@@ -3,6 +3,7 @@ import type { FieldProblem, InvalidArgument } from "../errors/domain-errors.js";
 import { isId } from "../ids/id.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../provider/provider-schema.js";
 import { OPERATIONS } from "../scopes/scope-policy.js";
+import { signPageCursor, verifyPageCursor } from "../listing/page-cursor.js";
 import { PageTokenSigner } from "../secrets/page-token-signer.js";
 import type { AuditCursor } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
@@ -84,27 +85,6 @@ export const decodeAuditListQuery = (query: RawQuery): Effect.Effect<AuditListQu
   return problems.length > 0 ? Effect.fail(invalid(problems)) : Effect.succeed(typed);
 };
 
-/** The signed content of a nextToken: whose it is, for which filters, and where the page ends. */
-interface TokenPayload {
-  readonly t: string;
-  readonly f: string;
-  readonly a: number;
-  readonly i: string;
-}
-
-const decodeCursor = (signer: typeof PageTokenSigner.Service, token: string, tenant: string, filterKey: string) => {
-  const payload = signer.verify(token);
-  if (payload === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(payload) as TokenPayload;
-    if (parsed.t !== tenant || parsed.f !== filterKey || typeof parsed.a !== "number" || typeof parsed.i !== "string")
-      return undefined;
-    return { at: new Date(parsed.a), id: parsed.i } satisfies AuditCursor;
-  } catch {
-    return undefined;
-  }
-};
-
 /** One page of the audit events of the actor's tenant, newest first (`GET /audit-events`). */
 export const listAuditEvents = defineUseCase("listAuditEvents", (actor: Actor, query: AuditListQuery) =>
   Effect.gen(function* () {
@@ -119,7 +99,7 @@ export const listAuditEvents = defineUseCase("listAuditEvents", (actor: Actor, q
     const signer = yield* PageTokenSigner;
     // The "audit" prefix keeps a provider listing's token from being replayed here.
     const filterKey = JSON.stringify(["audit", filters]);
-    const after = token === undefined ? undefined : decodeCursor(signer, token, actor.tenant, filterKey);
+    const after = token === undefined ? undefined : verifyPageCursor(signer, token, actor.tenant, filterKey, "a");
     if (token !== undefined && after === undefined)
       problems.push({ path: "token", message: "is not a nextToken of this listing" });
     if (problems.length > 0) return yield* invalid(problems);
@@ -137,9 +117,7 @@ export const listAuditEvents = defineUseCase("listAuditEvents", (actor: Actor, q
     const last = items.at(-1);
     const nextToken =
       page.items.length > limit && last !== undefined
-        ? signer.sign(
-            JSON.stringify({ t: actor.tenant, f: filterKey, a: last.at.getTime(), i: last.id } satisfies TokenPayload),
-          )
+        ? signPageCursor(signer, actor.tenant, filterKey, "a", { at: last.at, id: last.id })
         : "";
     return {
       auditEvents: items.map(toAuditEventRecord),

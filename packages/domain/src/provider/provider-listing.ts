@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect";
+import { signPageCursor, verifyPageCursor } from "../listing/page-cursor.js";
 import { PageTokenSigner } from "../secrets/page-token-signer.js";
 import type { ProviderCursor } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
@@ -24,27 +25,6 @@ export interface ProviderListPage {
 
 const nonEmpty = (value: string | undefined) => (value === "" ? undefined : value);
 
-/** The signed content of a nextToken: whose it is, for which filters, and where the page ends. */
-interface TokenPayload {
-  readonly t: string;
-  readonly f: string;
-  readonly c: number;
-  readonly i: string;
-}
-
-const decodeCursor = (signer: typeof PageTokenSigner.Service, token: string, tenant: string, filterKey: string) => {
-  const payload = signer.verify(token);
-  if (payload === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(payload) as TokenPayload;
-    if (parsed.t !== tenant || parsed.f !== filterKey || typeof parsed.c !== "number" || typeof parsed.i !== "string")
-      return undefined;
-    return { createdAt: new Date(parsed.c), id: parsed.i } satisfies ProviderCursor;
-  } catch {
-    return undefined;
-  }
-};
-
 /** One page of the providers the actor can see (own and PUBLIC), in creation order. */
 export const listProvidersPage = (actor: Actor, query: ProviderListQuery) =>
   Effect.gen(function* () {
@@ -59,7 +39,8 @@ export const listProvidersPage = (actor: Actor, query: ProviderListQuery) =>
     };
     const signer = yield* PageTokenSigner;
     const filterKey = JSON.stringify(filters);
-    const after = token === undefined ? undefined : decodeCursor(signer, token, actor.tenant, filterKey);
+    const cursor = token === undefined ? undefined : verifyPageCursor(signer, token, actor.tenant, filterKey, "c");
+    const after = cursor === undefined ? undefined : { createdAt: cursor.at, id: cursor.id };
     if (token !== undefined && after === undefined)
       return yield* invalid([{ path: "token", message: "is not a nextToken of this listing" }]);
     // One extra row tells whether another page follows.
@@ -70,14 +51,7 @@ export const listProvidersPage = (actor: Actor, query: ProviderListQuery) =>
     const last = items.at(-1);
     const nextToken =
       page.items.length > limit && last !== undefined
-        ? signer.sign(
-            JSON.stringify({
-              t: actor.tenant,
-              f: filterKey,
-              c: last.provider.createdAt.getTime(),
-              i: last.provider.id,
-            } satisfies TokenPayload),
-          )
+        ? signPageCursor(signer, actor.tenant, filterKey, "c", { at: last.provider.createdAt, id: last.provider.id })
         : "";
     return {
       providers: items.map((item) => toProviderRecord(item.provider, item.tools)),
