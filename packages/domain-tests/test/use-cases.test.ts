@@ -9,6 +9,7 @@ import {
   USE_CASES,
   type UseCases,
 } from "@mcpsm/domain/use-cases";
+import { Storage } from "@mcpsm/domain/storage";
 import { makeMemoryStorage } from "@mcpsm/storage-memory";
 import { type Effect, Exit, ManagedRuntime } from "effect";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -150,6 +151,14 @@ describe("every use case on the memory store", () => {
     const serverId = server.id;
     expect(server.providers[0]?.tools.map((t) => t.id)).toEqual([toolId]);
     expect((await ok(alice, "getServer", { serverId })).name).toBe("github");
+    const exported = await ok(alice, "exportServer", { serverId });
+    expect(exported).toMatchObject({
+      format: "mcpsm.server.v1",
+      server: { name: "github" },
+      providers: [{ name: "GitHub", tools: [{ method: "GET" }] }],
+    });
+    const imported = await ok(testActor("bob"), "importServer", { document: exported });
+    expect(imported.result.report.providers.created.map((p) => p.name)).toEqual(["GitHub"]);
     expect((await ok(alice, "listServers", {})).map((s) => s.id)).toEqual([serverId]);
     const renamed = await ok(alice, "updateServer", { serverId, server: { name: "GitHub" }, expectedVersion: 1 });
     expect(renamed).toMatchObject({ name: "GitHub", version: 2 });
@@ -178,6 +187,11 @@ describe("every use case on the memory store", () => {
     ]);
     expect((await ok(alice, "getServerToken", { serverId, tokenId })).name).toBe("ci");
     await ok(alice, "revokeServerToken", { serverId, tokenId });
+    // Upstream OAuth connections are made by consent over MCP; none exists here.
+    expect(await ok(alice, "listProviderConnections", { providerId })).toEqual({ connections: [] });
+    expect(await failure(alice, "deleteProviderConnection", { providerId, connectionId: "Nconnection" })).toMatchObject(
+      { _tag: "NotFound", kind: "connection" },
+    );
 
     expect(await failure(alice, "deleteProvider", { providerId })).toMatchObject({
       _tag: "FailedPrecondition",
@@ -200,6 +214,71 @@ describe("every use case on the memory store", () => {
       _tag: "InvalidArgument",
       errors: [{ path: "limit" }, { path: "targetID" }],
     });
+    await runtime.dispose();
+  });
+
+  it("git connections: a connected server notes a push on each change of it or of what it uses", async () => {
+    const runtime = services();
+    const { ok, failure } = caller(runtime, called);
+    const storage = await runtime.runPromise(Storage);
+    const outbox = (serverId: string) => runtime.runPromise(storage.read((tx) => tx.findGitSync(serverId)));
+
+    const connection = await ok(alice, "createGitConnection", {
+      gitConnection: { name: "ours", kind: "GITLAB", token: "glpat-secret-token" },
+    });
+    expect(connection).toMatchObject({ kind: "GITLAB", baseURL: "https://gitlab.com", username: "" });
+    expect(connection).not.toHaveProperty("token");
+    expect(connection).not.toHaveProperty("tokenCipher");
+    const gitConnectionId = connection.id;
+    expect((await ok(alice, "getGitConnection", { gitConnectionId })).name).toBe("ours");
+    expect((await ok(alice, "listGitConnections", {})).map((c) => c.id)).toEqual([gitConnectionId]);
+    expect(
+      await failure(alice, "createGitConnection", {
+        gitConnection: { name: "ours", kind: "GITHUB", token: "t-abcdef" },
+      }),
+    ).toMatchObject({ _tag: "AlreadyExists" });
+    expect(
+      await failure(alice, "createGitConnection", { gitConnection: { name: "x", kind: "GENERIC", token: "t-abcdef" } }),
+    ).toMatchObject({ _tag: "InvalidArgument", errors: [{ path: "gitConnection.baseURL" }] });
+    expect(await failure(testActor("bob"), "getGitConnection", { gitConnectionId })).toMatchObject({
+      _tag: "NotFound",
+    });
+
+    const provider = await ok(alice, "createProvider", {
+      provider: { name: "API", baseURL: "https://api.example.com" },
+    });
+    const tool = await ok(alice, "createProviderTool", {
+      providerId: provider.id,
+      tool: { name: "getThing", method: "GET", path: "/thing" },
+    });
+    const server = await ok(alice, "createServer", {
+      server: {
+        name: "synced",
+        providers: [{ id: provider.id }],
+        gitConnectionID: gitConnectionId,
+        gitRepoFullName: "team/mcp",
+      },
+    });
+    expect(server).toMatchObject({ gitProvider: "GITLAB", gitRepoFullName: "team/mcp" });
+    const serverId = server.id;
+    expect(await outbox(serverId)).toMatchObject({ state: "PENDING", changeSeq: 1 });
+    expect(await ok(alice, "getServerGitSync", { serverId })).toEqual({
+      state: "PENDING",
+      commit: "",
+      pushedAt: "",
+      error: "",
+    });
+    // A change of a tool the server uses is a change to push.
+    await ok(alice, "updateProviderTool", { providerId: provider.id, toolId: tool.id, tool: { title: "Get" } });
+    expect(await outbox(serverId)).toMatchObject({ changeSeq: 2 });
+    // A write that changes nothing notes nothing.
+    await ok(alice, "updateServer", { serverId, server: { gitRepoFullName: "team/mcp" } });
+    expect(await outbox(serverId)).toMatchObject({ changeSeq: 2 });
+
+    await ok(alice, "deleteGitConnection", { gitConnectionId });
+    expect(await ok(alice, "getServerGitSync", { serverId })).toMatchObject({ state: "OFF" });
+    expect((await ok(alice, "getServerGitSync", { serverId })).error).toContain(gitConnectionId);
+    expect(await ok(alice, "getServer", { serverId })).toMatchObject({ gitProvider: "", gitRepoFullName: "team/mcp" });
     await runtime.dispose();
   });
 
@@ -257,8 +336,8 @@ describe("the domain enforces the scope policy itself", () => {
       const tag = Exit.isFailure(granted) && granted.cause._tag === "Fail" ? granted.cause.error._tag : "success";
       expect({ operation, tag }).not.toEqual({ operation, tag: "PermissionDenied" });
     }
-    // The spec's 17 and audit:read (docs/api-rules.md §18).
-    expect(ALL_SCOPES.length).toBe(18);
+    // The spec's 17, audit:read (docs/api-rules.md §18) and gitconnection:create (§17).
+    expect(ALL_SCOPES.length).toBe(19);
   });
 });
 

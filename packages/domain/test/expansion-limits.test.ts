@@ -38,6 +38,7 @@ const tool = (path: string): ToolRow => ({
   pathArgsJSONSchema: null,
   queryArgsJSONSchema: null,
   reqBodyJSONSchema: null,
+  respBodyJSONSchema: null,
   headers: [],
   oauth2Scopes: [],
   imported: false,

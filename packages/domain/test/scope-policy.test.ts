@@ -9,9 +9,10 @@ describe("scope policy", () => {
     }
   });
 
-  it("lists the 17 scopes of the spec and the contract's audit:read (§18)", () => {
-    expect(ALL_SCOPES).toHaveLength(18);
+  it("lists the 17 scopes of the spec and the contract's audit:read (§18) and gitconnection:create (§17)", () => {
+    expect(ALL_SCOPES).toHaveLength(19);
     expect(ALL_SCOPES).toContain("audit:read");
+    expect(ALL_SCOPES).toContain("gitconnection:create");
     expect(new Set(ALL_SCOPES).size).toBe(ALL_SCOPES.length);
     expect(ALL_SCOPES).toEqual(Object.keys(SCOPES));
   });
@@ -55,14 +56,25 @@ describe("scope policy", () => {
       updateVariable: "variable:update",
       deleteVariable: "variable:delete",
     } as const;
+    // docs/api-rules.md §17.
+    const git = {
+      createGitConnection: "gitconnection:create",
+      listGitConnections: "gitconnection:list",
+      getGitConnection: "gitconnection:list",
+      deleteGitConnection: "gitconnection:delete",
+      getServerGitSync: "server:read",
+    } as const;
+    for (const [operation, scope] of Object.entries(git))
+      expect(requiredScope(operation as keyof typeof git), operation).toBe(scope);
     for (const [operation, scope] of Object.entries(table))
       expect(requiredScope(operation as keyof typeof table), operation).toBe(scope);
   });
 
-  it("covers every operation the OPERATIONS list names, and nothing needs a git scope", () => {
+  it("covers every operation the OPERATIONS list names; only git connection operations need a git scope", () => {
     expect(OPERATIONS).toEqual(Object.keys(SCOPE_POLICY));
     expect(OPERATIONS.length).toBeGreaterThanOrEqual(43);
-    for (const operation of OPERATIONS) expect(requiredScope(operation)).not.toMatch(/^gitconnection:/);
+    for (const operation of OPERATIONS)
+      if (!/GitConnection/.test(operation)) expect(requiredScope(operation)).not.toMatch(/^gitconnection:/);
   });
 
   it("never lets a read or list operation require a write scope", () => {

@@ -1,4 +1,5 @@
 import type {
+  GitConnectionRow,
   PromptRow,
   ProviderRow,
   ResourceRow,
@@ -70,6 +71,7 @@ export const tool = (n: number, owner: string, override: Partial<ToolRow> = {}):
   pathArgsJSONSchema: { type: "object", properties: { itemId: { type: "string" } }, required: ["itemId"] },
   queryArgsJSONSchema: null,
   reqBodyJSONSchema: { type: "object", properties: { tags: { type: "array", items: { type: "string" } } } },
+  respBodyJSONSchema: { type: "object", properties: { id: { type: "string" } } },
   // A variable reference, stored as written.
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the domain's ${NAME} syntax, not a template
   headers: [{ key: "X-Api-Key", value: "${API_KEY}" }],
@@ -132,6 +134,22 @@ export const server = (n: number, override: Partial<ServerRow> = {}): ServerRow 
   providers: [],
   resourceIds: [],
   promptIds: [],
+  gitConnectionId: null,
+  gitRepoFullName: null,
+  ...override,
+});
+
+/** Git connection `n` of tenant A. */
+export const gitConnection = (n: number, override: Partial<GitConnectionRow> = {}): GitConnectionRow => ({
+  id: id("gitc", n),
+  tenant: TENANT_A,
+  createdAt: at(n),
+  updatedAt: at(n),
+  name: `git-${n}`,
+  kind: "GITHUB",
+  baseURL: "https://github.com",
+  username: "",
+  tokenCipher: `v1.k.git-token-${n}`,
   ...override,
 });
 

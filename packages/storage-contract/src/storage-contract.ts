@@ -2,7 +2,9 @@ import type { Storage } from "@mcpsm/domain/storage";
 import { afterAll, beforeEach, describe } from "vitest";
 import { auditEventCases } from "./cases/audit-events.js";
 import { cascadeCases } from "./cases/cascades.js";
+import { gitSyncCases } from "./cases/git-sync.js";
 import { lookupCases } from "./cases/lookups.js";
+import { oauthServerRecordCases } from "./cases/oauth-server-records.js";
 import { orderingCases } from "./cases/ordering.js";
 import { providerSearchCases } from "./cases/provider-search.js";
 import { referenceCases } from "./cases/references.js";
@@ -11,6 +13,7 @@ import { secretCases } from "./cases/secrets.js";
 import { serverGraphCases } from "./cases/server-graphs.js";
 import { transactionCases } from "./cases/transactions.js";
 import { uniquenessCases } from "./cases/uniqueness.js";
+import { upstreamConnectionCases } from "./cases/upstream-connections.js";
 import { versionCases } from "./cases/versions.js";
 import { makeHarness } from "./harness.js";
 
@@ -68,5 +71,8 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     transactionCases(h);
     secretCases(h);
     auditEventCases(h);
+    upstreamConnectionCases(h);
+    oauthServerRecordCases(h);
+    gitSyncCases(h);
   });
 };

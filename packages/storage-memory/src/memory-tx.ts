@@ -8,13 +8,15 @@ import {
   type ServerReference,
   type ServerRow,
   type StorageTx,
-  type StoredSecret,
   type ToolRow,
   UniqueViolation,
 } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { compareCreation, inCreationOrder } from "./creation-order.js";
 import { memoryAuditEvents } from "./audit-events.js";
+import { memoryOAuthServerRecords } from "./oauth-server-records.js";
+import { memoryGitSync } from "./git-sync.js";
+import { memorySecrets } from "./secrets.js";
 import type { Tables } from "./tables.js";
 
 // Rows are cloned on the way in and on the way out, so neither the caller's objects nor the rows handed
@@ -43,6 +45,12 @@ const insertNew = <Row extends { readonly id: string }>(table: Map<string, Row>,
 /** The StorageTx of one transaction, reading and writing `tables` (the transaction's own copy). */
 export const makeMemoryTx = (tables: Tables): StorageTx => {
   const { providers, tools, prompts, resources, variables, servers, serverTokens } = tables;
+  const { upstreamConnections, upstreamAuthorizations } = tables;
+  /** Deletes the upstream connections (and consents under way) that `matches` (a cascade). */
+  const dropConnections = (matches: (row: { providerId: string; serverTokenId: string | null }) => boolean) => {
+    for (const [id, row] of upstreamConnections) if (matches(row)) upstreamConnections.delete(id);
+    for (const [id, row] of upstreamAuthorizations) if (matches(row)) upstreamAuthorizations.delete(id);
+  };
 
   const uses = (server: ServerRow, reference: ServerReference): boolean => {
     switch (reference.kind) {
@@ -59,6 +67,8 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
         return server.resourceIds.includes(reference.id);
       case "prompt":
         return server.promptIds.includes(reference.id);
+      case "gitConnection":
+        return server.gitConnectionId === reference.id;
     }
   };
 
@@ -88,6 +98,9 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
     }
     for (const id of server.resourceIds) if (!resources.has(id)) return `resource '${id}' does not exist`;
     for (const id of server.promptIds) if (!prompts.has(id)) return `prompt '${id}' does not exist`;
+    const connection = server.gitConnectionId ?? null;
+    if (connection !== null && !tables.gitConnections.has(connection))
+      return `git connection '${connection}' does not exist`;
     return undefined;
   };
 
@@ -101,12 +114,19 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
       : Effect.fail(new ReferenceViolation({ kind: "server", detail: missing }));
   };
 
+  /** The kind of the server's git connection, as the graph's `gitProvider` (no key without one). */
+  const gitProviderOf = (server: ServerRow) => {
+    const kind = tables.gitConnections.get(server.gitConnectionId ?? "")?.kind;
+    return kind === undefined ? {} : { gitProvider: kind };
+  };
+
   const graphOf = (server: ServerRow): ServerGraph => ({
     server: clone(server),
     providers: cloneAll(server.providers.map((link) => providers.get(link.providerId)).filter(defined)),
     tools: cloneAll(server.providers.flatMap((link) => link.toolIds.map((id) => tools.get(id))).filter(defined)),
     resources: cloneAll(server.resourceIds.map((id) => resources.get(id)).filter(defined)),
     prompts: cloneAll(server.promptIds.map((id) => prompts.get(id)).filter(defined)),
+    ...gitProviderOf(server),
   });
 
   const listTools = (providerId: string) =>
@@ -201,6 +221,7 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
         Effect.andThen(() => {
           for (const table of [tools, prompts, resources])
             for (const [childId, child] of table) if (child.providerId === id) table.delete(childId);
+          dropConnections((row) => row.providerId === id);
           providers.delete(id);
         }),
       ),
@@ -275,7 +296,12 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
       }),
     deleteServer: (id) =>
       Effect.sync(() => {
-        for (const [tokenId, token] of serverTokens) if (token.serverId === id) serverTokens.delete(tokenId);
+        for (const [tokenId, token] of serverTokens)
+          if (token.serverId === id) {
+            serverTokens.delete(tokenId);
+            dropConnections((row) => row.serverTokenId === tokenId);
+          }
+        tables.gitSyncs.delete(id);
         servers.delete(id);
       }),
     findServer: find(servers),
@@ -300,7 +326,11 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
               new ReferenceViolation({ kind: "serverToken", detail: `server '${row.serverId}' does not exist` }),
             ),
       ),
-    deleteServerToken: (id) => Effect.sync(() => void serverTokens.delete(id)),
+    deleteServerToken: (id) =>
+      Effect.sync(() => {
+        serverTokens.delete(id);
+        dropConnections((row) => row.serverTokenId === id);
+      }),
     findServerToken: find(serverTokens),
     findServerTokenByHash: (valueHash) =>
       Effect.sync(() => {
@@ -313,40 +343,79 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
       ),
     countServerTokens: (serverId) => count(serverTokens, (row) => row.serverId === serverId),
 
-    listSecrets: (after, limit) =>
+    ...memorySecrets(tables),
+
+    findUpstreamConnection: (providerId, tenant, principal) =>
       Effect.sync(() => {
-        const all: Array<StoredSecret> = [];
-        for (const row of providers.values()) {
-          const ciphertext = row.oauth2Config?.clientSecretCipher;
-          if (ciphertext != null) all.push({ kind: "providerClientSecret", id: row.id, ciphertext });
-        }
-        for (const row of variables.values())
-          if (row.type === "SECRET") all.push({ kind: "variable", id: row.id, ciphertext: row.value });
-        const key = (s: { kind: string; id: string }) => [s.kind, s.id] as const;
-        const before = (a: { kind: string; id: string }, b: { kind: string; id: string }) => {
-          const [ak, ai] = key(a);
-          const [bk, bi] = key(b);
-          return ak < bk || (ak === bk && ai < bi);
-        };
-        return all
-          .filter((s) => after === undefined || before(after, s))
-          .sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
-          .slice(0, limit);
+        for (const row of upstreamConnections.values())
+          if (row.providerId === providerId && row.tenant === tenant && row.principal === principal) return clone(row);
+        return undefined;
       }),
-    replaceSecret: (secret, ciphertext) =>
+    findUpstreamConnectionById: find(upstreamConnections),
+    putUpstreamConnection: (row) =>
+      Effect.suspend(() => {
+        if (!providers.has(row.providerId))
+          return Effect.fail(
+            new ReferenceViolation({
+              kind: "upstreamConnection",
+              detail: `provider '${row.providerId}' does not exist`,
+            }),
+          );
+        if (row.serverTokenId !== null && !serverTokens.has(row.serverTokenId))
+          return Effect.fail(
+            new ReferenceViolation({
+              kind: "upstreamConnection",
+              detail: `server token '${row.serverTokenId}' does not exist`,
+            }),
+          );
+        let stored = row;
+        for (const other of upstreamConnections.values())
+          if (other.providerId === row.providerId && other.tenant === row.tenant && other.principal === row.principal)
+            stored = { ...row, id: other.id, createdAt: other.createdAt };
+        upstreamConnections.set(stored.id, clone(stored));
+        return Effect.succeed(clone(stored));
+      }),
+    deleteUpstreamConnection: (id) => Effect.sync(() => void upstreamConnections.delete(id)),
+    listUpstreamConnections: (providerId, tenant) =>
+      Effect.sync(() =>
+        cloneAll(
+          inCreationOrder(
+            [...upstreamConnections.values()].filter((row) => row.providerId === providerId && row.tenant === tenant),
+          ),
+        ),
+      ),
+    insertUpstreamAuthorization: (row) =>
+      Effect.suspend(() =>
+        providers.has(row.providerId) && (row.serverTokenId === null || serverTokens.has(row.serverTokenId))
+          ? insertNew(upstreamAuthorizations, "upstreamConnection", row)
+          : Effect.fail(
+              new ReferenceViolation({
+                kind: "upstreamConnection",
+                detail: "its provider or server token does not exist",
+              }),
+            ),
+      ),
+    takeUpstreamAuthorization: (id) =>
       Effect.sync(() => {
-        if (secret.kind === "variable") {
-          const stored = variables.get(secret.id);
-          if (stored === undefined || stored.type !== "SECRET" || stored.value !== secret.ciphertext) return false;
-          variables.set(secret.id, { ...stored, value: ciphertext });
-          return true;
-        }
-        const stored = providers.get(secret.id);
-        const config = stored?.oauth2Config;
-        if (stored === undefined || config == null || config.clientSecretCipher !== secret.ciphertext) return false;
-        providers.set(secret.id, { ...stored, oauth2Config: { ...config, clientSecretCipher: ciphertext } });
-        return true;
+        const row = upstreamAuthorizations.get(id);
+        upstreamAuthorizations.delete(id);
+        return row && clone(row);
+      }),
+    pruneUpstreamAuthorizations: (before, limit) =>
+      Effect.sync(() => {
+        const expired = [...upstreamAuthorizations.values()]
+          .filter((row) => row.expiresAt.getTime() < before.getTime())
+          .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime())
+          .slice(0, limit);
+        for (const row of expired) upstreamAuthorizations.delete(row.id);
+        return expired.length;
       }),
     ...memoryAuditEvents(tables),
+    ...memoryOAuthServerRecords(tables),
+    ...memoryGitSync(tables, (reference) => referencingServers(reference)),
+
+    findProviders: (ids) =>
+      Effect.sync(() => cloneAll([...new Set(ids)].map((id) => providers.get(id)).filter(defined))),
+    findTools: (ids) => Effect.sync(() => cloneAll([...new Set(ids)].map((id) => tools.get(id)).filter(defined))),
   };
 };

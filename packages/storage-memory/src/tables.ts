@@ -1,11 +1,16 @@
 import type {
   AuditEventRow,
+  OAuthServerRecordRow,
+  GitConnectionRow,
+  GitSyncRow,
   PromptRow,
   ProviderRow,
   ResourceRow,
   ServerRow,
   ServerTokenRow,
   ToolRow,
+  UpstreamAuthorizationRow,
+  UpstreamConnectionRow,
   VariableRow,
 } from "@mcpsm/domain/storage";
 
@@ -22,11 +27,18 @@ export interface Tables {
   readonly variables: Map<string, VariableRow>;
   readonly servers: Map<string, ServerRow>;
   readonly serverTokens: Map<string, ServerTokenRow>;
+  readonly upstreamConnections: Map<string, UpstreamConnectionRow>;
+  readonly upstreamAuthorizations: Map<string, UpstreamAuthorizationRow>;
+  readonly gitConnections: Map<string, GitConnectionRow>;
+  /** The git outbox, keyed by server id. */
+  readonly gitSyncs: Map<string, GitSyncRow>;
   /**
    * The audit events, oldest first. The array itself is never changed: a write replaces it (copy on
    * write), so copying the tables for a transaction does not copy the whole trail.
    */
   auditEvents: ReadonlyArray<AuditEventRow>;
+  /** The records of the service's OAuth authorization server, by their `<model>:<id>`. */
+  readonly oauthServerRecords: Map<string, OAuthServerRecordRow>;
 }
 
 /** An empty store. */
@@ -38,7 +50,12 @@ export const emptyTables = (): Tables => ({
   variables: new Map(),
   servers: new Map(),
   serverTokens: new Map(),
+  upstreamConnections: new Map(),
+  upstreamAuthorizations: new Map(),
+  gitConnections: new Map(),
+  gitSyncs: new Map(),
   auditEvents: [],
+  oauthServerRecords: new Map(),
 });
 
 /** A snapshot a transaction may write to without touching `tables` (rows are shared, see `Tables`). */
@@ -50,5 +67,10 @@ export const copyTables = (tables: Tables): Tables => ({
   variables: new Map(tables.variables),
   servers: new Map(tables.servers),
   serverTokens: new Map(tables.serverTokens),
+  upstreamConnections: new Map(tables.upstreamConnections),
+  upstreamAuthorizations: new Map(tables.upstreamAuthorizations),
+  gitConnections: new Map(tables.gitConnections),
+  gitSyncs: new Map(tables.gitSyncs),
   auditEvents: tables.auditEvents,
+  oauthServerRecords: new Map(tables.oauthServerRecords),
 });

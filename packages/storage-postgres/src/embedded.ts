@@ -1,6 +1,11 @@
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 
 /** A PostgreSQL server running in this process (PGlite) and reachable over loopback TCP. */
@@ -21,6 +26,13 @@ export interface EmbeddedPostgres {
 
 /** How long a finished connection's session may take to wind down before the next client is let in. */
 const SETTLE_LIMIT_MS = 2_000;
+
+/**
+ * PostgreSQL settings for a small, single-session database. shared_buffers is PostgreSQL's default 128 MB
+ * otherwise, WebAssembly memory that is never given back: 712 MiB RSS after opening an existing database,
+ * 177 MiB with 16 MB (docs/performance.md). The data files stay in the OS page cache anyway.
+ */
+const SETTINGS = ["-c", "shared_buffers=16MB"];
 
 /**
  * Starts PGlite (PostgreSQL compiled to WebAssembly) with its data persisted under `dataDir`, behind
@@ -47,7 +59,12 @@ export const startEmbeddedPostgres = async (
   options: { readonly port?: number } = {},
 ): Promise<EmbeddedPostgres> => {
   await mkdir(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
+  if (!existsSync(join(dataDir, "PG_VERSION"))) await createDataDir(dataDir);
+  // pg_trgm: the trigram indexes of the provider filters (the migrations create the extension).
+  const db = await PGlite.create(dataDir, {
+    extensions: { pg_trgm },
+    startParams: [...PGlite.defaultStartParams, ...SETTINGS],
+  });
   // Connections reach pglite-socket through the gate only, one at a time; the headroom covers the
   // moment in which it has not yet noticed that the previous connection closed.
   const inner = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
@@ -84,6 +101,24 @@ export const startEmbeddedPostgres = async (
     },
   };
 };
+
+/** The initdb worker's module next to this one: dist/embedded-init.js, or the TypeScript source under tests. */
+const INIT_WORKER = fileURLToPath(
+  new URL(import.meta.url.endsWith(".ts") ? "./embedded-init.ts" : "./embedded-init.js", import.meta.url),
+);
+
+/** Runs initdb for a new data directory in a worker thread (embedded-init.ts says why). */
+const createDataDir = (dataDir: string) =>
+  new Promise<void>((resolve, reject) => {
+    const worker = new Worker(INIT_WORKER, { workerData: dataDir });
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`creating the embedded database stopped (exit ${code})`)));
+    worker.once("message", (message: unknown) => {
+      void worker.terminate();
+      if (message === "created") resolve();
+      else reject(new Error(`creating the embedded database failed: ${JSON.stringify(message)}`));
+    });
+  });
 
 interface Gate extends Server {
   /** Every client socket the gate holds (waiting or connected), to close them on stop. */

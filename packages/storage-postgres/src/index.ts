@@ -4,6 +4,8 @@
  * - `makePostgresStorage({ url, ... })` builds the adapter (MikroORM 7 + `pg` pool) with `storage`, a
  *   `layer`, `migrate()`, `ping` and `close()`.
  * - `migrate({ url })` applies the committed migrations on its own connection.
+ * - `currentStatementObserver`: the fiber ref through which a caller observes the statements a run sends
+ *   (tracing: a span per statement).
  * - `startEmbeddedPostgres(dataDir)` runs PGlite behind a loopback socket for single-process installs
  *   (use its `storageOptions`: one connection).
  *
@@ -13,6 +15,11 @@
  */
 export { makePostgresStorage, type PostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";
 export { migrate } from "./migrate.js";
+export {
+  currentStatementObserver,
+  type ObservedStatement,
+  type StatementObserver,
+} from "./sql/statement-observer.js";
 export { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded.js";
 export { ENTITIES } from "./schema/entities.js";
 export { MIGRATIONS } from "./migrations/index.js";

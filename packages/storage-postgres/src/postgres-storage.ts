@@ -4,6 +4,9 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import { Cause, Effect, Exit, Layer } from "effect";
 import type pg from "pg";
 import { initOrm, poolOf, runMigrations } from "./orm.js";
+import { withCachedPointReads } from "./read-cache/cached-point-reads.js";
+import { type ChangeListener, listenForChanges, COMMIT_AND_NOTIFY } from "./read-cache/change-listener.js";
+import { PointReadCache, type PointReadCacheOptions } from "./read-cache/point-read-cache.js";
 import {
   type ConstraintBreach,
   constraintBreachOf,
@@ -13,6 +16,7 @@ import {
   reasonOf,
   TransientConflict,
 } from "./sql/db-errors.js";
+import { type ObservedStatement, observed, statementTarget } from "./sql/statement-observer.js";
 import { describeTables } from "./table/tables.js";
 import { prepareStorageTx } from "./tx/storage-tx.js";
 import type { Runner } from "./tx/runner.js";
@@ -44,6 +48,14 @@ export interface PostgresStorageOptions {
    * driver-level hook for tracing, and for tests that count round trips.
    */
   readonly onStatement?: (sql: string) => void;
+  /**
+   * Keeps the hot point reads of `read` (a server, its graph, a provider, a server token by hash) between
+   * requests, dropping them all whenever a change is committed: by this instance as its COMMIT returns,
+   * by any other as its change notification arrives (LISTEN on a connection of its own; while that
+   * connection is down nothing is served from the cache), and in any case after `maxAgeMs`. `listen: false`
+   * when no other process writes the database (the embedded server). Off by default.
+   */
+  readonly readCache?: (PointReadCacheOptions & { readonly listen?: boolean }) | undefined;
 }
 
 /** A PostgreSQL-backed implementation of the storage port, and what it takes to run it. */
@@ -63,6 +75,8 @@ export interface PostgresStorage {
   readonly ping: Effect.Effect<void, Unavailable>;
   /** The MikroORM instance holding the mapping and the connection pool (schema tools, diagnostics). */
   readonly orm: MikroORM;
+  /** The point-read cache, when `readCache` turned it on (its counters are for tests and diagnostics). */
+  readonly readCache: PointReadCache | undefined;
   /** Closes the pool. The storage must not be used afterwards. */
   readonly close: () => Promise<void>;
 }
@@ -87,14 +101,27 @@ const call = <A>(run: () => Promise<A>): Effect.Effect<A, ConstraintBreach> =>
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 
-/** One statement; `timeoutMs` > 0 bounds the wait for its answer (pg's `query_timeout`). */
-const statement = (target: Queryable, sql: string, params: ReadonlyArray<unknown>, timeoutMs: number) =>
-  call(() =>
-    target.query({
-      text: sql,
-      values: params as Array<unknown>,
-      ...(timeoutMs > 0 ? { query_timeout: timeoutMs } : {}),
-    } as pg.QueryConfig),
+/**
+ * One statement; `timeoutMs` > 0 bounds the wait for its answer (pg's `query_timeout`). The current fiber's
+ * statement observer (tracing) sees it.
+ */
+const statement = (
+  server: Omit<ObservedStatement, "text">,
+  target: Queryable,
+  sql: string,
+  params: ReadonlyArray<unknown>,
+  timeoutMs: number,
+) =>
+  observed(
+    server,
+    sql,
+    call(() =>
+      target.query({
+        text: sql,
+        values: params as Array<unknown>,
+        ...(timeoutMs > 0 ? { query_timeout: timeoutMs } : {}),
+      } as pg.QueryConfig),
+    ),
   ).pipe(Effect.map((result) => result.rows as ReadonlyArray<Record<string, unknown>>));
 
 /** The marker defect of a cause, if any: unreachable first (it explains any other failure). */
@@ -160,8 +187,21 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   const makeStorageTx = prepareStorageTx(describeTables(orm.getMetadata()));
   const maxAttempts = Math.max(1, options.maxTransactionAttempts ?? 3);
   const queryTimeoutMs = Math.max(0, options.queryTimeoutMs ?? 30_000);
+  const server = statementTarget(options.url);
   const send = (target: Queryable, sql: string, params: ReadonlyArray<unknown> = []) =>
-    statement(target, sql, params, queryTimeoutMs);
+    statement(server, target, sql, params, queryTimeoutMs);
+  const cacheOptions = options.readCache;
+  const readCache =
+    cacheOptions === undefined
+      ? undefined
+      : new PointReadCache({ ...cacheOptions, trusted: cacheOptions.listen === false });
+  const changeListener: ChangeListener | undefined =
+    readCache === undefined || cacheOptions?.listen === false
+      ? undefined
+      : listenForChanges(options.url, {
+          onChange: () => readCache.changed(),
+          onListening: (listening) => readCache.setTrusted(listening),
+        });
 
   /** Statements outside a transaction: each takes a pooled connection for itself. */
   const poolRunner: Runner = {
@@ -191,13 +231,20 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     const lost = Exit.isFailure(exit) ? markerOf(exit.cause) : undefined;
     if (lost instanceof DatabaseUnreachable)
       return Effect.sync(() => conn.client.release(new Error(`connection dropped: ${lost.reason}`)));
-    return Effect.promise(() =>
-      conn.client
-        .query({ text: "rollback", ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}) } as pg.QueryConfig)
-        .then(
-          () => conn.client.release(),
-          (error: Error) => conn.client.release(error),
-        ),
+    return observed(
+      server,
+      "rollback",
+      Effect.promise(() =>
+        conn.client
+          .query({
+            text: "rollback",
+            ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}),
+          } as pg.QueryConfig)
+          .then(
+            () => conn.client.release(),
+            (error: Error) => conn.client.release(error),
+          ),
+      ),
     );
   };
 
@@ -226,7 +273,8 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
           };
           const tx = guardClosed(serialised(makeStorageTx(runner), lock), () => open);
           const value = yield* work(tx).pipe(Effect.ensuring(Effect.sync(() => (open = false))));
-          yield* Effect.orDie(send(conn.client, "commit"));
+          // Every instance on the database hears of the change (its point-read cache drops what it read).
+          yield* Effect.orDie(send(conn.client, COMMIT_AND_NOTIFY));
           conn.committed = true;
           return value;
         }),
@@ -236,8 +284,10 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   const transaction = <A, E, R>(
     work: (tx: StorageTx) => Effect.Effect<A, E, R>,
   ): Effect.Effect<A, E | Unavailable, R> => {
+    // This instance's own reads after the COMMIT see the change at once, before its notification arrives.
+    const changed = Effect.sync(() => readCache?.changed());
     const run = (left: number): Effect.Effect<A, E, R> =>
-      attempt(work).pipe(
+      Effect.ensuring(attempt(work), changed).pipe(
         Effect.catchAllCause((cause) =>
           left > 1 && !Cause.isInterruptedOnly(cause) && markerOf(cause) instanceof TransientConflict
             ? run(left - 1)
@@ -248,7 +298,12 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   };
 
   const read = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>): Effect.Effect<A, E | Unavailable, R> =>
-    surfaceUnavailable(Effect.suspend(() => work(makeStorageTx(poolRunner))));
+    surfaceUnavailable(
+      Effect.suspend(() => {
+        const tx = makeStorageTx(poolRunner);
+        return work(readCache === undefined ? tx : withCachedPointReads(tx, readCache));
+      }),
+    );
 
   const storage: typeof Storage.Service = { transaction, read };
 
@@ -259,6 +314,10 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     pendingMigrations: async () => (await orm.migrator.getPending()).map((m) => m.name),
     ping: surfaceUnavailable(Effect.orDie(send(pool, "select 1"))),
     orm,
-    close: () => orm.close(true),
+    readCache,
+    close: async () => {
+      await changeListener?.close();
+      await orm.close(true);
+    },
   };
 };

@@ -123,6 +123,7 @@ for (const target of targets)
         },
         queryArgsJSONSchema: {},
         reqBodyJSONSchema: null,
+        respBodyJSONSchema: null,
         headers: [],
         oauth2Scopes: [],
         imported: false,

@@ -40,15 +40,18 @@ for (const target of targets)
       );
       const byType = (type: string) => constraints.filter((c) => c.type === type).map((c) => c.name);
       expect(byType("u")).toEqual([
+        "git_connections_tenant_name_unique",
         "prompts_provider_id_name_unique",
         "providers_tenant_name_unique",
         "resources_provider_id_name_unique",
         "server_tokens_value_hash_unique",
         "servers_tenant_name_unique",
         "tools_provider_id_name_unique",
+        "upstream_connections_provider_tenant_principal_unique",
         "variables_tenant_name_unique",
       ]);
       expect(byType("f")).toEqual([
+        "git_syncs_server_id_foreign",
         "prompts_provider_id_foreign",
         "resources_provider_id_foreign",
         "server_prompts_prompt_id_foreign",
@@ -60,7 +63,12 @@ for (const target of targets)
         "server_tokens_server_id_foreign",
         "server_tools_link_foreign",
         "server_tools_tool_id_foreign",
+        "servers_git_connection_id_foreign",
         "tools_provider_id_foreign",
+        "upstream_authorizations_provider_id_foreign",
+        "upstream_authorizations_server_token_id_foreign",
+        "upstream_connections_provider_id_foreign",
+        "upstream_connections_server_token_id_foreign",
       ]);
     });
   });

@@ -100,6 +100,124 @@ export const auditEventOf = (
   };
 };
 
+type Method = keyof StorageTx & string;
+
+/**
+ * How the recorder sees one kind of audited record: the port methods that read one row by id (its state
+ * before a write) and that write it. A new kind of record a management write changes gets an entry here
+ * (and its kind in AUDIT_TARGET_KINDS); until then a write through its methods in an audited transaction
+ * fails loudly (see `unmappedWrites`).
+ */
+interface AuditedTable {
+  readonly kind: AuditTargetKind;
+  /** Reads one row by id. */
+  readonly find: Method;
+  /** Other reads whose answer holds rows of this kind, and how to pick them out. */
+  readonly reads?: Readonly<Partial<Record<Method, (answer: never) => Row | ReadonlyArray<Row> | undefined>>>;
+  readonly insert?: Method;
+  readonly update?: Method;
+  /** An update that answers whether its compare-and-set applied. */
+  readonly casUpdate?: Method;
+  readonly delete?: Method;
+  /** An insert-or-replace answering the stored row, and how to read the row it replaces (by natural key). */
+  readonly put?: { readonly method: Method; readonly before: (tx: StorageTx, row: never) => Effect.Effect<unknown> };
+}
+
+/** The audited tables (docs/api-rules.md §18). */
+const AUDITED_TABLES: ReadonlyArray<AuditedTable> = [
+  {
+    kind: "provider",
+    find: "findProvider",
+    reads: {
+      findProviderWithTools: (found: { provider: Row } | undefined) => found?.provider,
+      findProviders: (rows: ReadonlyArray<Row>) => rows,
+    },
+    insert: "insertProvider",
+    casUpdate: "updateProvider",
+    delete: "deleteProvider",
+  },
+  {
+    kind: "tool",
+    find: "findTool",
+    reads: { findTools: (rows: ReadonlyArray<Row>) => rows },
+    insert: "insertTool",
+    update: "updateTool",
+    delete: "deleteTool",
+  },
+  { kind: "prompt", find: "findPrompt", insert: "insertPrompt", update: "updatePrompt", delete: "deletePrompt" },
+  {
+    kind: "resource",
+    find: "findResource",
+    insert: "insertResource",
+    update: "updateResource",
+    delete: "deleteResource",
+  },
+  {
+    kind: "variable",
+    find: "findVariable",
+    insert: "insertVariable",
+    update: "updateVariable",
+    delete: "deleteVariable",
+  },
+  {
+    kind: "server",
+    find: "findServer",
+    reads: { findServerGraph: (graph: { server: Row } | undefined) => graph?.server },
+    insert: "insertServer",
+    casUpdate: "updateServer",
+    delete: "deleteServer",
+  },
+  { kind: "token", find: "findServerToken", insert: "insertServerToken", delete: "deleteServerToken" },
+  {
+    kind: "connection",
+    find: "findUpstreamConnectionById",
+    put: {
+      method: "putUpstreamConnection",
+      before: (tx, row: { providerId: string; tenant: string; principal: string }) =>
+        tx.findUpstreamConnection(row.providerId, row.tenant, row.principal),
+    },
+    delete: "deleteUpstreamConnection",
+  },
+  { kind: "gitConnection", find: "findGitConnection", insert: "insertGitConnection", delete: "deleteGitConnection" },
+];
+
+/** Port methods that write but change no management record: the trail itself, and key rotation (`rekey`). */
+const UNAUDITED_WRITES: ReadonlySet<string> = new Set([
+  "insertAuditEvent",
+  "pruneAuditEvents",
+  "replaceSecret",
+  // A consent under way (upstream OAuth): state of a flow, not a record a client manages.
+  "insertUpstreamAuthorization",
+  "pruneUpstreamAuthorizations",
+  // The service's own OAuth authorization server's runtime records (grants, codes, sessions).
+  "upsertOAuthServerRecord",
+  "deleteOAuthServerRecord",
+  "deleteOAuthServerRecordsOfGrant",
+  "deleteOAuthServerGrantsOfServerToken",
+  "pruneOAuthServerRecords",
+  // The git outbox's worker settling a push: the state of a background job, not a management record.
+  "settleGitSync",
+]);
+
+/** The names the port gives its writes. */
+const WRITE_METHOD = /^(insert|update|delete|replace|prune|upsert|remove|add|set|save|put|store|revoke|rotate|mark)/;
+
+const MAPPED: ReadonlySet<string> = new Set(
+  AUDITED_TABLES.flatMap((t) =>
+    [t.insert, t.update, t.casUpdate, t.delete, t.put?.method].filter((m) => m !== undefined),
+  ),
+);
+
+/**
+ * The write methods of `tx` that the audit recorder does not account for: none in a consistent build. A
+ * storage port method added for a new kind of record must be mapped in AUDITED_TABLES (or, if it changes
+ * no management record, listed in UNAUDITED_WRITES); until then it dies when an audited transaction uses it.
+ */
+export const unmappedWrites = (tx: StorageTx): ReadonlyArray<string> =>
+  Object.keys(tx).filter((name) => WRITE_METHOD.test(name) && !MAPPED.has(name) && !UNAUDITED_WRITES.has(name));
+
+type AnyMethod = (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>;
+
 /** A StorageTx that records the rows `tx` reads and writes; `changes()` lists the writes. */
 export const recordingTx = (tx: StorageTx) => {
   const seen = new Map<string, Row>();
@@ -115,81 +233,69 @@ export const recordingTx = (tx: StorageTx) => {
     if (after !== undefined) seen.set(key(kind, id), after);
     else seen.delete(key(kind, id));
   };
+  const method = (name: Method) => tx[name] as unknown as AnyMethod;
   /** The row as it stands before a write: remembered, or read now. */
-  const current = (kind: AuditTargetKind, id: string, find: (id: string) => Effect.Effect<Row | undefined>) =>
-    seen.has(key(kind, id)) ? Effect.succeed(seen.get(key(kind, id))) : find(id);
-  const reading =
-    <A extends Row | undefined>(kind: AuditTargetKind, find: (id: string) => Effect.Effect<A>) =>
-    (id: string) =>
-      Effect.tap(find(id), (row) => remember(kind, row));
-  const inserting =
-    <R extends Row, E>(kind: AuditTargetKind, insert: (row: R) => Effect.Effect<void, E>) =>
-    (row: R) =>
-      Effect.tap(insert(row), () => note(kind, row.id, row, undefined));
-  const updating =
-    <R extends Row, E>(
-      kind: AuditTargetKind,
-      find: (id: string) => Effect.Effect<Row | undefined>,
-      update: (row: R) => Effect.Effect<void, E>,
-    ) =>
-    (row: R) =>
-      Effect.flatMap(current(kind, row.id, find), (before) =>
-        Effect.tap(update(row), () => note(kind, row.id, row, before)),
-      );
-  const deleting =
-    <E>(
-      kind: AuditTargetKind,
-      find: (id: string) => Effect.Effect<Row | undefined>,
-      remove: (id: string) => Effect.Effect<void, E>,
-    ) =>
-    (id: string) =>
-      Effect.flatMap(current(kind, id, find), (before) =>
-        Effect.tap(remove(id), () => (before === undefined ? undefined : note(kind, id, undefined, before))),
-      );
-  /** An update that reports whether its compare-and-set applied. */
-  const casUpdating =
-    <R extends Row, E>(
-      kind: AuditTargetKind,
-      find: (id: string) => Effect.Effect<Row | undefined>,
-      update: (row: R, expected: number) => Effect.Effect<boolean, E>,
-    ) =>
-    (row: R, expected: number) =>
-      Effect.flatMap(current(kind, row.id, find), (before) =>
-        Effect.tap(update(row, expected), (applied) => (applied ? note(kind, row.id, row, before) : undefined)),
-      );
+  const current = (table: AuditedTable, id: string) =>
+    seen.has(key(table.kind, id))
+      ? Effect.succeed(seen.get(key(table.kind, id)))
+      : (method(table.find)(id) as Effect.Effect<Row | undefined>);
 
-  const recorded: StorageTx = {
-    ...tx,
-    findProvider: reading("provider", tx.findProvider),
-    findProviderWithTools: (id) =>
-      Effect.tap(tx.findProviderWithTools(id), (found) => remember("provider", found?.provider)),
-    insertProvider: inserting("provider", tx.insertProvider),
-    updateProvider: casUpdating("provider", tx.findProvider, tx.updateProvider),
-    deleteProvider: deleting("provider", tx.findProvider, tx.deleteProvider),
-    findTool: reading("tool", tx.findTool),
-    insertTool: inserting("tool", tx.insertTool),
-    updateTool: updating("tool", tx.findTool, tx.updateTool),
-    deleteTool: deleting("tool", tx.findTool, tx.deleteTool),
-    findPrompt: reading("prompt", tx.findPrompt),
-    insertPrompt: inserting("prompt", tx.insertPrompt),
-    updatePrompt: updating("prompt", tx.findPrompt, tx.updatePrompt),
-    deletePrompt: deleting("prompt", tx.findPrompt, tx.deletePrompt),
-    findResource: reading("resource", tx.findResource),
-    insertResource: inserting("resource", tx.insertResource),
-    updateResource: updating("resource", tx.findResource, tx.updateResource),
-    deleteResource: deleting("resource", tx.findResource, tx.deleteResource),
-    findVariable: reading("variable", tx.findVariable),
-    insertVariable: inserting("variable", tx.insertVariable),
-    updateVariable: updating("variable", tx.findVariable, tx.updateVariable),
-    deleteVariable: deleting("variable", tx.findVariable, tx.deleteVariable),
-    findServer: reading("server", tx.findServer),
-    findServerGraph: (id) => Effect.tap(tx.findServerGraph(id), (graph) => remember("server", graph?.server)),
-    insertServer: inserting("server", tx.insertServer),
-    updateServer: casUpdating("server", tx.findServer, tx.updateServer),
-    deleteServer: deleting("server", tx.findServer, tx.deleteServer),
-    findServerToken: reading("token", tx.findServerToken),
-    insertServerToken: inserting("token", tx.insertServerToken),
-    deleteServerToken: deleting("token", tx.findServerToken, tx.deleteServerToken),
+  const recorded: Record<string, AnyMethod> = { ...(tx as unknown as Record<string, AnyMethod>) };
+  for (const name of unmappedWrites(tx))
+    recorded[name] = () =>
+      Effect.dieMessage(
+        `StorageTx.${name} writes in an audited transaction but the audit trail does not know it: map its table in AUDITED_TABLES (packages/domain/src/audit/audit-recorder.ts), or list it in UNAUDITED_WRITES if it changes no management record`,
+      );
+  for (const table of AUDITED_TABLES) {
+    const { kind } = table;
+    recorded[table.find] = (id) => Effect.tap(method(table.find)(id), (row) => remember(kind, row as Row | undefined));
+    for (const [name, pick] of Object.entries(table.reads ?? {}))
+      recorded[name] = (...args) =>
+        Effect.tap(method(name as Method)(...args), (answer) => {
+          const picked = (pick as (a: unknown) => Row | ReadonlyArray<Row> | undefined)(answer);
+          for (const row of Array.isArray(picked) ? picked : [picked]) remember(kind, row);
+        });
+    if (table.insert !== undefined) {
+      const insert = method(table.insert);
+      recorded[table.insert] = (row) =>
+        Effect.tap(insert(row), () => note(kind, (row as Row).id, row as Row, undefined));
+    }
+    if (table.update !== undefined) {
+      const update = method(table.update);
+      recorded[table.update] = (row) =>
+        Effect.flatMap(current(table, (row as Row).id), (before) =>
+          Effect.tap(update(row), () => note(kind, (row as Row).id, row as Row, before)),
+        );
+    }
+    if (table.casUpdate !== undefined) {
+      const update = method(table.casUpdate);
+      recorded[table.casUpdate] = (row, expected) =>
+        Effect.flatMap(current(table, (row as Row).id), (before) =>
+          Effect.tap(update(row, expected), (applied) =>
+            applied === true ? note(kind, (row as Row).id, row as Row, before) : undefined,
+          ),
+        );
+    }
+    if (table.put !== undefined) {
+      const { before } = table.put;
+      const put = method(table.put.method);
+      recorded[table.put.method] = (row) =>
+        Effect.flatMap(before(tx, row as never), (previous) =>
+          Effect.tap(put(row), (stored) => note(kind, (stored as Row).id, stored as Row, previous as Row | undefined)),
+        );
+    }
+    if (table.delete !== undefined) {
+      const remove = method(table.delete);
+      recorded[table.delete] = (id) =>
+        Effect.flatMap(current(table, id as string), (before) =>
+          Effect.tap(remove(id), () =>
+            before === undefined ? undefined : note(kind, id as string, undefined, before),
+          ),
+        );
+    }
+  }
+  return {
+    tx: recorded as unknown as StorageTx,
+    changes: (): ReadonlyArray<Change> => [...changes.values()],
   };
-  return { tx: recorded, changes: (): ReadonlyArray<Change> => [...changes.values()] };
 };

@@ -2,13 +2,25 @@ import { Schema } from "effect";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../provider/provider-schema.js";
 import { OPERATIONS } from "../scopes/scope-policy.js";
 import { optional } from "../validation/optional-field.js";
+import { isId } from "../ids/id.js";
+import { optionalFilterFromQuery, PageSizeFromQuery, PageTokenFromQuery } from "../listing/query-parameters.js";
 import { DateTimeString, Timestamp, WireInt32 } from "../validation/text.js";
 
 // The audit trail of docs/api-rules.md §18: one event per successful management write, naming who did what
 // to which record and which fields changed (names only, never values).
 
 /** The kinds of record an audit event can target. */
-export const AUDIT_TARGET_KINDS = ["provider", "tool", "prompt", "resource", "variable", "server", "token"] as const;
+export const AUDIT_TARGET_KINDS = [
+  "provider",
+  "tool",
+  "prompt",
+  "resource",
+  "variable",
+  "server",
+  "token",
+  "connection",
+  "gitConnection",
+] as const;
 export const AuditTargetKind = Schema.Literal(...AUDIT_TARGET_KINDS);
 export type AuditTargetKind = typeof AuditTargetKind.Type;
 
@@ -50,23 +62,61 @@ export const AuditEventRecord = Schema.Struct({
 }).annotations({ identifier: "AuditEvent" });
 export type AuditEventRecord = typeof AuditEventRecord.Type;
 
-/** The query parameters of `GET /audit-events`. */
+/**
+ * Audited writes that are no management operation: a finished upstream consent (`GET /oauth2/callback`)
+ * makes a connection (docs/api-rules.md §18).
+ */
+export const AUDIT_ONLY_OPERATIONS = ["createProviderConnection"] as const;
+const AUDITED_OPERATIONS: ReadonlyArray<string> = [...OPERATIONS, ...AUDIT_ONLY_OPERATIONS];
+const OPERATION_NAMES: ReadonlySet<string> = new Set(AUDITED_OPERATIONS);
+const isDateTime = Schema.is(DateTimeString);
+
+/**
+ * The query parameters of `GET /audit-events` (docs/api-rules.md §11 paging, §18 filters), each at most once;
+ * any other parameter is refused. The encoded side is the query string as parsed; the decoded side is the
+ * typed `AuditListQuery` that `listAuditEvents` takes. An empty value means "none".
+ */
 export const AuditListParameters = Schema.Struct({
+  // Each field's `jsonSchema` is what a client sends (for the OpenAPI document), not the string decoding.
   limit: optional(
-    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
-      default: DEFAULT_PAGE_SIZE,
-      description: `page size, at least 1; values above ${MAX_PAGE_SIZE} are treated as ${MAX_PAGE_SIZE}`,
+    PageSizeFromQuery.annotations({
+      jsonSchema: {
+        type: "integer",
+        minimum: 1,
+        default: DEFAULT_PAGE_SIZE,
+        description: `page size, at least 1; values above ${MAX_PAGE_SIZE} are treated as ${MAX_PAGE_SIZE}`,
+      },
     }),
   ),
   token: optional(
-    Schema.String.annotations({
-      description: "the nextToken of the previous page (opaque; valid only with the same filters)",
+    PageTokenFromQuery.annotations({
+      jsonSchema: {
+        type: "string",
+        description: "the nextToken of the previous page (opaque; valid only with the same filters)",
+      },
     }),
   ),
-  targetID: optional(Schema.String.annotations({ description: "only events whose target has this id" })),
-  operation: optional(Schema.Literal(...OPERATIONS).annotations({ description: "only events of this operation" })),
-  since: optional(DateTimeString.annotations({ description: "only events at or after this time (RFC 3339)" })),
+  targetID: optional(
+    optionalFilterFromQuery(isId, "must be an id of 11 letters and digits").annotations({
+      jsonSchema: { type: "string", description: "only events whose target has this id" },
+    }),
+  ),
+  operation: optional(
+    optionalFilterFromQuery(
+      (value) => OPERATION_NAMES.has(value),
+      "must be the operation id of a management operation (or createProviderConnection)",
+    ).annotations({
+      jsonSchema: { type: "string", enum: [...AUDITED_OPERATIONS], description: "only events of this operation" },
+    }),
+  ),
+  since: optional(
+    optionalFilterFromQuery(isDateTime, "must be an RFC 3339 date-time such as 2030-01-01T00:00:00Z").annotations({
+      jsonSchema: { type: "string", format: "date-time", description: "only events at or after this time (RFC 3339)" },
+    }),
+  ),
 });
+/** A typed `GET /audit-events` query: page size (clamped to MAX_PAGE_SIZE), page token and filters. */
+export type AuditListQuery = typeof AuditListParameters.Type;
 
 /** A page of audit events, newest first. */
 export const AuditEventPage = Schema.Struct({

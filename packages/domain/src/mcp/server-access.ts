@@ -8,7 +8,12 @@ import { NotFound } from "../errors/domain-errors.js";
 /** An authenticated MCP caller. */
 export type McpCaller =
   | { readonly kind: "server-token"; readonly tokenId: string; readonly serverId: string }
-  | { readonly kind: "oauth"; readonly tenant: string };
+  | {
+      readonly kind: "oauth";
+      readonly tenant: string;
+      /** The access token's subject (`sub`): an upstream OAuth connection belongs to (tenant, sub). */
+      readonly subject?: string | undefined;
+    };
 
 /** The part of a served server that access depends on. */
 export interface McpServerOwner {

@@ -36,6 +36,11 @@ export interface DescribedOperation {
   readonly description: string;
   readonly parameters: ReadonlyArray<DescribedParameter>;
   readonly requestBody: DescribedBody | undefined;
+  /**
+   * The schema of the JSON body of the operation's success answer (the lowest 2xx status with a JSON
+   * body, else `2XX`), or undefined when none is described.
+   */
+  readonly responseSchema?: JsonObject | undefined;
   /** The requirements in force (the operation's own, else the document's); empty means none. */
   readonly security: ReadonlyArray<SecurityRequirement>;
   /** Why the reader could not read this operation (it is then skipped with this reason). */

@@ -16,13 +16,18 @@ const DocumentField = Schema.Unknown.annotations({
   jsonSchema: { anyOf: [{ type: "object" }, { type: "string" }], description: DOCUMENT_DESCRIPTION },
 });
 
+const URL_DESCRIPTION =
+  "instead of document (exactly one of the two): an http(s) URL the service fetches the description from, under the upstream address policy";
+const UrlField = optional(Schema.String.annotations({ description: URL_DESCRIPTION }));
+
 const DryRunField = optional(
   Schema.Boolean.annotations({ description: "true: report what would change and store nothing", default: false }),
 );
 
 /** Body of `POST /providers/import` (inside the `import` envelope). */
 export const ProviderImport = Schema.Struct({
-  document: DocumentField,
+  document: optional(DocumentField),
+  url: UrlField,
   provider: optional(
     ProviderPatch.annotations({ description: "provider fields that override the ones read from the document" }),
   ),
@@ -31,7 +36,11 @@ export const ProviderImport = Schema.Struct({
 export type ProviderImport = typeof ProviderImport.Type;
 
 /** Body of `POST /providers/{id}/import` (inside the `import` envelope). */
-export const ProviderResync = Schema.Struct({ document: DocumentField, dryRun: DryRunField }).annotations({
+export const ProviderResync = Schema.Struct({
+  document: optional(DocumentField),
+  url: UrlField,
+  dryRun: DryRunField,
+}).annotations({
   identifier: "ProviderResync",
 });
 export type ProviderResync = typeof ProviderResync.Type;

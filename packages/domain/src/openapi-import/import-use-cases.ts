@@ -1,5 +1,5 @@
 import { Effect, Either, Schema } from "effect";
-import { AlreadyExists, type FieldProblem, ResourceExhausted } from "../errors/domain-errors.js";
+import { AlreadyExists, type FieldProblem, type InvalidArgument, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import { toProviderRecord } from "../provider/provider-record.js";
 import {
@@ -60,6 +60,7 @@ const toolRow = (
   pathArgsJSONSchema: schemaOrNull(draft.fields.pathArgsJSONSchema ?? {}),
   queryArgsJSONSchema: schemaOrNull(draft.fields.queryArgsJSONSchema ?? {}),
   reqBodyJSONSchema: schemaOrNull(draft.fields.reqBodyJSONSchema ?? {}),
+  respBodyJSONSchema: schemaOrNull(draft.responseSchema ?? {}),
   headers: draft.fields.headers ?? [],
   oauth2Scopes: draft.fields.oauth2Scopes ?? [],
   imported: true,
@@ -81,6 +82,7 @@ const COMPARED = [
   "pathArgsJSONSchema",
   "queryArgsJSONSchema",
   "reqBodyJSONSchema",
+  "respBodyJSONSchema",
   "headers",
   "oauth2Scopes",
 ] as const;
@@ -161,18 +163,49 @@ const withoutProviderOutputFields = (body: unknown): unknown => {
  * Decodes the `import` envelope. The description itself is left to the reader: a 10 MiB document is not walked
  * for text no store can keep; the text that is kept (tool and provider fields) is checked where it lands.
  */
-const decodeImport = <A extends { readonly document: unknown }, I>(schema: Schema.Schema<A, I>, body: unknown) => {
+const decodeImport = <A extends { readonly document?: unknown; readonly url?: string }, I>(
+  schema: Schema.Schema<A, I>,
+  body: unknown,
+) => {
   const isObject = (v: unknown): v is Record<string, unknown> =>
     typeof v === "object" && v !== null && !Array.isArray(v);
-  if (!isObject(body) || !isObject(body.import) || !("document" in body.import))
-    return decodeEnvelope("import", schema, [], body);
-  const { document, ...rest } = body.import;
-  return Effect.map(
-    decodeEnvelope("import", schema, [], { ...body, import: { ...rest, document: null } }),
-    (input) => ({
-      ...input,
-      document,
-    }),
+  const decoded =
+    !isObject(body) || !isObject(body.import) || !("document" in body.import)
+      ? decodeEnvelope("import", schema, [], body)
+      : (() => {
+          const { document, ...rest } = body.import;
+          return Effect.map(
+            decodeEnvelope("import", schema, [], { ...body, import: { ...rest, document: null } }),
+            (input) => ({ ...input, document }),
+          );
+        })();
+  return Effect.flatMap(decoded, (input) => exactlyOneSource(input));
+};
+
+/**
+ * `import.document` or `import.url`, exactly one. The service turns a URL into a document before calling
+ * (apps/api fetches it under the upstream address policy): a URL reaching here was given with a document.
+ */
+const exactlyOneSource = <A extends { readonly document?: unknown; readonly url?: string }>(
+  input: A,
+): Effect.Effect<A & { readonly document: unknown }, InvalidArgument> => {
+  const hasDocument = "document" in input;
+  if (hasDocument && input.url === undefined) return Effect.succeed(input as A & { readonly document: unknown });
+  const message = hasDocument
+    ? "give either import.document or import.url, not both"
+    : input.url === undefined
+      ? "is required: give import.document or import.url"
+      : "is resolved by the service before the import";
+  return Effect.fail(
+    invalid(
+      input.url !== undefined && !hasDocument
+        ? [{ path: "import.url", message }]
+        : [
+            { path: "import.document", message },
+            { path: "import.url", message },
+          ],
+      hasDocument || input.url === undefined ? 2 : 1,
+    ),
   );
 };
 

@@ -2,6 +2,7 @@ import { Either, Schema } from "effect";
 import type { FieldProblem } from "../errors/domain-errors.js";
 import { type ToolCreate as ToolCreateType, HTTP_METHODS, ToolCreate } from "../tool/tool-schema.js";
 import { parseProblems, unstorableTextProblems } from "../validation/decode-write.js";
+import { jsonSchemaProblem } from "../validation/json-schema.js";
 import type { JsonObject } from "../validation/text.js";
 import type {
   ApiDescription,
@@ -20,6 +21,8 @@ export interface ToolDraft {
   readonly key: string;
   readonly baseName: string;
   readonly fields: ToolCreateType;
+  /** The JSON Schema of the success answer's body, when the description gives one (not a wire field). */
+  readonly responseSchema?: JsonObject | undefined;
 }
 
 /** One operation that did not become a tool. */
@@ -270,7 +273,36 @@ const mapOperation = (
     return `it does not make a valid tool: ${parseProblems("tool", decoded.left)
       .map((p) => `${p.path} ${p.message}`)
       .join("; ")}`;
-  return { key: matchKey(method, operation.path), baseName: fields.name, fields: decoded.right };
+  return {
+    key: matchKey(method, operation.path),
+    baseName: fields.name,
+    fields: decoded.right,
+    ...keptResponseSchema(operation.responseSchema, location, warnings),
+  };
+};
+
+/**
+ * The success answer's schema as the tool keeps it (for its MCP outputSchema), under the rules of any tool
+ * schema (a valid JSON Schema of at most 64 KiB, safe patterns, storable text); one that breaks them is left
+ * out with a warning, and the tool declares no outputSchema.
+ */
+const keptResponseSchema = (
+  schema: JsonObject | undefined,
+  location: string,
+  warnings: Array<FieldProblem>,
+): { readonly responseSchema?: JsonObject } => {
+  if (schema === undefined || Object.keys(schema).length === 0) return {};
+  const problem =
+    jsonSchemaProblem(schema) ??
+    unstorableTextProblems("schema", schema)
+      .map((p) => `${p.path} ${p.message}`)
+      .join("; ");
+  if (problem === "") return { responseSchema: schema };
+  warnings.push({
+    path: `${location}.responses`,
+    message: `the success answer's schema ${problem}: the tool declares no outputSchema`,
+  });
+  return {};
 };
 
 /** The first OAuth 2.0 scheme of the description with a flow the service can run, and that flow. */

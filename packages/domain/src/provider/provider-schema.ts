@@ -3,7 +3,7 @@ import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { ToolRecord } from "../tool/tool-schema.js";
 import { HttpUrl, OptionalHttpUrl } from "../validation/http-url.js";
-import { unstorableText } from "../validation/decode-write.js";
+import { literalFromQuery, PageSizeFromQuery, PageTokenFromQuery, QueryValue } from "../listing/query-parameters.js";
 import { LongText, Name, Timestamp, WireInt32 } from "../validation/text.js";
 
 /** Provider API kinds accepted on the wire (`INVALID` is refused). */
@@ -82,34 +82,6 @@ export const DEFAULT_PAGE_SIZE = 50;
 /** Largest page of `GET /providers`; a larger `limit` is treated as this. */
 export const MAX_PAGE_SIZE = 1000;
 
-/** One query parameter as an HTTP framework hands it over: a string, given once, that can be stored. */
-const QueryValue = Schema.String.annotations({ message: () => "must be given once" }).pipe(
-  Schema.filter((value) => unstorableText(value) ?? true),
-);
-
-/** A page size: a whole number, at least 1. */
-const PageSize = Schema.Int.annotations({ message: () => "must be a whole number" }).pipe(
-  Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" }),
-);
-
-/** A whole number written in decimal, as in `limit=20` (no sign but `-`, fraction or exponent). */
-const PageSizeFromQuery = Schema.compose(
-  Schema.transform(
-    QueryValue.pipe(Schema.pattern(/^-?\d{1,15}$/, { message: () => "must be a whole number" })),
-    Schema.Number,
-    { strict: true, decode: Number, encode: String },
-  ),
-  PageSize,
-);
-
-/** A query value that must be one of a literal's members. */
-const literalFromQuery = <const L extends readonly [string, ...Array<string>]>(literals: L, message: string) =>
-  Schema.compose(
-    QueryValue.pipe(Schema.filter((value) => literals.includes(value) || message)),
-    Schema.Literal(...literals),
-    { strict: false },
-  );
-
 /**
  * The query parameters of `GET /providers` (docs/api-rules.md §11), each at most once; any other parameter is
  * refused. The encoded side is the query string as parsed (strings; a repeated parameter is an array and is
@@ -129,9 +101,7 @@ export const ProviderListParameters = Schema.Struct({
     }),
   ),
   token: optional(
-    QueryValue.pipe(
-      Schema.pattern(/^(?:[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?$/, { message: () => "is not a nextToken of this listing" }),
-    ).annotations({
+    PageTokenFromQuery.annotations({
       jsonSchema: {
         type: "string",
         description:

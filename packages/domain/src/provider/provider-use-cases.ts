@@ -20,10 +20,12 @@ import {
   usedByServers,
 } from "../use-case/use-case-kit.js";
 import { defineUseCase } from "../use-case/define-use-case.js";
+import { invalid } from "../validation/decode-write.js";
 import { validateIds, validateInput } from "../validation/validate-input.js";
 import { listProvidersPage } from "./provider-listing.js";
 import { toProviderRecord } from "./provider-record.js";
 import { type OAuth2ConfigWrite, ProviderCreate, type ProviderListQuery, ProviderPatch } from "./provider-schema.js";
+import { oauth2HeaderProblems } from "./oauth2-credentials.js";
 import { secretPrefixOf } from "./secret-prefix.js";
 
 type StoredOAuth2 = ProviderRow["oauth2Config"];
@@ -161,6 +163,10 @@ export const updateProvider = defineUseCase(
             oauth2Config: yield* mergeOAuth2(stored.oauth2Config, patch.oauth2Config),
           };
           const tools = yield* tx.listTools(id);
+          if (stored.oauth2Config === null) {
+            const problems = oauth2HeaderProblems(next.oauth2Config, tools, "provider.oauth2Config");
+            if (problems.length > 0) return yield* invalid(problems);
+          }
           if (sameProvider(stored, next)) return toProviderRecord(stored, tools);
           const row: ProviderRow = { ...next, version: stored.version + 1, updatedAt: yield* now };
           const applied = yield* tx

@@ -5,6 +5,21 @@
 export * from "../mcp/index.js";
 export { secretPrefixOf } from "../provider/secret-prefix.js";
 export { SERVER_TOKEN_PREFIX } from "../server-token/server-token-schema.js";
+export {
+  beginUpstreamConsent,
+  CONSENT_TTL_SECONDS,
+  type ConnectionGrant,
+  type ConnectionTokens,
+  connectionOwner,
+  coversScopes,
+  dropUpstreamConnection,
+  findUpstreamConnection,
+  type PendingConsent,
+  saveUpstreamConnection,
+  takeUpstreamConsent,
+  type UpstreamConnection,
+  upstreamConsentProvider,
+} from "../upstream-connection/connection-use-cases.js";
 export { authenticateServerToken, hashServerToken } from "../server-token/server-token-use-cases.js";
 export {
   compileSafeRegExp,

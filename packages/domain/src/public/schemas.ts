@@ -32,6 +32,7 @@ export {
 } from "../server/server-schema.js";
 export { ImportReport, ImportResult, ProviderImport, ProviderResync } from "../openapi-import/import-schema.js";
 export { SERVER_TOKEN_PREFIX, ServerTokenCreate, ServerTokenRecord } from "../server-token/server-token-schema.js";
+export { UpstreamConnectionList, UpstreamConnectionRecord } from "../upstream-connection/connection-schema.js";
 export { FORBIDDEN_HEADERS } from "../validation/http-header.js";
 export { jsonSchemaProblem } from "../validation/json-schema.js";
 export {
@@ -70,3 +71,30 @@ export {
   AuditTargetKind,
 } from "../audit/audit-schema.js";
 export { decodeAuditListQuery } from "../audit/audit-listing.js";
+export {
+  DEFAULT_GIT_BASE_URLS,
+  GitConnectionCreate,
+  GitConnectionKind,
+  GitConnectionRecord,
+  GitRepoFullName,
+  GitSyncRecord,
+  GitSyncState,
+} from "../git-connection/git-connection-schema.js";
+export { decodeGitConnectionCreate } from "../wire/write-bodies.js";
+/** The server export document and the import answer (docs/api-rules.md §16). */
+export {
+  EXPORT_LIMITS,
+  ExportedOAuth2Config,
+  ExportedPrompt,
+  ExportedProvider,
+  ExportedResource,
+  ExportedServerFields,
+  ExportedTool,
+  ExportedVariable,
+  ImportedServer,
+  SERVER_EXPORT_FORMAT,
+  ServerExportDocument,
+  ServerImportReport,
+  ServerImportResult,
+} from "../export/export-schema.js";
+export { decodeServerExportDocument, decodeServerImportQuery, ServerImportParameters } from "../export/import-wire.js";

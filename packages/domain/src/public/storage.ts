@@ -3,6 +3,9 @@
 
 // Rows are schemas as well as types, so an adapter can decode what its database returns.
 export { AuditEventRow } from "../audit/audit-schema.js";
+export { OAuthServerRecordRow, oauthServerRecordId } from "../oauth-server/oauth-server-record.js";
+/** The port's write methods the audit trail does not account for (a consistent build has none). */
+export { unmappedWrites } from "../audit/audit-recorder.js";
 export {
   PromptRow,
   ProviderRow,
@@ -13,6 +16,8 @@ export {
   ServerRow,
   ServerTokenRow,
   ToolRow,
+  UpstreamAuthorizationRow,
+  UpstreamConnectionRow,
   VariableRow,
 } from "../storage/rows.js";
 export { type RecordKind, ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
@@ -30,3 +35,10 @@ export {
   type StorageTx,
   type StoredSecret,
 } from "../storage/storage-port.js";
+export {
+  GitConnectionRow,
+  type GitSyncChanges,
+  type GitSyncClaim,
+  type GitSyncOutcome,
+  GitSyncRow,
+} from "../git-connection/git-connection-rows.js";

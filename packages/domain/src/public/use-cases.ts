@@ -15,6 +15,12 @@ export { DEFAULT_QUOTAS, Quotas, quotasLayer } from "../tenancy/quotas.js";
 export { aesGcmCipher, aesGcmCipherLayer, keyIdOf, SecretCipher } from "../secrets/secret-cipher.js";
 export { hmacPageTokenSigner, hmacPageTokenSignerLayer, PageTokenSigner } from "../secrets/page-token-signer.js";
 export { REKEY_BATCH_SIZE, type RekeyReport, rekeySecrets } from "../secrets/rekey.js";
+export {
+  deleteProviderConnection,
+  type ListProviderConnectionsInput,
+  listProviderConnections,
+  type ProviderConnectionRef,
+} from "../upstream-connection/connection-use-cases.js";
 
 export {
   type CreateProviderInput,
@@ -113,9 +119,23 @@ export {
 
 /** The audit trail: the request context a write records, its listing and its retention. */
 export { AuditContext } from "../audit/audit-context.js";
+export { AUDIT_PRUNE_BATCH, listAuditEvents, pruneAuditEvents } from "../audit/audit-listing.js";
+export type { AuditListQuery } from "../audit/audit-schema.js";
+
+/** Git connections and the git sync state of a server (docs/api-rules.md §17). */
 export {
-  AUDIT_PRUNE_BATCH,
-  type AuditListQuery,
-  listAuditEvents,
-  pruneAuditEvents,
-} from "../audit/audit-listing.js";
+  type CreateGitConnectionInput,
+  createGitConnection,
+  deleteGitConnection,
+  GIT_CONNECTIONS_PER_TENANT,
+  type GitConnectionRef,
+  getGitConnection,
+  getServerGitSync,
+  listGitConnections,
+  type ServerGitSyncInput,
+  toGitConnectionRecord,
+} from "../git-connection/git-connection-use-cases.js";
+/** Server export and import (docs/api-rules.md §16); `exportDocumentOf` builds a document inside a transaction. */
+export { type ExportServerInput, exportServer } from "../export/export-use-cases.js";
+export { exportDocumentOf, toExportDocument } from "../export/export-document.js";
+export { type ImportServerInput, importServer } from "../export/server-import.js";

@@ -51,6 +51,15 @@ export const SCOPE_POLICY = {
   updateVariable: "variable:update",
   deleteVariable: "variable:delete",
   listAuditEvents: "audit:read",
+  listProviderConnections: "provider:read",
+  deleteProviderConnection: "provider:update",
+  createGitConnection: "gitconnection:create",
+  listGitConnections: "gitconnection:list",
+  getGitConnection: "gitconnection:list",
+  deleteGitConnection: "gitconnection:delete",
+  getServerGitSync: "server:read",
+  exportServer: "server:read",
+  importServer: "server:create",
 } as const satisfies Record<string, Scope>;
 
 /** The name of a management operation. */

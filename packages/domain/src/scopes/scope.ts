@@ -4,6 +4,7 @@ import { Schema } from "effect";
 export const SCOPES = {
   "gitconnection:list": "List Git connections",
   "gitconnection:delete": "Delete Git connection",
+  "gitconnection:create": "Create Git connection",
   "variable:list": "List variables",
   "variable:create": "Create variable",
   "variable:update": "Update variable",

@@ -19,8 +19,9 @@ export interface RekeyReport {
 export const REKEY_BATCH_SIZE = 100;
 
 /**
- * Re-encrypts every stored secret (SECRET variable values, provider client secrets) under the cipher's
- * current key, in transactions of `batchSize` secrets, so that previous keys can be retired. Secrets already
+ * Re-encrypts every stored secret (SECRET variable values, provider client secrets, the secrets of the MCP
+ * authorization server's records) under the cipher's current key, in transactions of `batchSize` secrets, so
+ * that previous keys can be retired. Secrets already
  * under the current key are left alone (running it twice does nothing the second time); a secret whose key
  * is unknown is reported, never touched. Each secret is replaced by compare-and-set: one written
  * concurrently is already under the current key and is kept.

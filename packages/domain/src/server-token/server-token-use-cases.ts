@@ -110,7 +110,7 @@ export const getServerToken = defineUseCase("getServerToken", (actor: Actor, { s
   }),
 );
 
-/** Revokes (deletes) a token of a server of the actor's tenant at once. */
+/** Revokes (deletes) a token of a server of the actor's tenant at once, with the OAuth grants made with it. */
 export const revokeServerToken = defineUseCase(
   "revokeServerToken",
   (actor: Actor, { serverId, tokenId }: ServerTokenRef) =>
@@ -124,6 +124,8 @@ export const revokeServerToken = defineUseCase(
           yield* ownedServer(tx, actor, serverId);
           yield* tokenOf(tx, serverId, tokenId);
           yield* tx.deleteServerToken(tokenId);
+          // Grants an OAuth client got by a person pasting this token end with it (docs/mcp.md).
+          yield* tx.deleteOAuthServerGrantsOfServerToken(tokenId);
         }),
       );
     }),
@@ -132,8 +134,9 @@ export const revokeServerToken = defineUseCase(
 /** The stored token a presented value belongs to, if it is for `serverId` and neither revoked nor expired. */
 export const authenticateServerToken = (serverId: string, value: string) =>
   Effect.gen(function* () {
-    const rejected = new Unauthenticated({ detail: "the server token is invalid, revoked or expired" });
-    if (!value.startsWith(SERVER_TOKEN_PREFIX)) return yield* rejected;
+    // Made only when needed: building an error captures a stack, a cost every accepted call would pay.
+    const rejected = () => new Unauthenticated({ detail: "the server token is invalid, revoked or expired" });
+    if (!value.startsWith(SERVER_TOKEN_PREFIX)) return yield* rejected();
     const hash = hashServerToken(value);
     const row = yield* read((tx) => tx.findServerTokenByHash(hash));
     const at = yield* now;
@@ -143,6 +146,6 @@ export const authenticateServerToken = (serverId: string, value: string) =>
       row.serverId !== serverId ||
       (row.expiresAt !== null && row.expiresAt.getTime() <= at.getTime())
     )
-      return yield* rejected;
+      return yield* rejected();
     return row;
   });

@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import { AlreadyExists, type FieldProblem } from "../errors/domain-errors.js";
-import type { ServerProviderLink, ToolRow } from "../storage/rows.js";
+import type { PromptRow, ProviderRow, ResourceRow, ServerProviderLink, ToolRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { canSee } from "../use-case/use-case-kit.js";
@@ -30,7 +30,21 @@ export const resolveComposition = (
     let providers = stored.providers;
     // The rows of the tools the write chooses, in order, for the name check (none when providers are kept).
     const chosenTools: Array<ToolRow> = [];
+    // The rows of what the write names (for a response built without reading them again).
+    const named = {
+      providers: [] as Array<ProviderRow>,
+      resources: [] as Array<ResourceRow>,
+      prompts: [] as Array<PromptRow>,
+    };
     if (input.providers !== undefined) {
+      // Every provider and tool the write names, read in two round trips (not one per id).
+      const refs = input.providers;
+      const [providerRows, toolRows] = yield* Effect.all([
+        tx.findProviders([...new Set(refs.map((ref) => ref.id))]),
+        tx.findTools([...new Set(refs.flatMap((ref) => (ref.tools ?? []).map((tool) => tool.id)))]),
+      ]);
+      const providersById = new Map(providerRows.map((row) => [row.id, row]));
+      const toolsById = new Map(toolRows.map((row) => [row.id, row]));
       const links: Array<ServerProviderLink> = [];
       const seenProviders = new Set<string>();
       for (const [i, ref] of input.providers.entries()) {
@@ -40,11 +54,12 @@ export const resolveComposition = (
           continue;
         }
         seenProviders.add(ref.id);
-        const provider = yield* tx.findProvider(ref.id);
+        const provider = providersById.get(ref.id);
         if (provider === undefined || !canSee(actor, provider)) {
           problems.push({ path: `${path}.id`, message: `unknown provider '${ref.id}'` });
           continue;
         }
+        named.providers.push(provider);
         if (ref.tools === undefined) {
           const all = yield* tx.listTools(ref.id);
           chosenTools.push(...all);
@@ -58,7 +73,7 @@ export const resolveComposition = (
             problems.push({ path: toolPath, message: `tool '${toolRef.id}' is listed twice` });
             continue;
           }
-          const tool = yield* tx.findTool(toolRef.id);
+          const tool = toolsById.get(toolRef.id);
           if (tool === undefined || tool.providerId !== ref.id)
             problems.push({ path: toolPath, message: `unknown tool '${toolRef.id}' of provider '${ref.id}'` });
           else {
@@ -73,22 +88,27 @@ export const resolveComposition = (
     const resourceIds =
       input.resources === undefined
         ? stored.resourceIds
-        : yield* resolveChildren(tx, actor, "resource", input.resources, problems, (id) => tx.findResource(id));
+        : yield* resolveChildren(tx, actor, "resource", input.resources, problems, named.resources, (id) =>
+            tx.findResource(id),
+          );
     const promptIds =
       input.prompts === undefined
         ? stored.promptIds
-        : yield* resolveChildren(tx, actor, "prompt", input.prompts, problems, (id) => tx.findPrompt(id));
+        : yield* resolveChildren(tx, actor, "prompt", input.prompts, problems, named.prompts, (id) =>
+            tx.findPrompt(id),
+          );
     if (problems.length > 0) return yield* invalid(problems);
-    return { composition: { providers, resourceIds, promptIds } satisfies Composition, chosenTools };
+    return { composition: { providers, resourceIds, promptIds } satisfies Composition, chosenTools, named };
   });
 
-const resolveChildren = (
+const resolveChildren = <Row extends { readonly id: string; readonly providerId: string }>(
   tx: StorageTx,
   actor: Actor,
   kind: "resource" | "prompt",
   refs: ReadonlyArray<{ readonly id: string }>,
   problems: Array<FieldProblem>,
-  find: (id: string) => Effect.Effect<{ readonly providerId: string } | undefined>,
+  rows: Array<Row>,
+  find: (id: string) => Effect.Effect<Row | undefined>,
 ) =>
   Effect.gen(function* () {
     const ids: Array<string> = [];
@@ -100,9 +120,12 @@ const resolveChildren = (
       }
       const row = yield* find(ref.id);
       const provider = row === undefined ? undefined : yield* tx.findProvider(row.providerId);
-      if (provider === undefined || !canSee(actor, provider))
+      if (row === undefined || provider === undefined || !canSee(actor, provider))
         problems.push({ path, message: `unknown ${kind} '${ref.id}'` });
-      else ids.push(ref.id);
+      else {
+        ids.push(ref.id);
+        rows.push(row);
+      }
     }
     return ids;
   });

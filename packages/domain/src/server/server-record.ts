@@ -31,8 +31,8 @@ export const toServerRecord = (graph: ServerGraph): ServerRecord => {
     requestHeadersProxyEnabled: server.requestHeadersProxyEnabled,
     dynamicToolDiscoveryEnabled: server.dynamicToolDiscoveryEnabled,
     version: server.version,
-    gitProvider: "",
-    gitRepoFullName: "",
+    gitProvider: graph.gitProvider ?? "",
+    gitRepoFullName: server.gitRepoFullName ?? "",
     providers: server.providers.flatMap((link) => {
       const provider = providers.get(link.providerId);
       return provider === undefined ? [] : [toProviderRecord(provider, pick(link.toolIds, tools))];

@@ -1,6 +1,7 @@
 import { Schema } from "effect";
 import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
+import { GitRepoFullName } from "../git-connection/git-connection-schema.js";
 import { PromptRecord } from "../prompt/prompt-schema.js";
 import { ProviderRecord } from "../provider/provider-schema.js";
 import { ResourceRecord } from "../resource/resource-schema.js";
@@ -28,6 +29,13 @@ const serverFields = {
   providers: optional(Schema.Array(ServerProviderRef).pipe(Schema.maxItems(1000))),
   resources: optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))),
   prompts: optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))),
+  /** The git connection to push the server through (docs/api-rules.md §17); "" disconnects. */
+  gitConnectionID: optional(
+    Schema.Union(Id, Schema.Literal("")).annotations({
+      description: 'id of a git connection of the tenant; "" for none',
+    }),
+  ),
+  gitRepoFullName: optional(GitRepoFullName),
 };
 
 /** Write shape of a server on update; `version`, when present, makes the write conditional. */
@@ -41,7 +49,7 @@ export const ServerCreate = Schema.Struct({ ...serverFields, name: Name }).annot
 export type ServerCreate = typeof ServerCreate.Type;
 
 /** Output-only server fields ignored in writes. */
-export const SERVER_OUTPUT_FIELDS = ["id", "createdAt", "updatedAt", "gitProvider", "gitRepoFullName"] as const;
+export const SERVER_OUTPUT_FIELDS = ["id", "createdAt", "updatedAt", "gitProvider"] as const;
 
 /** A server as returned by the API: full provider records (with the chosen tools only), resources, prompts. */
 export const ServerRecord = Schema.Struct({

@@ -18,6 +18,7 @@ import {
 import { defineUseCase, type NoInput } from "../use-case/define-use-case.js";
 import { invalid } from "../validation/decode-write.js";
 import { validateIds, validateInput } from "../validation/validate-input.js";
+import { resolveGitTarget } from "../git-connection/git-connection-use-cases.js";
 import { checkDistinctToolNames, type Composition, resolveComposition } from "./server-composition.js";
 import { toServerRecord } from "./server-record.js";
 import { ServerCreate, ServerPatch } from "./server-schema.js";
@@ -110,8 +111,9 @@ export const createServer = defineUseCase("createServer", (actor: Actor, { serve
         yield* lockQuota(tx, "servers", actor.tenant);
         if ((yield* tx.countServers(actor.tenant)) >= quotas.serversPerTenant)
           return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.serversPerTenant} servers` });
-        const { composition, chosenTools } = yield* resolveComposition(tx, actor, input, EMPTY);
+        const { composition, chosenTools, named } = yield* resolveComposition(tx, actor, input, EMPTY);
         yield* checkDistinctToolNames(chosenTools);
+        const git = yield* resolveGitTarget(tx, actor, input, undefined);
         const at = yield* now;
         const row: ServerRow = {
           id: newId(),
@@ -124,6 +126,7 @@ export const createServer = defineUseCase("createServer", (actor: Actor, { serve
           requestHeadersProxyEnabled: input.requestHeadersProxyEnabled ?? false,
           dynamicToolDiscoveryEnabled: input.dynamicToolDiscoveryEnabled ?? false,
           ...composition,
+          ...git,
         };
         yield* tx.insertServer(row).pipe(
           Effect.catchTags({
@@ -131,7 +134,10 @@ export const createServer = defineUseCase("createServer", (actor: Actor, { serve
             ReferenceViolation: (e) => Effect.fail(deletedMeanwhile(e)),
           }),
         );
-        return yield* serverRecord(tx, row.id);
+        // Everything the new server shows was read by this transaction (its git connection's kind was
+        // checked by resolveGitTarget): no second read of the graph for the response.
+        const connection = row.gitConnectionId ? yield* tx.findGitConnection(row.gitConnectionId) : undefined;
+        return toServerRecord({ server: row, tools: chosenTools, ...named, gitProvider: connection?.kind ?? null });
       }),
     );
   }),
@@ -169,6 +175,7 @@ export const updateServer = defineUseCase(
             });
           const { composition, chosenTools } = yield* resolveComposition(tx, actor, patch, stored);
           yield* checkDistinctToolNames(chosenTools);
+          const git = yield* resolveGitTarget(tx, actor, patch, stored);
           const next: ServerRow = {
             ...stored,
             name: patch.name ?? stored.name,
@@ -176,6 +183,7 @@ export const updateServer = defineUseCase(
             requestHeadersProxyEnabled: patch.requestHeadersProxyEnabled ?? stored.requestHeadersProxyEnabled,
             dynamicToolDiscoveryEnabled: patch.dynamicToolDiscoveryEnabled ?? stored.dynamicToolDiscoveryEnabled,
             ...composition,
+            ...git,
           };
           if (JSON.stringify(next) !== JSON.stringify(stored)) {
             const conditional = patch.version !== undefined || ifMatch !== undefined;

@@ -50,6 +50,11 @@ export const ToolRow = Schema.Struct({
   pathArgsJSONSchema: Schema.NullOr(JsonObject),
   queryArgsJSONSchema: Schema.NullOr(JsonObject),
   reqBodyJSONSchema: Schema.NullOr(JsonObject),
+  /**
+   * The JSON Schema of the upstream's success answer (from an imported description), or null when unknown:
+   * the MCP tool's outputSchema. Not a field of the management API's tool record (docs/decisions.md).
+   */
+  respBodyJSONSchema: Schema.NullOr(JsonObject),
   headers: Schema.Array(ToolHeader),
   oauth2Scopes: Schema.Array(Schema.String),
   /** True when an OpenAPI import made the tool: only such tools are changed or removed by a re-sync. */
@@ -118,6 +123,10 @@ export const ServerRow = Schema.Struct({
   providers: Schema.Array(ServerProviderLink),
   resourceIds: Schema.Array(Schema.String),
   promptIds: Schema.Array(Schema.String),
+  /** The git connection the server is pushed through (docs/api-rules.md §17); absent or null for none. */
+  gitConnectionId: Schema.optional(Schema.NullOr(Schema.String)),
+  /** The repository (`owner/repo`) it is pushed to; absent, null or "" for none. */
+  gitRepoFullName: Schema.optional(Schema.NullOr(Schema.String)),
 });
 export type ServerRow = typeof ServerRow.Type;
 
@@ -141,6 +150,8 @@ export interface ServerGraph {
   readonly tools: ReadonlyArray<ToolRow>;
   readonly resources: ReadonlyArray<ResourceRow>;
   readonly prompts: ReadonlyArray<PromptRow>;
+  /** The kind of the server's git connection (its response's `gitProvider`); absent or null for none. */
+  readonly gitProvider?: string | null | undefined;
 }
 
 /** A provider with all its tools. */
@@ -148,3 +159,41 @@ export interface ProviderWithTools {
   readonly provider: ProviderRow;
   readonly tools: ReadonlyArray<ToolRow>;
 }
+
+/**
+ * An upstream OAuth connection (docs/api-rules.md §13): the tokens one caller of the MCP endpoint got by
+ * consenting to a provider with an `authURL`. `principal` names the caller within `tenant` (`oauth:<sub>` or
+ * `server-token:<tokenId>`); the tokens are one ciphertext (JSON of the access and refresh token).
+ */
+export const UpstreamConnectionRow = Schema.Struct({
+  id: Schema.String,
+  /** The tenant of the server the caller called (its owner). */
+  tenant: Schema.String,
+  providerId: Schema.String,
+  principal: Schema.String,
+  /** The server token the caller used, so that revoking it deletes the connection; null for OAuth callers. */
+  serverTokenId: Schema.NullOr(Schema.String),
+  scopes: Schema.Array(Schema.String),
+  tokensCipher: Schema.String,
+  refreshable: Schema.Boolean,
+  /** When the access token expires. */
+  expiresAt: Schema.DateFromSelf,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf,
+});
+export type UpstreamConnectionRow = typeof UpstreamConnectionRow.Type;
+
+/** A consent under way: what the callback needs to finish it; taken (deleted) by the one callback that uses it. */
+export const UpstreamAuthorizationRow = Schema.Struct({
+  id: Schema.String,
+  tenant: Schema.String,
+  providerId: Schema.String,
+  principal: Schema.String,
+  serverTokenId: Schema.NullOr(Schema.String),
+  scopes: Schema.Array(Schema.String),
+  /** The PKCE code verifier, encrypted. */
+  codeVerifierCipher: Schema.String,
+  expiresAt: Schema.DateFromSelf,
+  createdAt: Schema.DateFromSelf,
+});
+export type UpstreamAuthorizationRow = typeof UpstreamAuthorizationRow.Type;

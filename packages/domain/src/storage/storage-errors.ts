@@ -1,7 +1,16 @@
 import { Data } from "effect";
 
 /** The kinds of stored record, as named in storage errors. */
-export type RecordKind = "provider" | "tool" | "prompt" | "resource" | "server" | "variable" | "serverToken";
+export type RecordKind =
+  | "provider"
+  | "tool"
+  | "prompt"
+  | "resource"
+  | "server"
+  | "variable"
+  | "serverToken"
+  | "upstreamConnection"
+  | "gitConnection";
 
 /** A write broke a uniqueness constraint (a name already taken in its scope). */
 export class UniqueViolation extends Data.TaggedError("UniqueViolation")<{

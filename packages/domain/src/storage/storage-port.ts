@@ -1,6 +1,14 @@
 import { Context, type Effect } from "effect";
 import type { AuditEventRow } from "../audit/audit-schema.js";
 import type { Unavailable } from "../errors/domain-errors.js";
+import type { OAuthServerRecordRow } from "../oauth-server/oauth-server-record.js";
+import type {
+  GitConnectionRow,
+  GitSyncChanges,
+  GitSyncClaim,
+  GitSyncOutcome,
+  GitSyncRow,
+} from "../git-connection/git-connection-rows.js";
 import type { ApiType, VisibilityType } from "../provider/provider-schema.js";
 import type {
   PromptRow,
@@ -10,6 +18,8 @@ import type {
   ServerGraph,
   ServerRow,
   ServerTokenRow,
+  UpstreamAuthorizationRow,
+  UpstreamConnectionRow,
   ToolRow,
   VariableRow,
 } from "./rows.js";
@@ -45,7 +55,8 @@ export type ServerReference =
   | { readonly kind: "provider"; readonly id: string }
   | { readonly kind: "tool"; readonly id: string }
   | { readonly kind: "prompt"; readonly id: string }
-  | { readonly kind: "resource"; readonly id: string };
+  | { readonly kind: "resource"; readonly id: string }
+  | { readonly kind: "gitConnection"; readonly id: string };
 
 type Op<A, E = never> = Effect.Effect<A, E>;
 
@@ -72,8 +83,17 @@ export interface AuditPage {
   readonly matchCount: number;
 }
 
-/** Where a secret is kept: a SECRET variable's value, or a provider's OAuth 2.0 client secret. */
-export type SecretKind = "providerClientSecret" | "variable";
+/**
+ * Where a secret is kept: a SECRET variable's value, a provider's OAuth 2.0 client secret, the tokens of an
+ * upstream OAuth connection, the secret of a record of the service's own OAuth authorization server, or a
+ * git connection's token.
+ */
+export type SecretKind =
+  | "gitConnectionToken"
+  | "oauthServerRecord"
+  | "providerClientSecret"
+  | "upstreamConnection"
+  | "variable";
 
 /** One stored secret: the record holding it and its ciphertext. */
 export interface StoredSecret {
@@ -174,11 +194,87 @@ export interface StorageTx {
    */
   readonly replaceSecret: (secret: StoredSecret, ciphertext: string) => Op<boolean>;
 
+  /**
+   * Upstream OAuth connections (docs/api-rules.md §13), unique per (provider, tenant, principal); deleted with
+   * their provider and with the server token they were made with.
+   */
+  readonly findUpstreamConnection: (
+    providerId: string,
+    tenant: string,
+    principal: string,
+  ) => Op<UpstreamConnectionRow | undefined>;
+  readonly findUpstreamConnectionById: (id: string) => Op<UpstreamConnectionRow | undefined>;
+  /** Inserts the connection, or replaces the one of the same (provider, tenant, principal) (keeping its id). */
+  readonly putUpstreamConnection: (row: UpstreamConnectionRow) => Op<UpstreamConnectionRow, ReferenceViolation>;
+  readonly deleteUpstreamConnection: (id: string) => Op<void>;
+  /** The connections of a provider made by callers of `tenant`, in creation order. */
+  readonly listUpstreamConnections: (providerId: string, tenant: string) => Op<ReadonlyArray<UpstreamConnectionRow>>;
+  /** Stores a consent under way. */
+  readonly insertUpstreamAuthorization: (row: UpstreamAuthorizationRow) => Op<void, ReferenceViolation>;
+  /** Deletes and answers a consent under way (single use: a second take finds nothing). */
+  readonly takeUpstreamAuthorization: (id: string) => Op<UpstreamAuthorizationRow | undefined>;
+  /** Deletes up to `limit` consents under way (of any tenant) that expired before `before`; answers how many. */
+  readonly pruneUpstreamAuthorizations: (before: Date, limit: number) => Op<number>;
+
   /** Stores an audit event (in the transaction of the change it records). */
   readonly insertAuditEvent: (row: AuditEventRow) => Op<void>;
   readonly searchAuditEvents: (search: AuditSearch) => Op<AuditPage>;
   /** Deletes up to `limit` events (of any tenant) older than `before`, oldest first; answers how many. */
   readonly pruneAuditEvents: (before: Date, limit: number) => Op<number>;
+
+  /**
+   * Inserts a record of the service's OAuth authorization server, or replaces the one with its id; a
+   * replacement keeps the stored `serverTokenId` and `consumedAt` when the new row has none.
+   */
+  readonly upsertOAuthServerRecord: (row: OAuthServerRecordRow) => Op<void>;
+  /** The record with this id, expired or not (the caller judges `expiresAt`). */
+  readonly findOAuthServerRecord: (id: string) => Op<OAuthServerRecordRow | undefined>;
+  /** The record of `model` with this `uid`. */
+  readonly findOAuthServerRecordByUid: (model: string, uid: string) => Op<OAuthServerRecordRow | undefined>;
+  /** Marks a record used at `at` (once: a later call keeps the first time). */
+  readonly consumeOAuthServerRecord: (id: string, at: Date) => Op<void>;
+  readonly deleteOAuthServerRecord: (id: string) => Op<void>;
+  /** Deletes the records of `model` that belong to `grantId`; answers how many. */
+  readonly deleteOAuthServerRecordsOfGrant: (model: string, grantId: string) => Op<number>;
+  /**
+   * Deletes the grants made by pasting server token `serverTokenId`, with every record (of any model)
+   * belonging to them; answers how many records went.
+   */
+  readonly deleteOAuthServerGrantsOfServerToken: (serverTokenId: string) => Op<number>;
+  /** Deletes up to `limit` records that expired before `before`; answers how many. */
+  readonly pruneOAuthServerRecords: (before: Date, limit: number) => Op<number>;
+  // Git connections and the git outbox (docs/api-rules.md §17).
+  /** Stores a git connection; its name is unique per tenant. */
+  readonly insertGitConnection: (row: GitConnectionRow) => Op<void, UniqueViolation>;
+  /** Deletes a git connection; the servers using it lose it (their `gitConnectionId` becomes null). */
+  readonly deleteGitConnection: (id: string) => Op<void>;
+  readonly findGitConnection: (id: string) => Op<GitConnectionRow | undefined>;
+  /** A tenant's git connections in creation order. */
+  readonly listGitConnections: (tenant: string) => Op<ReadonlyArray<GitConnectionRow>>;
+  readonly countGitConnections: (tenant: string) => Op<number>;
+  /**
+   * Notes, in the transaction of a write, that servers changed: the named servers and every server using
+   * one of the named providers (or their tools, prompts, resources). Each such server with a git connection
+   * gets a pending push (its outbox entry created or its `changeSeq` raised, due now, backoff reset); each
+   * named server without one has its entry (if any) turned OFF with `offReason` as its error.
+   */
+  readonly noteGitSyncChanges: (changes: GitSyncChanges, at: Date, offReason: string) => Op<void>;
+  readonly findGitSync: (serverId: string) => Op<GitSyncRow | undefined>;
+  /**
+   * Leases up to `limit` due entries to `claim.owner`: pending (changeSeq > pushedSeq, not OFF), due
+   * (nextAttemptAt ≤ now), not leased by anyone (or the lease ran out), and quiet (last change at or before
+   * `quietSince`, or pending since `pendingBefore`). Concurrent claimers never get the same entry.
+   */
+  readonly claimGitSyncs: (claim: GitSyncClaim) => Op<ReadonlyArray<GitSyncRow>>;
+  /** Records how a leased push ended, if `owner` still holds the lease (false otherwise); releases it. */
+  readonly settleGitSync: (serverId: string, owner: string, outcome: GitSyncOutcome) => Op<boolean>;
+  /**
+   * The providers with these ids, in no particular order (unknown ids are left out): a server write
+   * resolves every provider it names in one round trip on SQL adapters.
+   */
+  readonly findProviders: (ids: ReadonlyArray<string>) => Op<ReadonlyArray<ProviderRow>>;
+  /** The tools with these ids, in no particular order (unknown ids are left out). */
+  readonly findTools: (ids: ReadonlyArray<string>) => Op<ReadonlyArray<ToolRow>>;
 }
 
 /**

@@ -8,6 +8,7 @@ import { defineUseCase } from "../use-case/define-use-case.js";
 import { providerChildUseCases } from "../use-case/provider-child-use-cases.js";
 import { invalid } from "../validation/decode-write.js";
 import type { JsonObject } from "../validation/text.js";
+import { oauth2HeaderProblems } from "../provider/oauth2-credentials.js";
 import { toToolRecord } from "./tool-record.js";
 import { pathPlaceholders, ToolCreate, ToolPatch } from "./tool-schema.js";
 
@@ -42,7 +43,11 @@ const serverNameClash = (tx: StorageTx, row: ToolRow) =>
 
 const checkTool = (tx: StorageTx, row: ToolRow, previous: ToolRow | undefined) =>
   Effect.gen(function* () {
-    const problems = placeholderProblems(row);
+    const provider = yield* tx.findProvider(row.providerId);
+    const problems = [
+      ...placeholderProblems(row),
+      ...oauth2HeaderProblems(provider?.oauth2Config ?? null, [row], "tool.headers"),
+    ];
     if (problems.length > 0) return yield* invalid(problems);
     if (previous === undefined) {
       const quotas = yield* Quotas;
@@ -73,6 +78,7 @@ const tools = providerChildUseCases({
     pathArgsJSONSchema: schemaOrNull(input.pathArgsJSONSchema, null),
     queryArgsJSONSchema: schemaOrNull(input.queryArgsJSONSchema, null),
     reqBodyJSONSchema: schemaOrNull(input.reqBodyJSONSchema, null),
+    respBodyJSONSchema: null,
     headers: input.headers ?? [],
     oauth2Scopes: input.oauth2Scopes ?? [],
     imported: false,
@@ -87,6 +93,7 @@ const tools = providerChildUseCases({
     pathArgsJSONSchema: schemaOrNull(patch.pathArgsJSONSchema, stored.pathArgsJSONSchema),
     queryArgsJSONSchema: schemaOrNull(patch.queryArgsJSONSchema, stored.queryArgsJSONSchema),
     reqBodyJSONSchema: schemaOrNull(patch.reqBodyJSONSchema, stored.reqBodyJSONSchema),
+    respBodyJSONSchema: stored.respBodyJSONSchema,
     headers: patch.headers ?? stored.headers,
     oauth2Scopes: patch.oauth2Scopes ?? stored.oauth2Scopes,
   }),

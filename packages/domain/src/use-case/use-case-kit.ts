@@ -1,6 +1,7 @@
 import { Clock, Data, Effect, Option } from "effect";
 import { AuditContext } from "../audit/audit-context.js";
 import { auditEventOf, recordingTx } from "../audit/audit-recorder.js";
+import { notingGitSync } from "../git-connection/git-sync-noting.js";
 import {
   Aborted,
   AlreadyExists,
@@ -50,11 +51,12 @@ const audited =
 /**
  * Runs `work` in a transaction, retrying when an unconditional compare-and-set lost a race. A conditional
  * write (the client named a version) that loses answers 409 ABORTED at once. With an AuditContext, a
- * transaction that wrote records also stores their audit event (docs/api-rules.md §18).
+ * transaction that wrote records also stores their audit event (docs/api-rules.md §18), and every write of
+ * a server or provider notes the pushes it makes due (docs/api-rules.md §17).
  */
 export const transact = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E | StaleRead, R>) =>
   Effect.flatMap(Effect.zip(Storage, Effect.serviceOption(AuditContext)), ([storage, context]) => {
-    const run = Option.isSome(context) ? audited(work, context.value) : work;
+    const run = notingGitSync(Option.isSome(context) ? audited(work, context.value) : work);
     const attempt = (left: number): Effect.Effect<A, Exclude<E, StaleRead> | Aborted | Unavailable, R> =>
       storage.transaction(run).pipe(
         Effect.catchIf(

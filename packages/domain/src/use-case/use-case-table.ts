@@ -1,6 +1,15 @@
 import type { Effect } from "effect";
 import { listAuditEvents } from "../audit/audit-listing.js";
 import type { DomainError } from "../errors/domain-errors.js";
+import { exportServer } from "../export/export-use-cases.js";
+import { importServer } from "../export/server-import.js";
+import {
+  createGitConnection,
+  deleteGitConnection,
+  getGitConnection,
+  getServerGitSync,
+  listGitConnections,
+} from "../git-connection/git-connection-use-cases.js";
 import {
   createProviderPrompt,
   deleteProviderPrompt,
@@ -56,6 +65,7 @@ import {
   listVariables,
   updateVariable,
 } from "../variable/variable-use-cases.js";
+import { deleteProviderConnection, listProviderConnections } from "../upstream-connection/connection-use-cases.js";
 import type { DomainServices } from "./domain-services.js";
 
 /** Any use case: a function of the actor and a typed input. */
@@ -115,6 +125,15 @@ export const USE_CASES = {
   updateVariable,
   deleteVariable,
   listAuditEvents,
+  listProviderConnections,
+  deleteProviderConnection,
+  createGitConnection,
+  listGitConnections,
+  getGitConnection,
+  deleteGitConnection,
+  getServerGitSync,
+  exportServer,
+  importServer,
 } as const satisfies { readonly [O in Exclude<Operation, WireOperation>]: AnyUseCase };
 
 /** The table's type: each operation's use case with its own input and output types. */

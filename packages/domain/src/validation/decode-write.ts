@@ -90,7 +90,7 @@ export const invalid = (errors: ReadonlyArray<FieldProblem>, found = errors.leng
 export const FULL_REPORT_VALUES = 2_000;
 
 /** How many JSON values `value` holds, counting stops past `limit`. */
-const jsonValueCount = (value: unknown, limit: number): number => {
+export const jsonValueCount = (value: unknown, limit: number): number => {
   let count = 0;
   const stack: Array<unknown> = [value];
   while (stack.length > 0 && count <= limit) {

@@ -1,5 +1,6 @@
 import { Effect, type Schema } from "effect";
 import type { InvalidArgument } from "../errors/domain-errors.js";
+import { GIT_CONNECTION_OUTPUT_FIELDS, GitConnectionCreate } from "../git-connection/git-connection-schema.js";
 import { PROMPT_OUTPUT_FIELDS, PromptCreate, PromptPatch } from "../prompt/prompt-schema.js";
 import { PROVIDER_OUTPUT_FIELDS, ProviderCreate, ProviderPatch } from "../provider/provider-schema.js";
 import { RESOURCE_OUTPUT_FIELDS, ResourceCreate, ResourcePatch } from "../resource/resource-schema.js";
@@ -61,3 +62,5 @@ export const decodeServerTokenCreate = envelope("token", ServerTokenCreate, SERV
 export const decodeVariableCreate = envelope("variable", VariableCreate, VARIABLE_OUTPUT_FIELDS);
 /** `{ "variable": VariablePatch }`, the body of `updateVariable`. */
 export const decodeVariablePatch = envelope("variable", VariablePatch, VARIABLE_OUTPUT_FIELDS);
+/** `{ "gitConnection": GitConnectionCreate }`, the body of `createGitConnection`. */
+export const decodeGitConnectionCreate = envelope("gitConnection", GitConnectionCreate, GIT_CONNECTION_OUTPUT_FIELDS);

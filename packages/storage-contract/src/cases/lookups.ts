@@ -104,6 +104,16 @@ export const lookupCases = (h: Harness) =>
       expect(await h.read((tx) => tx.findVariablesByName(TENANT_A, []))).toEqual([]);
     });
 
+    it("findProviders and findTools find the rows of those ids, of any tenant, each once", async () => {
+      await h.seed(world);
+      const byId = (rows: ReadonlyArray<{ readonly id: string }>) => [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
+      const providers = await h.read((tx) => tx.findProviders([p3.id, MISSING_ID, p1.id, p3.id]));
+      expect(byId(providers)).toEqual(byId([p1, p3]));
+      const tools = await h.read((tx) => tx.findTools([t3.id, t1.id, MISSING_ID, t1.id]));
+      expect(byId(tools)).toEqual(byId([t1, t3]));
+      expect(await h.read((tx) => Effect.all([tx.findProviders([]), tx.findTools([MISSING_ID])]))).toEqual([[], []]);
+    });
+
     it("findServerTokenByHash finds the token with that value hash", async () => {
       const tokens = [serverToken(1, sA.id), serverToken(2, sA.id), serverToken(3, sB.id, { tenant: TENANT_B })];
       await h.seed({ ...world, serverTokens: tokens });

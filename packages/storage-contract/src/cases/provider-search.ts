@@ -1,4 +1,5 @@
 import type { ProviderSearch } from "@mcpsm/domain/storage";
+import { Effect } from "effect";
 import { beforeEach, describe, expect, it } from "vitest";
 import { at, provider, TENANT_A, TENANT_B, TENANT_C, tool } from "../fixtures.js";
 import type { Harness } from "../harness.js";
@@ -164,6 +165,40 @@ export const providerSearchCases = (h: Harness) =>
         after = { createdAt: last.provider.createdAt, id: last.provider.id };
       }
       expect(seen).toEqual(ids(visibleToA));
+    });
+
+    it("matchCount and countProviders follow updates, deletes and rolled-back writes", async () => {
+      // B's PUBLIC provider turns INTERNAL (A no longer sees it), A's INTERNAL one turns PUBLIC (A still does).
+      await h.run((tx) =>
+        Effect.all([
+          tx.updateProvider(
+            { ...otherPublic, visibilityType: "INTERNAL", version: otherPublic.version + 1 },
+            otherPublic.version,
+          ),
+          tx.updateProvider(
+            { ...ownInternal, visibilityType: "PUBLIC", version: ownInternal.version + 1 },
+            ownInternal.version,
+          ),
+          tx.updateProvider({ ...ownPublic, name: "Stripe", version: ownPublic.version + 1 }, ownPublic.version),
+        ]),
+      );
+      expect((await search({})).matchCount).toBe(6);
+      expect((await search({ visibility: "PUBLIC" })).matchCount).toBe(6);
+      expect((await search({ visibility: "INTERNAL" })).matchCount).toBe(0);
+      await h.run((tx) => tx.deleteProvider(nearPercent.id));
+      expect((await search({})).matchCount).toBe(5);
+      expect((await search({ apiType: "REST" })).matchCount).toBe(5);
+      // A transaction that inserts and then fails leaves every count as it was.
+      await h.failure((tx) => Effect.zipRight(tx.insertProvider(provider(9)), Effect.fail("undone" as const)));
+      expect((await search({})).matchCount).toBe(5);
+      expect(
+        await h.read((tx) =>
+          Effect.all([tx.countProviders(TENANT_A), tx.countProviders(TENANT_B), tx.countProviders(TENANT_C)]),
+        ),
+      ).toEqual([2, 2, 3]);
+      await h.seed({ providers: [provider(9), provider(10, { tenant: TENANT_B, visibilityType: "PUBLIC" })] });
+      expect((await search({})).matchCount).toBe(7);
+      expect(await h.read((tx) => tx.countProviders(TENANT_A))).toBe(3);
     });
 
     it("items carry all their tools, in creation order", async () => {

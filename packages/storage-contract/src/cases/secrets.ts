@@ -1,3 +1,4 @@
+import type { SecretKind } from "@mcpsm/domain/storage";
 import { describe, expect, it } from "vitest";
 import { provider, TENANT_B, variable, variableId } from "../fixtures.js";
 import type { Harness } from "../harness.js";
@@ -37,7 +38,7 @@ export const secretCases = (h: Harness) =>
     it("pages with a cursor without skipping or repeating", async () => {
       await h.seed({ providers, variables });
       const seen: Array<string> = [];
-      let after: { kind: "providerClientSecret" | "variable"; id: string } | undefined;
+      let after: { kind: SecretKind; id: string } | undefined;
       for (let page = 0; page < 10; page++) {
         const cursor = after;
         const batch = await h.read((tx) => tx.listSecrets(cursor, 1));

@@ -2,6 +2,11 @@ import type { MigrationObject } from "@mikro-orm/core";
 import { Migration20261121133457_initial } from "./Migration20261121133457_initial.js";
 import { Migration20261124021151_tool_imported } from "./Migration20261124021151_tool_imported.js";
 import { Migration20261124023000_audit_events } from "./Migration20261124023000_audit_events.js";
+import { Migration20261124035854_git_sync } from "./Migration20261124035854_git_sync.js";
+import { Migration20261124040342_upstream_connections } from "./Migration20261124040342_upstream_connections.js";
+import { Migration20261124040356_provider_search } from "./Migration20261124040356_provider_search.js";
+import { Migration20261124040441_oauth_server_records } from "./Migration20261124040441_oauth_server_records.js";
+import { Migration20261124043102_tool_response_schema } from "./Migration20261124043102_tool_response_schema.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -12,4 +17,9 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
   { name: "Migration20261121133457_initial", class: Migration20261121133457_initial },
   { name: "Migration20261124021151_tool_imported", class: Migration20261124021151_tool_imported },
   { name: "Migration20261124023000_audit_events", class: Migration20261124023000_audit_events },
+  { name: "Migration20261124035854_git_sync", class: Migration20261124035854_git_sync },
+  { name: "Migration20261124040342_upstream_connections", class: Migration20261124040342_upstream_connections },
+  { name: "Migration20261124040356_provider_search", class: Migration20261124040356_provider_search },
+  { name: "Migration20261124040441_oauth_server_records", class: Migration20261124040441_oauth_server_records },
+  { name: "Migration20261124043102_tool_response_schema", class: Migration20261124043102_tool_response_schema },
 ];

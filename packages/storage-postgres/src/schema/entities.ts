@@ -1,5 +1,7 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
 import { AuditEventEntity } from "./audit-event-entity.js";
+import { GitConnectionEntity } from "./git-entities.js";
+import { OAuthServerRecordEntity } from "./oauth-server-record-entity.js";
 
 // The relational mapping of the stored records, and the one description of each table: the committed
 // migrations are generated from it (a test proves that migrating produces exactly this: an empty schema
@@ -19,6 +21,32 @@ import { AuditEventEntity } from "./audit-event-entity.js";
 
 const id = () => p.text().collation("C");
 const timestamp = () => p.datetime(3);
+
+/**
+ * A statement-level trigger on providers that adds the net change of one statement (`delta`: rows of
+ * tenant, visibility_type, api_type, ±1 read from its transition tables) to provider_counts: one upsert
+ * per group, whatever the number of rows (a row-level trigger would update the same counter row once per
+ * provider, quadratic in a bulk insert). Groups are updated in key order, so concurrent statements lock
+ * counter rows in the same order.
+ */
+function providerCountTrigger(event: "insert" | "update" | "delete", transitionTables: string, delta: string) {
+  const name = `count_${event}`;
+  const fn = `"providers_${name}_fn"`;
+  return {
+    name,
+    timing: "after" as const,
+    events: [event],
+    forEach: "statement" as const,
+    expression: `create or replace function ${fn}() returns trigger as $$ begin
+  insert into provider_counts as c (tenant, visibility_type, api_type, n)
+    select tenant, visibility_type, api_type, sum(d)::int from (${delta}) as delta (tenant, visibility_type, api_type, d)
+    group by tenant, visibility_type, api_type having sum(d) <> 0 order by tenant, visibility_type, api_type
+  on conflict (tenant, visibility_type, api_type) do update set n = c.n + excluded.n;
+  return null;
+end; $$ language plpgsql;
+create trigger "${name}" after ${event} on "providers" referencing ${transitionTables} for each statement execute function ${fn}();`,
+  };
+}
 
 export const ProviderEntity = defineEntity({
   name: "Provider",
@@ -43,7 +71,47 @@ export const ProviderEntity = defineEntity({
   indexes: [
     { name: "providers_tenant_created_at_id_index", properties: ["tenant", "createdAt", "id"] },
     { name: "providers_visibility_created_at_id_index", properties: ["visibilityType", "createdAt", "id"] },
+    // The `nameContains` and `baseURLContains` filters are case-insensitive substrings (ILIKE '%…%'): a
+    // trigram index (pg_trgm, created by the migration that adds these) finds the candidate rows, so the
+    // match count and a filtered page do not read every provider of the tenant.
+    {
+      name: "providers_name_trgm_index",
+      expression: 'create index "providers_name_trgm_index" on "providers" using gin ("name" gin_trgm_ops)',
+    },
+    {
+      name: "providers_base_url_trgm_index",
+      expression: 'create index "providers_base_url_trgm_index" on "providers" using gin ("base_url" gin_trgm_ops)',
+    },
   ],
+  // provider_counts follows every statement that inserts, deletes or re-classifies providers.
+  triggers: [
+    providerCountTrigger("insert", "new table as changed", "select tenant, visibility_type, api_type, 1 from changed"),
+    providerCountTrigger("delete", "old table as changed", "select tenant, visibility_type, api_type, -1 from changed"),
+    providerCountTrigger(
+      "update",
+      "old table as old_rows new table as new_rows",
+      `select tenant, visibility_type, api_type, 1 from new_rows
+       union all select tenant, visibility_type, api_type, -1 from old_rows`,
+    ),
+  ],
+});
+
+/**
+ * How many providers each tenant has, per visibility and API type: the exact `matchCount` of an unfiltered
+ * (or only `apiType`/`visibility`-filtered) provider listing, and the provider quota, without counting
+ * 100,000 rows per request. Kept by the statement-level triggers of `providers` (in the same transaction as
+ * the change, so a reader's snapshot sees a count that agrees with the rows); never written by the adapter.
+ */
+export const ProviderCountEntity = defineEntity({
+  name: "ProviderCount",
+  tableName: "provider_counts",
+  properties: {
+    tenant: p.text().primary(),
+    visibilityType: p.text().primary(),
+    apiType: p.text().primary(),
+    n: p.integer(),
+  },
+  primaryKeys: ["tenant", "visibilityType", "apiType"],
 });
 
 export const ToolEntity = defineEntity({
@@ -62,6 +130,7 @@ export const ToolEntity = defineEntity({
     pathArgsJSONSchema: p.json<Record<string, unknown>>().nullable().fieldName("path_args_json_schema"),
     queryArgsJSONSchema: p.json<Record<string, unknown>>().nullable().fieldName("query_args_json_schema"),
     reqBodyJSONSchema: p.json<Record<string, unknown>>().nullable().fieldName("req_body_json_schema"),
+    respBodyJSONSchema: p.json<Record<string, unknown>>().nullable().fieldName("resp_body_json_schema"),
     headers: p.json<unknown[]>(),
     oauth2Scopes: p.json<string[]>().fieldName("oauth2_scopes"),
     imported: p.boolean().default(false),
@@ -132,6 +201,14 @@ export const ServerEntity = defineEntity({
     description: p.text(),
     requestHeadersProxyEnabled: p.boolean(),
     dynamicToolDiscoveryEnabled: p.boolean(),
+    // The git connection the server is pushed through (docs/api-rules.md §17); deleting it unsets it here.
+    gitConnection: () =>
+      p
+        .manyToOne(GitConnectionEntity)
+        .nullable()
+        .deleteRule("set null")
+        .foreignKeyName("servers_git_connection_id_foreign"),
+    gitRepoFullName: p.text().nullable(),
   },
   uniques: [{ name: "servers_tenant_name_unique", properties: ["tenant", "name"] }],
   indexes: [{ name: "servers_tenant_created_at_id_index", properties: ["tenant", "createdAt", "id"] }],
@@ -245,6 +322,87 @@ export const ServerTokenEntity = defineEntity({
   indexes: [{ name: "server_tokens_server_id_created_at_index", properties: ["server", "createdAt", "id"] }],
 });
 
+// Upstream OAuth connections (docs/api-rules.md §13): one per (provider, tenant, principal), gone with their
+// provider and with the server token they were made with; consents under way likewise.
+export const UpstreamConnectionEntity = defineEntity({
+  name: "UpstreamConnection",
+  tableName: "upstream_connections",
+  properties: {
+    id: id().primary(),
+    tenant: p.text(),
+    provider: () =>
+      p.manyToOne(ProviderEntity).deleteRule("cascade").foreignKeyName("upstream_connections_provider_id_foreign"),
+    principal: p.text(),
+    serverToken: () =>
+      p
+        .manyToOne(ServerTokenEntity)
+        .nullable()
+        .deleteRule("cascade")
+        .foreignKeyName("upstream_connections_server_token_id_foreign"),
+    scopes: p.json<ReadonlyArray<string>>(),
+    tokensCipher: p.text(),
+    refreshable: p.boolean(),
+    expiresAt: timestamp(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  },
+  uniques: [
+    { name: "upstream_connections_provider_tenant_principal_unique", properties: ["provider", "tenant", "principal"] },
+  ],
+  indexes: [{ name: "upstream_connections_server_token_id_index", properties: ["serverToken"] }],
+});
+
+export const UpstreamAuthorizationEntity = defineEntity({
+  name: "UpstreamAuthorization",
+  tableName: "upstream_authorizations",
+  properties: {
+    id: id().primary(),
+    tenant: p.text(),
+    provider: () =>
+      p.manyToOne(ProviderEntity).deleteRule("cascade").foreignKeyName("upstream_authorizations_provider_id_foreign"),
+    principal: p.text(),
+    serverToken: () =>
+      p
+        .manyToOne(ServerTokenEntity)
+        .nullable()
+        .deleteRule("cascade")
+        .foreignKeyName("upstream_authorizations_server_token_id_foreign"),
+    scopes: p.json<ReadonlyArray<string>>(),
+    codeVerifierCipher: p.text(),
+    expiresAt: timestamp(),
+    createdAt: timestamp(),
+  },
+});
+
+/**
+ * The git outbox entry of a server (docs/api-rules.md §17): what is pending, who holds it, what the last
+ * push did. Claimed with FOR UPDATE SKIP LOCKED and a lease, so two instances never push the same change.
+ */
+export const GitSyncEntity = defineEntity({
+  name: "GitSync",
+  tableName: "git_syncs",
+  properties: {
+    server: () =>
+      p.manyToOne(ServerEntity).primary().deleteRule("cascade").foreignKeyName("git_syncs_server_id_foreign"),
+    tenant: p.text(),
+    state: p.text(),
+    changeSeq: p.integer(),
+    pushedSeq: p.integer(),
+    changedAt: timestamp(),
+    pendingSince: timestamp().nullable(),
+    attempts: p.integer(),
+    nextAttemptAt: timestamp(),
+    leaseOwner: p.text().nullable(),
+    leaseUntil: timestamp().nullable(),
+    commit: p.text(),
+    pushedAt: timestamp().nullable(),
+    error: p.text(),
+    pushedRepo: p.text(),
+    pushedFolder: p.text(),
+  },
+  indexes: [{ name: "git_syncs_next_attempt_at_index", properties: ["nextAttemptAt"] }],
+});
+
 /** Every entity of the schema, in dependency order. */
 export const ENTITIES = [
   ProviderEntity,
@@ -252,6 +410,7 @@ export const ENTITIES = [
   PromptEntity,
   ResourceEntity,
   VariableEntity,
+  GitConnectionEntity,
   ServerEntity,
   ServerProviderEntity,
   ServerToolEntity,
@@ -259,4 +418,9 @@ export const ENTITIES = [
   ServerPromptEntity,
   ServerTokenEntity,
   AuditEventEntity,
+  ProviderCountEntity,
+  UpstreamConnectionEntity,
+  UpstreamAuthorizationEntity,
+  OAuthServerRecordEntity,
+  GitSyncEntity,
 ] as const;

@@ -48,6 +48,16 @@ export const describeGraphs = (tables: ReturnType<typeof describeRecordTables>) 
    * The server aliased `a` with its links, the full records of its providers, of its chosen tools
    * (provider by provider), of its resources and of its prompts.
    */
+  const decodeServerGraph = rowDecoder(
+    Schema.Struct({
+      server: servers.stored,
+      providers: Schema.Array(providers.stored),
+      tools: Schema.Array(tools.stored),
+      resources: Schema.Array(resources.stored),
+      prompts: Schema.Array(prompts.stored),
+      gitProvider: Schema.NullOr(Schema.String),
+    }),
+  );
   const serverGraph: Nested<ServerGraph> = {
     json: (a) =>
       `json_build_object('server', ${server.json(a)},
@@ -60,16 +70,13 @@ export const describeGraphs = (tables: ReturnType<typeof describeRecordTables>) 
         'resources', coalesce((select json_agg(${resources.json("gr")} order by gsr.ordinal)
             from server_resources gsr join resources gr on gr.id = gsr.resource_id where gsr.server_id = ${a}.id), ${EMPTY}),
         'prompts', coalesce((select json_agg(${prompts.json("gq")} order by gsq.ordinal)
-            from server_prompts gsq join prompts gq on gq.id = gsq.prompt_id where gsq.server_id = ${a}.id), ${EMPTY}))`,
-    decode: rowDecoder(
-      Schema.Struct({
-        server: servers.stored,
-        providers: Schema.Array(providers.stored),
-        tools: Schema.Array(tools.stored),
-        resources: Schema.Array(resources.stored),
-        prompts: Schema.Array(prompts.stored),
-      }),
-    ),
+            from server_prompts gsq join prompts gq on gq.id = gsq.prompt_id where gsq.server_id = ${a}.id), ${EMPTY}),
+        'gitProvider', (select gc.kind from git_connections gc where gc.id = ${a}.git_connection_id))`,
+    decode: (json) => {
+      const { gitProvider, ...graph } = decodeServerGraph(json);
+      // As the memory store: no key without a git connection.
+      return gitProvider === null ? graph : { ...graph, gitProvider };
+    },
   };
 
   /** The provider aliased `a` with all its tools in creation order. */

@@ -102,7 +102,9 @@ export const describeTable = <Fields extends Schema.Struct.Fields>(
     if (!linked.includes(field) && !columns.some((column) => column.field === field))
       throw new Error(`the row field '${field}' has no column in ${name}`);
   const [primary, ...compound] = meta.primaryKeys;
-  const key = columns.find((column) => column.name === primary);
+  // The key property's column (a many-to-one key such as a server's outbox entry's `server` is `server_id`).
+  const keyColumn = meta.props.find((prop) => prop.name === primary)?.fieldNames[0];
+  const key = columns.find((column) => column.name === keyColumn);
   if (key === undefined || compound.length > 0) throw new Error(`${name} needs a single-column primary key`);
 
   const timestamps = Object.fromEntries(

@@ -1,11 +1,16 @@
 import {
   AuditEventRow,
+  OAuthServerRecordRow,
+  GitConnectionRow,
+  GitSyncRow,
   PromptRow,
   ProviderRow,
   ResourceRow,
   ServerRow,
   ServerTokenRow,
   ToolRow,
+  UpstreamAuthorizationRow,
+  UpstreamConnectionRow,
   VariableRow,
 } from "@mcpsm/domain/storage";
 import type { MetadataStorage } from "@mikro-orm/core";
@@ -13,12 +18,17 @@ import {
   PromptEntity,
   ProviderEntity,
   ResourceEntity,
+  GitSyncEntity,
   ServerEntity,
   ServerTokenEntity,
   ToolEntity,
+  UpstreamAuthorizationEntity,
+  UpstreamConnectionEntity,
   VariableEntity,
 } from "../schema/entities.js";
 import { AuditEventEntity } from "../schema/audit-event-entity.js";
+import { OAuthServerRecordEntity } from "../schema/oauth-server-record-entity.js";
+import { GitConnectionEntity } from "../schema/git-entities.js";
 import { describeGraphs } from "./graphs.js";
 import { describeTable } from "./table.js";
 
@@ -33,6 +43,11 @@ export const describeRecordTables = (metadata: MetadataStorage) => ({
   servers: describeTable(metadata.get(ServerEntity), ServerRow, ["providers", "resourceIds", "promptIds"]),
   serverTokens: describeTable(metadata.get(ServerTokenEntity), ServerTokenRow),
   auditEvents: describeTable(metadata.get(AuditEventEntity), AuditEventRow),
+  upstreamConnections: describeTable(metadata.get(UpstreamConnectionEntity), UpstreamConnectionRow),
+  upstreamAuthorizations: describeTable(metadata.get(UpstreamAuthorizationEntity), UpstreamAuthorizationRow),
+  oauthServerRecords: describeTable(metadata.get(OAuthServerRecordEntity), OAuthServerRecordRow),
+  gitConnections: describeTable(metadata.get(GitConnectionEntity), GitConnectionRow),
+  gitSyncs: describeTable(metadata.get(GitSyncEntity), GitSyncRow),
 });
 
 /**

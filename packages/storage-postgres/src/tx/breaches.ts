@@ -13,6 +13,7 @@ const UNIQUE_NAMES: Readonly<Record<string, RecordKind>> = {
   resources_provider_id_name_unique: "resource",
   variables_tenant_name_unique: "variable",
   servers_tenant_name_unique: "server",
+  git_connections_tenant_name_unique: "gitConnection",
 };
 
 /** What a foreign key points at, for messages about a missing target. */
@@ -30,6 +31,7 @@ const REFERENCED: Readonly<Record<string, string>> = {
   server_prompts_prompt_id_foreign: "prompt",
   server_prompts_server_id_foreign: "server",
   server_tokens_server_id_foreign: "server",
+  servers_git_connection_id_foreign: "git connection",
 };
 
 /** The key values in a PostgreSQL key detail such as `Key (provider_id)=(abc) is not present in table …`. */

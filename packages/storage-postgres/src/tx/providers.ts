@@ -16,6 +16,7 @@ export const providerOperations: Operations<
   | "findProviderWithTools"
   | "searchProviders"
   | "countProviders"
+  | "findProviders"
 > = (tables) => {
   const { providers } = tables;
   const { providerWithTools } = tables.graphs;
@@ -23,6 +24,7 @@ export const providerOperations: Operations<
   // One compare-and-set statement; the tenant, creation time and secret prefix stay as stored.
   const update = updateRowIfVersion(providers, ["tenant", "createdAt", "secretPrefix"]);
   const find = `select ${providers.json("p")} as r from providers p where p.id = $1`;
+  const findMany = `select ${providers.json("p")} as r from providers p where p.id = any($1::text[])`;
   const findWithTools = `select ${providerWithTools.json("p")} as r from providers p where p.id = $1`;
 
   return (ctx) => {
@@ -34,26 +36,62 @@ export const providerOperations: Operations<
         params.push(value);
         return `$${params.length}`;
       };
-      const filters = [`(p.tenant = ${param(search.viewerTenant)} or p.visibility_type = 'PUBLIC')`];
-      if (search.nameContains !== undefined)
-        filters.push(`p.name ilike ${param(likeContains(search.nameContains))} escape '\\'`);
-      if (search.baseURLContains !== undefined)
-        filters.push(`p.base_url ilike ${param(likeContains(search.baseURLContains))} escape '\\'`);
-      if (search.apiType !== undefined) filters.push(`p.api_type = ${param(search.apiType)}`);
-      if (search.visibility !== undefined) filters.push(`p.visibility_type = ${param(search.visibility)}`);
-      const where = filters.join(" and ");
-      const after =
-        search.after === undefined
-          ? ""
-          : `and (p.created_at, p.id) > (${param(search.after.createdAt.toISOString())}::timestamptz, ${param(search.after.id)})`;
+      const tenant = param(search.viewerTenant);
+      const contains = search.nameContains !== undefined || search.baseURLContains !== undefined;
+      // The filters, as SQL on a table aliased `a` (providers, or provider_counts for the enum filters).
+      const enumFilters: Array<(a: string) => string> = [];
+      if (search.apiType !== undefined) {
+        const value = param(search.apiType);
+        enumFilters.push((a) => `${a}.api_type = ${value}`);
+      }
+      if (search.visibility !== undefined) {
+        const value = param(search.visibility);
+        enumFilters.push((a) => `${a}.visibility_type = ${value}`);
+      }
+      const filters = [...enumFilters];
+      if (search.nameContains !== undefined) {
+        const value = param(likeContains(search.nameContains));
+        filters.push((a) => `${a}.name ilike ${value} escape '\\'`);
+      }
+      if (search.baseURLContains !== undefined) {
+        const value = param(likeContains(search.baseURLContains));
+        filters.push((a) => `${a}.base_url ilike ${value} escape '\\'`);
+      }
+      const and = (list: ReadonlyArray<(a: string) => string>, a: string) => list.map((f) => ` and ${f(a)}`).join("");
+      const pageFilters = [...filters];
+      if (search.after !== undefined) {
+        const at = param(search.after.createdAt.toISOString());
+        const id = param(search.after.id);
+        pageFilters.push((a) => `(${a}.created_at, ${a}.id) > (${at}::timestamptz, ${id})`);
+      }
       const limit = param(Math.max(0, Math.floor(search.limit)));
-      // One statement: the page (keyset on (created_at, id), with each provider's tools) and the match count.
+      // The page: what the viewer sees is its own providers and other tenants' PUBLIC ones, two disjoint sets
+      // that each walk an index in page order ((tenant, created_at, id) and (visibility_type, created_at,
+      // id)) and stop after `limit` rows; the page is the first `limit` of both. (One scan with `tenant = $1
+      // or visibility_type = 'PUBLIC'` cannot use either index's order: it sorted the whole tenant.)
+      const branches = [
+        `select p.* from providers p where p.tenant = ${tenant}${and(pageFilters, "p")}
+           order by p.created_at, p.id limit ${limit}`,
+        ...(search.visibility === "INTERNAL"
+          ? []
+          : [
+              `select p.* from providers p where p.visibility_type = 'PUBLIC' and p.tenant <> ${tenant}${and(pageFilters, "p")}
+                 order by p.created_at, p.id limit ${limit}`,
+            ]),
+      ];
+      // The match count, exact: without a substring filter it adds up provider_counts (kept by triggers in
+      // the writing transaction, read in this statement's snapshot: it agrees with the page); with one, it
+      // counts the matches, which the trigram indexes find without reading the rest of the tenant.
+      const visible = (a: string) => `(${a}.tenant = ${tenant} or ${a}.visibility_type = 'PUBLIC')`;
+      const count = contains
+        ? `select count(*) from providers p where ${visible("p")}${and(filters, "p")}`
+        : `select coalesce(sum(c.n), 0) from provider_counts c where ${visible("c")}${and(enumFilters, "c")}`;
       return Effect.map(
         ctx.rows(
-          `select (select count(*) from providers p where ${where})::int as n,
+          `select (${count})::int as n,
              coalesce((select json_agg(${providerWithTools.json("pg")} order by pg.created_at, pg.id)
-               from (select p.* from providers p where ${where} ${after}
-                     order by p.created_at, p.id limit ${limit}) pg), '[]'::json) as r`,
+               from (select * from (${branches.map((b) => `(${b})`).join(" union all ")}) u
+                     order by u.created_at, u.id limit ${limit}) pg), '[]'::json) as r`,
           params,
         ),
         (result) => {
@@ -81,7 +119,10 @@ export const providerOperations: Operations<
       findProvider: (id) => ctx.one(find, [id], providers.decode),
       findProviderWithTools: (id) => ctx.one(findWithTools, [id], providerWithTools.decode),
       searchProviders,
-      countProviders: (tenant) => ctx.count("select count(*)::int as n from providers where tenant = $1", [tenant]),
+      findProviders: (ids) => (ids.length === 0 ? Effect.succeed([]) : ctx.many(findMany, [ids], providers.decode)),
+      // provider_counts holds each tenant's count (kept by the providers triggers): no scan of the tenant.
+      countProviders: (tenant) =>
+        ctx.count("select coalesce(sum(n), 0)::int as n from provider_counts where tenant = $1", [tenant]),
     };
   };
 };

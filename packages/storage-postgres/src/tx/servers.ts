@@ -60,6 +60,7 @@ const USES: Readonly<Record<ServerReference["kind"], string>> = {
   tool: "exists (select 1 from server_tools x where x.server_id = s.id and x.tool_id = $1)",
   resource: "exists (select 1 from server_resources x where x.server_id = s.id and x.resource_id = $1)",
   prompt: "exists (select 1 from server_prompts x where x.server_id = s.id and x.prompt_id = $1)",
+  gitConnection: "s.git_connection_id = $1",
 };
 
 export const serverOperations: Operations<

@@ -1,6 +1,8 @@
 import type { StorageTx } from "@mcpsm/domain/storage";
 import type { Tables } from "../table/tables.js";
 import { auditEventOperations } from "./audit-events.js";
+import { gitSyncOperations } from "./git-sync.js";
+import { oauthServerRecordOperations } from "./oauth-server-records.js";
 import { promptOperations } from "./prompts.js";
 import { providerOperations } from "./providers.js";
 import { resourceOperations } from "./resources.js";
@@ -9,37 +11,38 @@ import { secretOperations } from "./secrets.js";
 import { serverTokenOperations } from "./server-tokens.js";
 import { serverOperations } from "./servers.js";
 import { toolOperations } from "./tools.js";
+import { upstreamConnectionOperations } from "./upstream-connections.js";
 import { variableOperations } from "./variables.js";
+
+// Every part of the StorageTx: one per table or concern (a new one is one line here).
+const PARTS = [
+  providerOperations,
+  toolOperations,
+  promptOperations,
+  resourceOperations,
+  variableOperations,
+  serverOperations,
+  serverTokenOperations,
+  secretOperations,
+  auditEventOperations,
+  upstreamConnectionOperations,
+  oauthServerRecordOperations,
+  gitSyncOperations,
+] as const;
+
+// Compile-time proof that the parts together are a whole StorageTx (the assembly below casts).
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+type Assembled = UnionToIntersection<ReturnType<ReturnType<(typeof PARTS)[number]>>>;
+export const assembledIsComplete = (tx: Assembled): StorageTx => tx;
 
 /**
  * Prepares the statements of every operation from the tables (once per storage) and answers the maker of
  * the StorageTx whose operations run them with a runner (once per transaction or read).
  */
 export const prepareStorageTx = (tables: Tables): ((runner: Runner) => StorageTx) => {
-  const parts = [
-    providerOperations(tables),
-    toolOperations(tables),
-    promptOperations(tables),
-    resourceOperations(tables),
-    variableOperations(tables),
-    serverOperations(tables),
-    serverTokenOperations(tables),
-    secretOperations(tables),
-    auditEventOperations(tables),
-  ] as const;
+  const parts = PARTS.map((part) => part(tables));
   return (runner) => {
     const ctx = txContext(tables, runner);
-    const [providers, tools, prompts, resources, variables, servers, serverTokens, secrets, auditEvents] = parts;
-    return {
-      ...providers(ctx),
-      ...tools(ctx),
-      ...prompts(ctx),
-      ...resources(ctx),
-      ...variables(ctx),
-      ...servers(ctx),
-      ...serverTokens(ctx),
-      ...secrets(ctx),
-      ...auditEvents(ctx),
-    };
+    return Object.assign({}, ...parts.map((part) => part(ctx))) as StorageTx;
   };
 };

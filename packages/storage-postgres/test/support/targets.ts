@@ -56,12 +56,14 @@ export const targets: ReadonlyArray<{ readonly name: string; readonly create: ()
 /**
  * Empties every table of the adapter's schema. DELETE rather than TRUNCATE: on tables this small it is
  * much cheaper; servers go first (their links and tokens cascade), then providers (their tools, prompts
- * and resources cascade), then variables and the audit trail.
+ * and resources cascade; their git outbox entries too), then variables, the audit trail and git connections.
  */
 export const truncateAll = async (handle: PostgresStorage) => {
   await handle.orm.em
     .getConnection()
-    .execute("delete from servers; delete from providers; delete from variables; delete from audit_events");
+    .execute(
+      "delete from servers; delete from providers; delete from variables; delete from audit_events; delete from oauth_server_records; delete from git_connections",
+    );
 };
 
 /** A migrated database with a storage on it; `dispose` closes the storage and drops the database. */

@@ -1,0 +1,533 @@
+import { Data, Effect } from "effect";
+import {
+  AlreadyExists,
+  type FieldProblem,
+  PermissionDenied,
+  ResourceExhausted,
+  type InvalidArgument,
+} from "../errors/domain-errors.js";
+import { newId } from "../ids/id.js";
+import { matchKey } from "../openapi-import/operation-mapping.js";
+import { secretPrefixOf } from "../provider/secret-prefix.js";
+import { toServerRecord } from "../server/server-record.js";
+import { checkDistinctToolNames } from "../server/server-composition.js";
+import type { ServerRecord } from "../server/server-schema.js";
+import type { PromptRow, ProviderRow, ResourceRow, ServerProviderLink, ServerRow, ToolRow } from "../storage/rows.js";
+import type { StorageTx } from "../storage/storage-port.js";
+import type { Actor } from "../tenancy/actor.js";
+import { Quotas } from "../tenancy/quotas.js";
+import { defineUseCase } from "../use-case/define-use-case.js";
+import {
+  alreadyExists,
+  bumpProvider,
+  lockProvider,
+  lockQuota,
+  now,
+  StaleRead,
+  transact,
+} from "../use-case/use-case-kit.js";
+import { invalid } from "../validation/decode-write.js";
+import { validateInput } from "../validation/validate-input.js";
+import { documentProblems } from "./document-checks.js";
+import { toExportedTool, variablesReferencedBy } from "./export-document.js";
+import {
+  type ExportedPrompt,
+  type ExportedProvider,
+  type ExportedResource,
+  type ExportedTool,
+  type ImportedServer,
+  ServerExportDocument,
+  type ServerImportReport,
+  type ServerImportResult,
+} from "./export-schema.js";
+
+// POST /servers/import (docs/api-rules.md §16): one transaction creates the server and whatever of its
+// providers, tools, prompts and resources the tenant lacks, reusing what it has; a dry run runs the very same
+// transaction and rolls it back, so its answer is exactly what the import would do. Choices: docs/decisions.md.
+
+/** Input of `importServer`: a decoded export document, and whether to store nothing. */
+export interface ImportServerInput {
+  readonly document: ServerExportDocument;
+  readonly dryRun?: boolean | undefined;
+}
+
+/** Carries a dry run's answer out of its transaction, which is rolled back by failing. */
+class DryRunRollback extends Data.TaggedError("DryRunRollback")<{ readonly result: Imported }> {}
+
+/** What an import stored: the server's record and the report. */
+interface Imported {
+  readonly server: ServerRecord;
+  readonly report: ServerImportReport;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer E> ? Array<E> : Mutable<T[K]> };
+
+const emptyReport = (): Mutable<ServerImportReport> => ({
+  providers: { reused: [], created: [] },
+  tools: { matched: [], created: [] },
+  prompts: { matched: [], created: [] },
+  resources: { matched: [], created: [] },
+  missingVariables: [],
+  warnings: [],
+});
+
+/** JSON with object keys sorted, so stored schemas (jsonb reorders keys) compare by value. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_, v: unknown) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+
+/** The fields in which a tenant's tool differs from the document's tool it was matched with. */
+const differingFields = (stored: ToolRow, wanted: ExportedTool): Array<string> => {
+  const have = toExportedTool(stored) as Record<string, unknown>;
+  const want = toExportedTool(
+    toolRowOf(wanted, { id: "", providerId: "", createdAt: new Date(0), updatedAt: new Date(0) }),
+  ) as Record<string, unknown>;
+  return Object.keys(want).filter((field) => field !== "method" && canonical(have[field]) !== canonical(want[field]));
+};
+
+type Base = Pick<ToolRow, "id" | "providerId" | "createdAt" | "updatedAt">;
+
+const schemaOrNull = (schema: Readonly<Record<string, unknown>> | undefined) =>
+  schema === undefined || Object.keys(schema).length === 0 ? null : schema;
+
+/** The stored row of a document's tool. */
+const toolRowOf = (tool: ExportedTool, base: Base): ToolRow => ({
+  ...base,
+  method: tool.method,
+  path: tool.path,
+  name: tool.name,
+  title: tool.title ?? "",
+  description: tool.description ?? "",
+  pathArgsJSONSchema: schemaOrNull(tool.pathArgsJSONSchema),
+  queryArgsJSONSchema: schemaOrNull(tool.queryArgsJSONSchema),
+  reqBodyJSONSchema: schemaOrNull(tool.reqBodyJSONSchema),
+  // Not in the document (not on the management wire): an imported tool declares no outputSchema.
+  respBodyJSONSchema: null,
+  headers: tool.headers ?? [],
+  oauth2Scopes: tool.oauth2Scopes ?? [],
+  imported: false,
+});
+
+const promptRowOf = (prompt: ExportedPrompt, base: Base): PromptRow => ({
+  id: base.id,
+  providerId: base.providerId,
+  createdAt: base.createdAt,
+  updatedAt: base.updatedAt,
+  name: prompt.name,
+  description: prompt.description ?? "",
+  arguments: prompt.arguments ?? [],
+  messages: prompt.messages ?? [],
+});
+
+const resourceRowOf = (resource: ExportedResource, base: Base): ResourceRow => ({
+  id: base.id,
+  providerId: base.providerId,
+  createdAt: base.createdAt,
+  updatedAt: base.updatedAt,
+  name: resource.name,
+  description: resource.description ?? "",
+  uri: resource.uri,
+  mimeType: resource.mimeType ?? "",
+  size: resource.size ?? 0,
+  annotations: resource.annotations ?? {},
+});
+
+/**
+ * `count` fresh ids in ascending order: records made in one transaction share their creation time and lists
+ * order them by (creation time, id), so sorted ids keep the document's order.
+ */
+const orderedIds = (count: number): Array<string> =>
+  Array.from({ length: count }, newId).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** A provider the actor can see with this name: its own first, then PUBLIC ones of other tenants, oldest first. */
+const providersNamed = (tx: StorageTx, actor: Actor, name: string) =>
+  Effect.gen(function* () {
+    const found: Array<ProviderRow> = [];
+    let after: { createdAt: Date; id: string } | undefined;
+    // Names are unique per tenant: few providers carry this exact name, however many contain it.
+    for (let page = 0; page < 100; page++) {
+      const result = yield* tx.searchProviders({ viewerTenant: actor.tenant, nameContains: name, after, limit: 1000 });
+      found.push(...result.items.map((item) => item.provider).filter((p) => p.name === name));
+      const last = result.items.at(-1)?.provider;
+      if (last === undefined || result.items.length < 1000) break;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+    return [...found.filter((p) => p.tenant === actor.tenant), ...found.filter((p) => p.tenant !== actor.tenant)];
+  });
+
+/** What one provider of the document resolved to, and which of its members the server gets. */
+interface ProviderOutcome {
+  readonly link: ServerProviderLink | undefined;
+  readonly tools: ReadonlyArray<ToolRow>;
+  readonly promptIds: ReadonlyArray<string>;
+  readonly resourceIds: ReadonlyArray<string>;
+}
+
+/** The import of one document, inside the transaction `tx`; `newIds` collects the ids of records it creates. */
+const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument, newIds: Set<string>) =>
+  Effect.gen(function* () {
+    const quotas = yield* Quotas;
+    // Fixed order: the server quota serialises this tenant's imports, the provider quota its provider creates.
+    yield* lockQuota(tx, "servers", actor.tenant);
+    yield* lockQuota(tx, "providers", actor.tenant);
+    if ((yield* tx.countServers(actor.tenant)) >= quotas.serversPerTenant)
+      return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.serversPerTenant} servers` });
+    const at = yield* now;
+    const report = emptyReport();
+    const mayCreate = actor.scopes.has("provider:create");
+    const needCreate = (what: string) =>
+      mayCreate
+        ? Effect.void
+        : Effect.fail(
+            new PermissionDenied({
+              detail: `importing this document creates ${what}, which needs the scope 'provider:create'`,
+              requiredScope: "provider:create",
+            }),
+          );
+
+    // The server first (empty), so that the audit event of the import names the server.
+    const server: ServerRow = {
+      id: newId(),
+      tenant: actor.tenant,
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+      name: document.server.name,
+      description: document.server.description ?? "",
+      requestHeadersProxyEnabled: document.server.requestHeadersProxyEnabled ?? false,
+      dynamicToolDiscoveryEnabled: document.server.dynamicToolDiscoveryEnabled ?? false,
+      providers: [],
+      resourceIds: [],
+      promptIds: [],
+    };
+    newIds.add(server.id);
+    yield* tx.insertServer(server).pipe(
+      Effect.catchTags({
+        UniqueViolation: () =>
+          Effect.fail(
+            new AlreadyExists({
+              detail: `a server named '${server.name}' already exists: change server.name in the document to import it beside it`,
+            }),
+          ),
+        ReferenceViolation: (e) => Effect.die(e),
+      }),
+    );
+
+    /** Inserts a document's member rows, mapping a uniqueness breach to 409 naming the document path. */
+    const insertAll = <R extends { readonly id: string }>(
+      rows: ReadonlyArray<R>,
+      insert: (row: R) => Effect.Effect<void, { readonly _tag: "UniqueViolation" | "ReferenceViolation" }>,
+      at: (i: number) => string,
+    ) =>
+      Effect.forEach(
+        rows.entries(),
+        ([i, row]) =>
+          insert(row).pipe(
+            Effect.tap(() => newIds.add(row.id)),
+            Effect.catchAll((e) =>
+              Effect.fail(
+                new AlreadyExists({
+                  detail: `${at(i)}: ${e._tag === "UniqueViolation" ? "the name is taken on the tenant's provider" : "its provider is gone"}`,
+                }),
+              ),
+            ),
+          ),
+        { discard: true },
+      );
+
+    /** A provider of the document that the tenant lacks: created with all its members. */
+    const create = (doc: ExportedProvider, i: number) =>
+      Effect.gen(function* () {
+        yield* needCreate(`provider '${doc.name}'`);
+        if ((yield* tx.countProviders(actor.tenant)) >= quotas.providersPerTenant)
+          return yield* new ResourceExhausted({
+            detail: `the tenant already has ${quotas.providersPerTenant} providers`,
+          });
+        if (doc.tools.length > quotas.toolsPerProvider)
+          return yield* new ResourceExhausted({
+            detail: `providers[${i}] has ${doc.tools.length} tools; a provider may hold at most ${quotas.toolsPerProvider}`,
+          });
+        const row: ProviderRow = {
+          id: newId(),
+          tenant: actor.tenant,
+          createdAt: at,
+          updatedAt: at,
+          version: 1,
+          apiType: doc.apiType ?? "REST",
+          visibilityType: doc.visibilityType ?? "INTERNAL",
+          baseURL: doc.baseURL,
+          documentURL: doc.documentURL ?? "",
+          iconURL: doc.iconURL ?? "",
+          secretPrefix: secretPrefixOf(doc.baseURL),
+          name: doc.name,
+          description: doc.description ?? "",
+          oauth2Config:
+            doc.oauth2Config === undefined
+              ? null
+              : {
+                  clientID: doc.oauth2Config.clientID ?? "",
+                  clientSecretCipher: null,
+                  authURL: doc.oauth2Config.authURL ?? "",
+                  tokenURL: doc.oauth2Config.tokenURL ?? "",
+                },
+        };
+        yield* tx.insertProvider(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
+        newIds.add(row.id);
+        const base = (id: string): Base => ({ id, providerId: row.id, createdAt: at, updatedAt: at });
+        const toolIds = orderedIds(doc.tools.length);
+        const tools = doc.tools.map((tool, j) => toolRowOf(tool, base(toolIds[j]!)));
+        const prompts = orderedIds(doc.prompts.length).map((id, j) => promptRowOf(doc.prompts[j]!, base(id)));
+        const resources = orderedIds(doc.resources.length).map((id, j) => resourceRowOf(doc.resources[j]!, base(id)));
+        yield* insertAll(tools, tx.insertTool, (j) => `providers[${i}].tools[${j}]`);
+        yield* insertAll(prompts, tx.insertPrompt, (j) => `providers[${i}].prompts[${j}]`);
+        yield* insertAll(resources, tx.insertResource, (j) => `providers[${i}].resources[${j}]`);
+        report.providers.created.push({ id: row.id, name: row.name, baseURL: row.baseURL });
+        for (const tool of tools)
+          report.tools.created.push({ provider: row.name, name: tool.name, method: tool.method, path: tool.path });
+        for (const p of prompts) report.prompts.created.push({ provider: row.name, name: p.name });
+        for (const r of resources) report.resources.created.push({ provider: row.name, name: r.name });
+        if (row.oauth2Config !== null)
+          report.warnings.push({
+            path: `providers[${i}].oauth2Config`,
+            message: `provider '${row.name}' was created without a client secret (an export never holds one): set oauth2Config.clientSecret with PATCH /providers/{id} if its authorization server requires one`,
+          });
+        return { row, tools, prompts, resources };
+      });
+
+    /**
+     * A provider the tenant has (same name and baseURL): its tools are matched by method and path, its prompts
+     * and resources by name; what it lacks is created on it (the tenant's own provider only).
+     */
+    const reuse = (stored: ProviderRow, doc: ExportedProvider, i: number) =>
+      Effect.gen(function* () {
+        const own = stored.tenant === actor.tenant;
+        if (own) yield* lockProvider(tx, stored.id);
+        const current = own ? ((yield* tx.findProvider(stored.id)) ?? stored) : stored;
+        const haveTools = yield* tx.listTools(current.id);
+        const havePrompts = yield* tx.listPrompts(current.id);
+        const haveResources = yield* tx.listResources(current.id);
+        const byKey = new Map<string, ToolRow>();
+        for (const tool of haveTools)
+          if (!byKey.has(matchKey(tool.method, tool.path))) byKey.set(matchKey(tool.method, tool.path), tool);
+        const promptByName = new Map(havePrompts.map((p) => [p.name, p]));
+        const resourceByName = new Map(haveResources.map((r) => [r.name, r]));
+        const lacking = {
+          tools: doc.tools.filter((t) => !byKey.has(matchKey(t.method, t.path))),
+          prompts: doc.prompts.filter((p) => !promptByName.has(p.name)),
+          resources: doc.resources.filter((r) => !resourceByName.has(r.name)),
+        };
+        const lacks = lacking.tools.length + lacking.prompts.length + lacking.resources.length;
+        if (lacks > 0) {
+          yield* needCreate(`${lacks} tool(s), prompt(s) or resource(s) on provider '${current.name}'`);
+          if (haveTools.length + lacking.tools.length > quotas.toolsPerProvider)
+            return yield* new ResourceExhausted({
+              detail: `provider '${current.name}' would hold ${haveTools.length + lacking.tools.length} tools; a provider may hold at most ${quotas.toolsPerProvider}`,
+            });
+        }
+        const base = (id: string): Base => ({ id, providerId: current.id, createdAt: at, updatedAt: at });
+        const toolIds = orderedIds(lacking.tools.length);
+        const newTools = lacking.tools.map((tool, j) => toolRowOf(tool, base(toolIds[j]!)));
+        const newPrompts = orderedIds(lacking.prompts.length).map((id, j) =>
+          promptRowOf(lacking.prompts[j]!, base(id)),
+        );
+        const newResources = orderedIds(lacking.resources.length).map((id, j) =>
+          resourceRowOf(lacking.resources[j]!, base(id)),
+        );
+        const pathOf = (kind: "tools" | "prompts" | "resources", item: object) =>
+          `providers[${i}].${kind}[${(doc[kind] as ReadonlyArray<object>).indexOf(item)}]`;
+        yield* insertAll(newTools, tx.insertTool, (j) => pathOf("tools", lacking.tools[j]!));
+        yield* insertAll(newPrompts, tx.insertPrompt, (j) => pathOf("prompts", lacking.prompts[j]!));
+        yield* insertAll(newResources, tx.insertResource, (j) => pathOf("resources", lacking.resources[j]!));
+        if (lacks > 0) yield* bumpProvider(tx, current, at);
+
+        const created = new Map(lacking.tools.map((t, j) => [t, newTools[j]!]));
+        const tools = doc.tools.map((t) => {
+          const match = byKey.get(matchKey(t.method, t.path));
+          if (match !== undefined) {
+            report.tools.matched.push({
+              provider: current.name,
+              name: match.name,
+              method: match.method,
+              path: match.path,
+              differs: differingFields(match, t),
+            });
+            return match;
+          }
+          const row = created.get(t)!;
+          report.tools.created.push({ provider: current.name, name: row.name, method: row.method, path: row.path });
+          return row;
+        });
+        const newPromptOf = new Map(lacking.prompts.map((p, j) => [p, newPrompts[j]!]));
+        const prompts = doc.prompts.map((p) => {
+          const match = promptByName.get(p.name);
+          (match === undefined ? report.prompts.created : report.prompts.matched).push({
+            provider: current.name,
+            name: p.name,
+          });
+          return match ?? newPromptOf.get(p)!;
+        });
+        const newResourceOf = new Map(lacking.resources.map((r, j) => [r, newResources[j]!]));
+        const resources = doc.resources.map((r) => {
+          const match = resourceByName.get(r.name);
+          (match === undefined ? report.resources.created : report.resources.matched).push({
+            provider: current.name,
+            name: r.name,
+          });
+          return match ?? newResourceOf.get(r)!;
+        });
+        report.providers.reused.push({ id: current.id, name: current.name, baseURL: current.baseURL });
+        return { row: current, tools, prompts, resources };
+      });
+
+    /** Whether a provider of another tenant already holds every member of the document's provider. */
+    const holdsAll = (stored: ProviderRow, doc: ExportedProvider) =>
+      Effect.gen(function* () {
+        const keys = new Set((yield* tx.listTools(stored.id)).map((t) => matchKey(t.method, t.path)));
+        const prompts = new Set((yield* tx.listPrompts(stored.id)).map((p) => p.name));
+        const resources = new Set((yield* tx.listResources(stored.id)).map((r) => r.name));
+        return (
+          doc.tools.every((t) => keys.has(matchKey(t.method, t.path))) &&
+          doc.prompts.every((p) => prompts.has(p.name)) &&
+          doc.resources.every((r) => resources.has(r.name))
+        );
+      });
+
+    const outcomes: Array<ProviderOutcome> = [];
+    for (const [i, doc] of document.providers.entries()) {
+      const named = yield* providersNamed(tx, actor, doc.name);
+      const own = named.find((p) => p.tenant === actor.tenant);
+      if (own !== undefined && own.baseURL !== doc.baseURL)
+        return yield* new AlreadyExists({
+          detail: `providers[${i}]: the tenant has a provider named '${doc.name}' with another baseURL ('${own.baseURL}'); rename the provider in the document, or give it that baseURL to reuse it`,
+        });
+      let resolved:
+        | {
+            row: ProviderRow;
+            tools: ReadonlyArray<ToolRow>;
+            prompts: ReadonlyArray<PromptRow>;
+            resources: ReadonlyArray<ResourceRow>;
+          }
+        | undefined;
+      if (own !== undefined) resolved = yield* reuse(own, doc, i);
+      else
+        for (const candidate of named)
+          if (candidate.baseURL === doc.baseURL && (yield* holdsAll(candidate, doc))) {
+            resolved = yield* reuse(candidate, doc, i);
+            break;
+          }
+      if (resolved === undefined) resolved = yield* create(doc, i);
+      // A provider listed only for the server's prompts or resources does not join the server's providers.
+      const linked = doc.tools.length > 0 || (doc.prompts.length === 0 && doc.resources.length === 0);
+      outcomes.push({
+        link: linked ? { providerId: resolved.row.id, toolIds: resolved.tools.map((t) => t.id) } : undefined,
+        tools: resolved.tools,
+        promptIds: resolved.prompts.map((p) => p.id),
+        resourceIds: resolved.resources.map((r) => r.id),
+      });
+    }
+
+    const chosen = outcomes.flatMap((o) => o.tools);
+    yield* checkDistinctToolNames(chosen);
+    const composed: ServerRow = {
+      ...server,
+      providers: outcomes.flatMap((o) => (o.link === undefined ? [] : [o.link])),
+      promptIds: outcomes.flatMap((o) => o.promptIds),
+      resourceIds: outcomes.flatMap((o) => o.resourceIds),
+    };
+    const applied = yield* tx.updateServer(composed, server.version).pipe(
+      Effect.catchTags({
+        UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
+        ReferenceViolation: () => Effect.fail(new StaleRead({ conditional: false })),
+      }),
+    );
+    if (!applied) return yield* new StaleRead({ conditional: false });
+
+    const names = variablesReferencedBy(chosen);
+    const have = new Set(
+      (names.length === 0 ? [] : yield* tx.findVariablesByName(actor.tenant, names)).map((v) => v.name),
+    );
+    const typeOf = new Map(document.variables.map((v) => [v.name, v.type]));
+    for (const name of names)
+      if (!have.has(name)) {
+        const type = typeOf.get(name);
+        report.missingVariables.push(type === undefined ? { name } : { name, type });
+      }
+
+    const graph = yield* tx.findServerGraph(server.id);
+    if (graph === undefined) return yield* new StaleRead({ conditional: false });
+    return { server: toServerRecord(graph), report: report as ServerImportReport } satisfies Imported;
+  });
+
+/** A dry run's server: records it would create have no ids (they are never stored). */
+const withoutNewIds = (record: ServerRecord, newIds: ReadonlySet<string>): ImportedServer => {
+  const strip = <T extends { readonly id: string; readonly providerID?: string }>(item: T) => {
+    const { id, providerID, ...rest } = item;
+    return {
+      ...rest,
+      ...(newIds.has(id) ? {} : { id }),
+      ...(providerID === undefined || newIds.has(providerID) ? {} : { providerID }),
+    };
+  };
+  const { id, providers, resources, prompts, ...rest } = record;
+  return {
+    ...rest,
+    ...(newIds.has(id) ? {} : { id }),
+    providers: providers.map(({ id: providerId, tools, ...fields }) => ({
+      ...fields,
+      ...(newIds.has(providerId) ? {} : { id: providerId }),
+      tools: tools.map(strip),
+    })),
+    resources: resources.map(strip),
+    prompts: prompts.map(strip),
+  };
+};
+
+/** Checks a document beyond its schema; every problem located by its path in the document. */
+const checkDocument = (document: ServerExportDocument): Effect.Effect<ServerExportDocument, InvalidArgument> =>
+  Effect.flatMap(validateInput("", ServerExportDocument, document), (checked) => {
+    const problems: ReadonlyArray<FieldProblem> = documentProblems(checked);
+    return problems.length > 0 ? Effect.fail(invalid(problems)) : Effect.succeed(checked);
+  });
+
+/**
+ * Creates a server of the actor's tenant from an export document (docs/api-rules.md §16), reusing the tenant's
+ * providers (same name and baseURL; tools matched by method and path, prompts and resources by name) and
+ * creating what it lacks, which needs `provider:create` as well. One transaction: any refusal stores nothing;
+ * `dryRun` runs it all and rolls it back. Answers `{stored, result}`: `stored` is false for a dry run, whose
+ * `result` has no ids for the records it would have created.
+ */
+export const importServer = defineUseCase("importServer", (actor: Actor, { document, dryRun }: ImportServerInput) =>
+  Effect.gen(function* () {
+    const checked = yield* checkDocument(document);
+    const newIds = new Set<string>();
+    const outcome = yield* transact((tx) =>
+      Effect.suspend(() => {
+        newIds.clear();
+        return Effect.flatMap(importInto(tx, actor, checked, newIds), (result) =>
+          dryRun === true ? Effect.fail(new DryRunRollback({ result })) : Effect.succeed(result),
+        );
+      }),
+    ).pipe(
+      Effect.map((result): { stored: boolean; result: ServerImportResult } => ({ stored: true, result })),
+      Effect.catchTag("DryRunRollback", ({ result }) =>
+        Effect.succeed({
+          stored: false,
+          result: {
+            server: withoutNewIds(result.server, newIds),
+            report: {
+              ...result.report,
+              providers: {
+                reused: result.report.providers.reused,
+                created: result.report.providers.created.map(({ id: _, ...provider }) => provider),
+              },
+            },
+          },
+        }),
+      ),
+    );
+    return outcome;
+  }),
+);

@@ -1,0 +1,53 @@
+import type { StorageTx } from "@mcpsm/domain/storage";
+import { Effect, Exit, Runtime } from "effect";
+import type { PointReadCache } from "./point-read-cache.js";
+
+// The reads every management GET of a server and every MCP request make, outside transactions: a server
+// (its revision), a server's graph (the management answer and the compiled MCP server), a provider (the
+// revision of a served server), a server token by hash (MCP authentication). Inside a transaction nothing
+// is cached: a write reads what it locks.
+
+/**
+ * `read()`, or the cached answer of `key` when the cache has a current one. Concurrent misses of one key in
+ * one generation share one read (when an entry expires under load, the requests in flight would otherwise
+ * all go to the database at once); a request that starts after a change never joins a read begun before it.
+ * The shared read runs detached from the fibers waiting for it, so one caller giving up does not fail the
+ * others; the statement timeout bounds it.
+ */
+const cached = <A>(cache: PointReadCache, key: string, read: () => Effect.Effect<A>, keep: (value: A) => boolean) =>
+  Effect.suspend(() => {
+    const hit = cache.lookup(key);
+    if (hit.found) return Effect.succeed(hit.value as A);
+    // The shared read runs with the fiber refs of the caller that starts it (its statement observer: the
+    // statements show in that request's trace), in a fiber of its own.
+    return Effect.flatMap(Effect.runtime<never>(), (runtime) =>
+      Effect.suspend(() => {
+        const generation = cache.current;
+        const flightKey = `${generation}:${key}`;
+        let flight = cache.readsInFlight.get(flightKey) as Promise<Exit.Exit<A>> | undefined;
+        if (flight === undefined) {
+          const startedAt = performance.now();
+          flight = Runtime.runPromiseExit(runtime)(read()).then((exit) => {
+            cache.readsInFlight.delete(flightKey);
+            if (Exit.isSuccess(exit) && keep(exit.value)) cache.store(key, exit.value, generation, startedAt);
+            return exit;
+          });
+          cache.readsInFlight.set(flightKey, flight);
+        }
+        const shared = flight;
+        return Effect.flatten(Effect.promise(() => shared));
+      }),
+    );
+  });
+
+/** Only what exists is kept: made-up ids and tokens must not push real entries out. */
+const found = (value: unknown) => value !== undefined;
+
+/** `tx` (of a `read`) with its hot point reads answered from `cache` when it holds a current answer. */
+export const withCachedPointReads = (tx: StorageTx, cache: PointReadCache): StorageTx => ({
+  ...tx,
+  findServer: (id) => cached(cache, `server:${id}`, () => tx.findServer(id), found),
+  findServerGraph: (id) => cached(cache, `server-graph:${id}`, () => tx.findServerGraph(id), found),
+  findProvider: (id) => cached(cache, `provider:${id}`, () => tx.findProvider(id), found),
+  findServerTokenByHash: (hash) => cached(cache, `server-token:${hash}`, () => tx.findServerTokenByHash(hash), found),
+});

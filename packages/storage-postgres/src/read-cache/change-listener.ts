@@ -1,0 +1,95 @@
+import pg from "pg";
+
+/** The channel every transaction of the adapter notifies as it commits, so every instance hears every change. */
+export const CHANGES_CHANNEL = "mcpsm_changes";
+
+/**
+ * The statement that ends a transaction of the adapter: COMMIT, then the change notification in a
+ * transaction of its own, in one round trip (a simple query of several statements; what follows COMMIT runs
+ * only when it succeeded). Not NOTIFY inside the transaction: PostgreSQL serialises the commits of notifying
+ * transactions (a lock held through the commit's WAL flush), which would queue concurrent writers behind one
+ * another's disk flushes. The notification's own commit does not wait for the disk (a notification lost in a
+ * crash has nobody left to tell).
+ */
+export const COMMIT_AND_NOTIFY = `commit work; set local synchronous_commit to off; notify ${CHANGES_CHANNEL}`;
+
+/** What the listener reports. */
+export interface ChangeListenerEvents {
+  /** A change was committed (by any instance, this one included). */
+  readonly onChange: () => void;
+  /** Whether notifications are being received: false when the connection was lost, true once listening again. */
+  readonly onListening: (listening: boolean) => void;
+  /** A connection attempt or the connection failed (it is retried). */
+  readonly onError?: (error: Error) => void;
+}
+
+/** A running listener. */
+export interface ChangeListener {
+  readonly close: () => Promise<void>;
+}
+
+const RETRY_START_MS = 100;
+const RETRY_MAX_MS = 5_000;
+
+/**
+ * Listens on `CHANGES_CHANNEL` over a connection of its own (not a pooled one: LISTEN belongs to a session),
+ * reconnecting with a growing delay after a loss. Starts connecting at once; `onListening(true)` says when
+ * notifications are being heard.
+ */
+export const listenForChanges = (url: string, events: ChangeListenerEvents): ChangeListener => {
+  let closed = false;
+  let client: pg.Client | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let delay = RETRY_START_MS;
+
+  const lost = (current: pg.Client, error?: Error) => {
+    if (client !== current) return;
+    client = undefined;
+    events.onListening(false);
+    if (error !== undefined) events.onError?.(error);
+    current.removeAllListeners();
+    current.on("error", () => {});
+    current.end().catch(() => {});
+    if (closed) return;
+    retryTimer = setTimeout(connect, delay);
+    retryTimer.unref();
+    delay = Math.min(delay * 2, RETRY_MAX_MS);
+  };
+
+  const connect = () => {
+    if (closed) return;
+    const current = new pg.Client({ connectionString: url, keepAlive: true });
+    client = current;
+    current.on("notification", (message) => {
+      if (message.channel === CHANGES_CHANNEL) events.onChange();
+    });
+    current.on("error", (error) => lost(current, error));
+    current.on("end", () => lost(current, new Error("the notification connection ended")));
+    current
+      .connect()
+      .then(() => current.query(`listen ${CHANGES_CHANNEL}`))
+      .then(
+        () => {
+          if (client !== current) return;
+          delay = RETRY_START_MS;
+          events.onListening(true);
+        },
+        (error: Error) => lost(current, error),
+      );
+  };
+
+  connect();
+  return {
+    close: async () => {
+      closed = true;
+      clearTimeout(retryTimer);
+      const current = client;
+      client = undefined;
+      if (current !== undefined) {
+        current.removeAllListeners();
+        current.on("error", () => {});
+        await current.end().catch(() => {});
+      }
+    },
+  };
+};

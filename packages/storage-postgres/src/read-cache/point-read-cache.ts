@@ -1,0 +1,101 @@
+// The answers of the hot point reads (a server and its graph, a provider, a server token by hash), kept
+// between requests. One rule makes it correct across instances sharing the database: every entry belongs to
+// the *generation* it was read in, and the generation moves on every change anyone commits, so an entry read
+// before a change is never served after it. The instance that commits moves it as the COMMIT returns (before
+// the writer's answer is sent); every other instance moves it when the change notification of that COMMIT
+// arrives (change-listener.ts), or, should that connection be lost silently, when `maxAgeMs` has passed.
+
+/** How long an entry may be served, how many are kept. */
+export interface PointReadCacheOptions {
+  /**
+   * The longest an entry is served without a newer read, whatever the notifications say: the bound on
+   * staleness when the notification connection is lost without an error (a network partition). Default 500.
+   */
+  readonly maxAgeMs?: number;
+  /** Entries kept (least recently used out). Default 10,000. */
+  readonly maxEntries?: number;
+}
+
+interface Entry {
+  readonly value: unknown;
+  readonly generation: number;
+  readonly readAt: number;
+}
+
+/** Point reads keyed by operation and argument, valid for one generation of the database's content. */
+export class PointReadCache {
+  private readonly entries = new Map<string, Entry>();
+  private generation = 0;
+  /** False while changes made elsewhere could go unnoticed (the notification connection is down). */
+  private trusted: boolean;
+  private readonly maxAgeMs: number;
+  private readonly maxEntries: number;
+  /** The reads under way, by generation and key, that concurrent misses share (cached-point-reads.ts). */
+  readonly readsInFlight = new Map<string, Promise<unknown>>();
+  /** Lookups answered from the cache, and lookups that read the database (tests, diagnostics). */
+  hits = 0;
+  misses = 0;
+
+  constructor(options: PointReadCacheOptions & { readonly trusted: boolean }) {
+    this.maxAgeMs = Math.max(0, options.maxAgeMs ?? 500);
+    this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
+    this.trusted = options.trusted;
+  }
+
+  /** The entry of `key` if it is of the current generation and young enough; `found` false otherwise. */
+  lookup(key: string): { readonly found: true; readonly value: unknown } | { readonly found: false } {
+    const entry = this.entries.get(key);
+    if (
+      entry === undefined ||
+      !this.trusted ||
+      entry.generation !== this.generation ||
+      performance.now() - entry.readAt > this.maxAgeMs
+    ) {
+      this.misses++;
+      return { found: false };
+    }
+    // Most recently used last.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.hits++;
+    return { found: true, value: entry.value };
+  }
+
+  /** The generation a read starting now belongs to: pass it to `store` with the read's answer. */
+  get current(): number {
+    return this.generation;
+  }
+
+  /** Keeps `value` for `key` unless a change was seen since the read began (it may predate the change). */
+  store(key: string, value: unknown, readInGeneration: number, readStartedAt: number): void {
+    if (!this.trusted || readInGeneration !== this.generation) return;
+    this.entries.delete(key);
+    this.entries.set(key, { value, generation: readInGeneration, readAt: readStartedAt });
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  /** Something changed (here or elsewhere): no entry read before now is served again. */
+  changed(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  /**
+   * Whether changes made elsewhere are being heard. Untrusted, the cache answers nothing and keeps nothing;
+   * trusted again (a notification connection re-established), it starts from a new generation, since
+   * changes may have been missed meanwhile.
+   */
+  setTrusted(trusted: boolean): void {
+    this.trusted = trusted;
+    this.changed();
+  }
+
+  /** True while the cache answers: changes made elsewhere are being heard (or there is no elsewhere). */
+  get serving(): boolean {
+    return this.trusted;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

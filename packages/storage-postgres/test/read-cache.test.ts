@@ -1,0 +1,151 @@
+import type { StorageTx } from "@mcpsm/domain/storage";
+import { server, serverId } from "@mcpsm/storage-contract";
+import { Effect } from "effect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PostgresStorage } from "../src/index.js";
+import { PointReadCache } from "../src/read-cache/point-read-cache.js";
+import { migratedStorage, targets } from "./support/targets.js";
+
+// The point-read cache (`readCache`): what it answers without a statement, and what makes it read again.
+// Counted at the driver, as statement-count.test.ts does. Entries would live ten minutes here, so every
+// re-read below is caused by a change, never by age. (Two instances hearing each other's changes:
+// apps/api/test/shared-database-caches.test.ts.)
+
+describe("PointReadCache", () => {
+  it("serves an entry only in the generation it was read in", () => {
+    const cache = new PointReadCache({ trusted: true, maxAgeMs: 600_000 });
+    cache.store("k", 1, cache.current, performance.now());
+    expect(cache.lookup("k")).toEqual({ found: true, value: 1 });
+    cache.changed();
+    expect(cache.lookup("k")).toEqual({ found: false });
+  });
+
+  it("does not keep a read that overlapped a change (it may predate it)", () => {
+    const cache = new PointReadCache({ trusted: true, maxAgeMs: 600_000 });
+    const readIn = cache.current;
+    cache.changed();
+    cache.store("k", "old", readIn, performance.now());
+    expect(cache.lookup("k")).toEqual({ found: false });
+  });
+
+  it("answers and keeps nothing while changes elsewhere could go unheard", () => {
+    const cache = new PointReadCache({ trusted: false, maxAgeMs: 600_000 });
+    cache.store("k", 1, cache.current, performance.now());
+    expect(cache.lookup("k")).toEqual({ found: false });
+    cache.setTrusted(true);
+    cache.store("k", 1, cache.current, performance.now());
+    expect(cache.lookup("k").found).toBe(true);
+    cache.setTrusted(false);
+    expect(cache.lookup("k")).toEqual({ found: false });
+  });
+
+  it("serves an entry no longer than maxAgeMs", () => {
+    const cache = new PointReadCache({ trusted: true, maxAgeMs: 1_000 });
+    cache.store("k", 1, cache.current, performance.now() - 2_000);
+    expect(cache.lookup("k")).toEqual({ found: false });
+  });
+
+  it("keeps at most maxEntries, least recently used out", () => {
+    const cache = new PointReadCache({ trusted: true, maxAgeMs: 600_000, maxEntries: 2 });
+    for (const key of ["a", "b"]) cache.store(key, key, cache.current, performance.now());
+    cache.lookup("a");
+    cache.store("c", "c", cache.current, performance.now());
+    expect([cache.lookup("a").found, cache.lookup("b").found, cache.lookup("c").found]).toEqual([true, false, true]);
+  });
+});
+
+for (const target of targets)
+  describe(`point-read cache of the adapter (${target.name})`, () => {
+    let handle: PostgresStorage & { readonly dispose: () => Promise<void> };
+    let counting = false;
+    const sent: Array<string> = [];
+
+    beforeAll(async () => {
+      handle = await migratedStorage(await target.create(), {
+        // The embedded database has one client; a server is listened to.
+        readCache: { maxAgeMs: 600_000, listen: target.name !== "pglite" },
+        onStatement: (sql) => {
+          if (counting) sent.push(sql);
+        },
+      });
+      const deadline = Date.now() + 30_000;
+      while (!handle.readCache?.serving) {
+        if (Date.now() > deadline) throw new Error("the change listener did not connect");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await commit((tx) => tx.insertServer(server(1)));
+    });
+    afterAll(() => handle?.dispose());
+
+    /** Runs `work` with `read` and answers its result and how many statements it sent. */
+    const read = async <A>(work: (tx: StorageTx) => Effect.Effect<A>) => {
+      sent.length = 0;
+      counting = true;
+      try {
+        const result = await Effect.runPromise(handle.storage.read(work));
+        return { result, statements: sent.length };
+      } finally {
+        counting = false;
+      }
+    };
+
+    /**
+     * Runs a transaction and waits until its change has been heard: the cache's generation moves once as
+     * COMMIT returns and, on a server, once more when this instance's own notification arrives a moment
+     * later (polled with a deadline), so that nothing drops the cache during what the test measures next.
+     */
+    const commit = async <A>(work: (tx: StorageTx) => Effect.Effect<A, unknown>) => {
+      const cache = handle.readCache!;
+      const before = cache.current;
+      const result = await Effect.runPromise(handle.storage.transaction(work));
+      const deadline = Date.now() + 30_000;
+      while (cache.current < before + (target.name === "pglite" ? 1 : 2)) {
+        if (Date.now() > deadline) throw new Error("the change notification did not arrive");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return result;
+    };
+
+    it("a second read of a server, its graph, sends nothing; a committed change makes it read again", async () => {
+      expect((await read((tx) => tx.findServerGraph(serverId(1)))).statements).toBe(1);
+      expect((await read((tx) => tx.findServerGraph(serverId(1)))).statements).toBe(0);
+      expect((await read((tx) => tx.findServer(serverId(1)))).statements).toBe(1);
+      expect((await read((tx) => tx.findServer(serverId(1)))).statements).toBe(0);
+
+      const renamed = { ...server(1), name: "renamed", version: 2 };
+      expect(await commit((tx) => tx.updateServer(renamed, 1))).toBe(true);
+      const after = await read((tx) => tx.findServerGraph(serverId(1)));
+      expect(after.statements).toBe(1);
+      expect(after.result?.server.name).toBe("renamed");
+      expect((await read((tx) => tx.findServer(serverId(1)))).result?.name).toBe("renamed");
+    });
+
+    it("concurrent misses of one record share one statement", async () => {
+      await commit((tx) => tx.findServer(serverId(1)));
+      const { result, statements } = await read((tx) =>
+        Effect.all(
+          Array.from({ length: 8 }, () => tx.findServer(serverId(1))),
+          { concurrency: "unbounded" },
+        ),
+      );
+      expect(result.map((row) => row?.name)).toEqual(Array(8).fill("renamed"));
+      expect(statements).toBe(1);
+    });
+
+    it("a record that does not exist is read every time (made-up ids cannot fill the cache)", async () => {
+      expect((await read((tx) => tx.findServer(serverId(99)))).statements).toBe(1);
+      expect((await read((tx) => tx.findServer(serverId(99)))).statements).toBe(1);
+    });
+
+    it("inside a transaction nothing is served from the cache", async () => {
+      await read((tx) => tx.findServer(serverId(1)));
+      sent.length = 0;
+      counting = true;
+      try {
+        await Effect.runPromise(handle.storage.transaction((tx) => tx.findServer(serverId(1))));
+      } finally {
+        counting = false;
+      }
+      expect(sent.filter((sql) => sql.trim().toLowerCase().startsWith("select"))).toHaveLength(1);
+    });
+  });
