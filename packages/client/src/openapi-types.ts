@@ -556,6 +556,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/providers/{id}/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the upstream OAuth connections the tenant's MCP callers made to a provider (never a token)
+         * @description Needs the scope `provider:read` (Get provider).
+         */
+        get: operations["listProviderConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/{id}/connections/{connectionID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an upstream OAuth connection: its caller is asked for consent again
+         * @description Needs the scope `provider:update` (Update provider).
+         */
+        delete: operations["deleteProviderConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a server as a portable document (no ids, no secrets)
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["exportServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a server from an export document, reusing the tenant's providers (201), or preview it with dryRun=true (200)
+         * @description Needs the scope `server:create` (Create MCP server). A per-tenant quota applies: the create beyond it answers 429.
+         */
+        post: operations["importServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List git connections
+         * @description Needs the scope `gitconnection:list` (List Git connections).
+         */
+        get: operations["listGitConnections"];
+        put?: never;
+        /**
+         * Connect a git host (the token is write-only)
+         * @description Needs the scope `gitconnection:create` (Create Git connection). A per-tenant quota applies: the create beyond it answers 429.
+         */
+        post: operations["createGitConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git-connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a git connection
+         * @description Needs the scope `gitconnection:list` (List Git connections).
+         */
+        get: operations["getGitConnection"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a git connection (the servers using it stop syncing)
+         * @description Needs the scope `gitconnection:delete` (Delete Git connection).
+         */
+        delete: operations["deleteGitConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/git-sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the git sync of a server stands
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["getServerGitSync"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -648,6 +796,46 @@ export interface paths {
          * @description The scripts, style sheet, OAuth 2.0 redirect page and icon of the API reference, served by the service itself.
          */
         get: operations["apiReferenceAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Web console
+         * @description The service's web console (issue 19): providers, servers, tokens, variables and the audit trail in the browser. It loads its script and style sheet from /console/ only and calls this API with the signed-in access token.
+         */
+        get: operations["console"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file of the web console
+         * @description The console's script and style sheet (content-hashed names, cached for a year), served by the service itself.
+         */
+        get: operations["consoleAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -785,7 +973,7 @@ export interface components {
             operation: string;
             target: {
                 /** @enum {string} */
-                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token";
+                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token" | "connection" | "gitConnection";
                 id: string;
             };
             /** Format: int32 */
@@ -860,6 +1048,197 @@ export interface components {
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
         };
+        ExportedOAuth2Config: {
+            /**
+             * maxLength(1000)
+             * @description a string at most 1000 character(s) long
+             */
+            clientID?: string;
+            /** @description absolute http(s) URL without credentials, or "" for none */
+            authURL?: string | "" | unknown;
+            /** @description absolute http(s) URL without credentials, or "" for none */
+            tokenURL?: string | "" | unknown;
+        };
+        ExportedPrompt: {
+            /** @description 1–100 characters after trimming, no control characters */
+            name: string;
+            /**
+             * maxLength(10000)
+             * @description a string at most 10000 character(s) long
+             */
+            description?: string;
+            /**
+             * maxItems(100)
+             * @description the prompt's arguments; names are distinct
+             */
+            arguments?: {
+                /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_-]{0,63}$ */
+                name: string;
+                /**
+                 * maxLength(10000)
+                 * @description a string at most 10000 character(s) long
+                 */
+                description?: string;
+                required?: boolean;
+            }[];
+            /**
+             * maxItems(100)
+             * @description an array of at most 100 item(s)
+             */
+            messages?: {
+                /** @enum {string} */
+                role: "user" | "assistant";
+                content: {
+                    /** @enum {string} */
+                    type: "text";
+                    /**
+                     * maxLength(100000)
+                     * @description a string at most 100000 character(s) long
+                     */
+                    text: string;
+                };
+            }[];
+        };
+        ExportedProvider: {
+            /** @enum {string} */
+            apiType?: "REST";
+            /** @enum {string} */
+            visibilityType?: "INTERNAL" | "PUBLIC";
+            /**
+             * Format: uri
+             * @description absolute http(s) URL without credentials
+             */
+            baseURL: string;
+            /** @description absolute http(s) URL without credentials, or "" for none */
+            documentURL?: string | "" | unknown;
+            /** @description absolute http(s) URL without credentials, or "" for none */
+            iconURL?: string | "" | unknown;
+            /** @description 1–100 characters after trimming, no control characters */
+            name: string;
+            /**
+             * maxLength(10000)
+             * @description a string at most 10000 character(s) long
+             */
+            description?: string;
+            /** Format: int32 */
+            version?: number;
+            oauth2Config?: components["schemas"]["ExportedOAuth2Config"];
+            /**
+             * maxItems(1000)
+             * @description an array of at most 1000 item(s)
+             */
+            tools: components["schemas"]["ExportedTool"][];
+            /**
+             * maxItems(1000)
+             * @description an array of at most 1000 item(s)
+             */
+            prompts: components["schemas"]["ExportedPrompt"][];
+            /**
+             * maxItems(1000)
+             * @description an array of at most 1000 item(s)
+             */
+            resources: components["schemas"]["ExportedResource"][];
+        };
+        ExportedResource: {
+            /** @description 1–100 characters after trimming, no control characters */
+            name: string;
+            /**
+             * maxLength(10000)
+             * @description a string at most 10000 character(s) long
+             */
+            description?: string;
+            /**
+             * Format: uri
+             * @description absolute http(s) URL without credentials
+             */
+            uri: string;
+            /** @description a media type such as text/plain, or "" */
+            mimeType?: string;
+            /** Format: int64 */
+            size?: number;
+            annotations?: {
+                /**
+                 * maxItems(2)
+                 * @description an array of at most 2 item(s)
+                 */
+                audience?: ("user" | "assistant")[];
+                /**
+                 * between(0, 1)
+                 * @description a number between 0 and 1
+                 */
+                priority?: number;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 date-time with a time zone
+                 */
+                lastModified?: string;
+            };
+        };
+        ExportedServerFields: {
+            /** @description 1–100 characters after trimming, no control characters */
+            name: string;
+            /**
+             * maxLength(10000)
+             * @description a string at most 10000 character(s) long
+             */
+            description?: string;
+            requestHeadersProxyEnabled?: boolean;
+            dynamicToolDiscoveryEnabled?: boolean;
+        };
+        ExportedTool: {
+            /**
+             * @description the upstream HTTP method; any case is accepted and stored upper case
+             * @enum {string}
+             */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+            /** @description upstream path template: starts with /, no white space, query or fragment; {name} placeholders, each a required property of pathArgsJSONSchema */
+            path: string;
+            /** @description a string matching the pattern ^[a-z][a-zA-Z0-9]{0,19}$ */
+            name: string;
+            /**
+             * maxLength(64)
+             * @description a string at most 64 character(s) long
+             */
+            title?: string;
+            /**
+             * maxLength(10000)
+             * @description a string at most 10000 character(s) long
+             */
+            description?: string;
+            /** @description a JSON Schema with type "object" (2020-12, or draft-07 when its $schema says so) of at most 64 KiB; {} for none */
+            pathArgsJSONSchema?: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON Schema with type "object" (2020-12, or draft-07 when its $schema says so) of at most 64 KiB; {} for none */
+            queryArgsJSONSchema?: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON Schema (2020-12, or draft-07 when its $schema says so) of at most 64 KiB; {} for none */
+            reqBodyJSONSchema?: {
+                [key: string]: unknown;
+            };
+            /**
+             * maxItems(100)
+             * @description an array of at most 100 item(s)
+             */
+            headers?: {
+                /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
+                key: string;
+                /** @description a header value without CR, LF or NUL; may reference variables as ${NAME} */
+                value: string;
+            }[];
+            /**
+             * maxItems(100)
+             * @description an array of at most 100 item(s)
+             */
+            oauth2Scopes?: string[];
+        };
+        ExportedVariable: {
+            /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,127}$ */
+            name: string;
+            /** @enum {string} */
+            type: "ENV" | "SECRET";
+        };
         FieldProblem: {
             /** @description JSON path of the offending value; "" for the whole body */
             path: string;
@@ -879,6 +1258,58 @@ export interface components {
             detail: string;
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
+        };
+        GitConnection: {
+            id: components["schemas"]["Id"];
+            name: string;
+            /** @enum {string} */
+            kind: "GITHUB" | "GITLAB" | "GENERIC";
+            baseURL: string;
+            username: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            updatedAt: string;
+        };
+        GitConnectionCreate: {
+            /** @description 1–100 characters after trimming, no control characters */
+            name: string;
+            /** @enum {string} */
+            kind: "GITHUB" | "GITLAB" | "GENERIC";
+            /**
+             * Format: uri
+             * @description absolute http(s) URL without credentials
+             */
+            baseURL?: string;
+            /**
+             * maxLength(256)
+             * @description a string at most 256 character(s) long
+             */
+            username?: string;
+            /**
+             * minLength(1)
+             * @description a string at least 1 character(s) long
+             */
+            token: string;
+        };
+        GitSync: {
+            /**
+             * @description OFF: no git connection; PENDING: a change waits to be pushed; SYNCED: the repository holds the current state; FAILED: the last push failed (see error; it is retried)
+             * @enum {string}
+             */
+            state: "SYNCED" | "PENDING" | "FAILED" | "OFF";
+            /** @description the id of the last commit pushed; "" when none */
+            commit: string;
+            /** @description when it was pushed (RFC 3339); "" when never */
+            pushedAt: string;
+            /** @description why the last attempt failed; "" when it did not */
+            error: string;
         };
         Health: {
             /** @enum {string} */
@@ -912,6 +1343,158 @@ export interface components {
             description: string;
             tools: components["schemas"]["ImportedTool"][];
             oauth2Config?: components["schemas"]["ProviderOAuth2Config"];
+        };
+        ImportedServer: {
+            id?: components["schemas"]["Id"];
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            updatedAt: string;
+            name: string;
+            description: string;
+            requestHeadersProxyEnabled: boolean;
+            dynamicToolDiscoveryEnabled: boolean;
+            /** Format: int32 */
+            version: number;
+            gitProvider: string;
+            gitRepoFullName: string;
+            providers: {
+                id?: components["schemas"]["Id"];
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 UTC timestamp with milliseconds
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 UTC timestamp with milliseconds
+                 */
+                updatedAt: string;
+                /** Format: int32 */
+                version: number;
+                /** @enum {string} */
+                apiType: "REST";
+                /** @enum {string} */
+                visibilityType: "INTERNAL" | "PUBLIC";
+                baseURL: string;
+                documentURL: string;
+                iconURL: string;
+                secretPrefix: string;
+                name: string;
+                description: string;
+                tools: {
+                    id?: components["schemas"]["Id"];
+                    providerID?: components["schemas"]["Id"];
+                    /** @enum {string} */
+                    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+                    path: string;
+                    name: string;
+                    title: string;
+                    description: string;
+                    /** @description a JSON object */
+                    pathArgsJSONSchema: {
+                        [key: string]: unknown;
+                    };
+                    /** @description a JSON object */
+                    queryArgsJSONSchema: {
+                        [key: string]: unknown;
+                    };
+                    /** @description a JSON object */
+                    reqBodyJSONSchema: {
+                        [key: string]: unknown;
+                    };
+                    headers: {
+                        /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
+                        key: string;
+                        /** @description a header value without CR, LF or NUL; may reference variables as ${NAME} */
+                        value: string;
+                    }[];
+                    oauth2Scopes: string[];
+                }[];
+                oauth2Config?: components["schemas"]["ProviderOAuth2Config"];
+            }[];
+            resources: {
+                id?: components["schemas"]["Id"];
+                providerID?: components["schemas"]["Id"];
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 UTC timestamp with milliseconds
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 UTC timestamp with milliseconds
+                 */
+                updatedAt: string;
+                name: string;
+                description: string;
+                uri: string;
+                mimeType: string;
+                /** Format: int64 */
+                size: number;
+                annotations: {
+                    /**
+                     * maxItems(2)
+                     * @description an array of at most 2 item(s)
+                     */
+                    audience?: ("user" | "assistant")[];
+                    /**
+                     * between(0, 1)
+                     * @description a number between 0 and 1
+                     */
+                    priority?: number;
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 date-time with a time zone
+                     */
+                    lastModified?: string;
+                };
+            }[];
+            prompts: {
+                id?: components["schemas"]["Id"];
+                providerID?: components["schemas"]["Id"];
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 UTC timestamp with milliseconds
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 UTC timestamp with milliseconds
+                 */
+                updatedAt: string;
+                name: string;
+                description: string;
+                arguments: {
+                    /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_-]{0,63}$ */
+                    name: string;
+                    /**
+                     * maxLength(10000)
+                     * @description a string at most 10000 character(s) long
+                     */
+                    description?: string;
+                    required?: boolean;
+                }[];
+                messages: {
+                    /** @enum {string} */
+                    role: "user" | "assistant";
+                    content: {
+                        /** @enum {string} */
+                        type: "text";
+                        /**
+                         * maxLength(100000)
+                         * @description a string at most 100000 character(s) long
+                         */
+                        text: string;
+                    };
+                }[];
+            }[];
         };
         ImportedTool: {
             id?: components["schemas"]["Id"];
@@ -1236,7 +1819,9 @@ export interface components {
         };
         ProviderImport: {
             /** @description a Swagger 2.0, OpenAPI 3.0.x or 3.1.x description of at most 10 MiB: the document as a JSON object, or its text (JSON or YAML) as a string */
-            document: Record<string, never> | string;
+            document?: Record<string, never> | string;
+            /** @description instead of document (exactly one of the two): an http(s) URL the service fetches the description from, under the upstream address policy */
+            url?: string;
             /** @description provider fields that override the ones read from the document */
             provider?: {
                 /** @enum {string} */
@@ -1413,7 +1998,9 @@ export interface components {
         };
         ProviderResync: {
             /** @description a Swagger 2.0, OpenAPI 3.0.x or 3.1.x description of at most 10 MiB: the document as a JSON object, or its text (JSON or YAML) as a string */
-            document: Record<string, never> | string;
+            document?: Record<string, never> | string;
+            /** @description instead of document (exactly one of the two): an http(s) URL the service fetches the description from, under the upstream address policy */
+            url?: string;
             /**
              * @description true: report what would change and store nothing
              * @default false
@@ -1619,6 +2206,101 @@ export interface components {
                     [key: string]: unknown;
                 } | unknown[] | number | string;
             })[];
+            /** @description id of a git connection of the tenant; "" for none */
+            gitConnectionID?: components["schemas"]["Id"] | "";
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            gitRepoFullName?: string;
+        };
+        /** @description a server with its providers, chosen tools, prompts and resources, and the names and types of the variables its tools reference; no id, timestamp or secret */
+        ServerExportDocument: {
+            /** @enum {string} */
+            format: "mcpsm.server.v1";
+            server: components["schemas"]["ExportedServerFields"];
+            /**
+             * maxItems(1000)
+             * @description an array of at most 1000 item(s)
+             */
+            providers: components["schemas"]["ExportedProvider"][];
+            /**
+             * maxItems(1000)
+             * @description an array of at most 1000 item(s)
+             */
+            variables: components["schemas"]["ExportedVariable"][];
+        };
+        ServerImportReport: {
+            providers: {
+                reused: {
+                    /** @description absent in a dry run for a provider that would be created */
+                    id?: string;
+                    name: string;
+                    baseURL: string;
+                }[];
+                created: {
+                    /** @description absent in a dry run for a provider that would be created */
+                    id?: string;
+                    name: string;
+                    baseURL: string;
+                }[];
+            };
+            tools: {
+                matched: {
+                    /** @description the provider's name */
+                    provider: string;
+                    name: string;
+                    method: string;
+                    path: string;
+                    /** @description fields in which the tenant's tool differs from the document's (the tenant's is kept) */
+                    differs: string[];
+                }[];
+                created: {
+                    /** @description the provider's name */
+                    provider: string;
+                    name: string;
+                    method: string;
+                    path: string;
+                }[];
+            };
+            prompts: {
+                matched: {
+                    /** @description the provider's name */
+                    provider: string;
+                    name: string;
+                }[];
+                created: {
+                    /** @description the provider's name */
+                    provider: string;
+                    name: string;
+                }[];
+            };
+            resources: {
+                matched: {
+                    /** @description the provider's name */
+                    provider: string;
+                    name: string;
+                }[];
+                created: {
+                    /** @description the provider's name */
+                    provider: string;
+                    name: string;
+                }[];
+            };
+            /** @description variables the server's tools reference that the tenant does not have */
+            missingVariables: {
+                name: string;
+                /** @enum {string} */
+                type?: "ENV" | "SECRET";
+            }[];
+            warnings: {
+                path: string;
+                message: string;
+            }[];
+        };
+        ServerImportResult: {
+            server: components["schemas"]["ImportedServer"];
+            report: components["schemas"]["ServerImportReport"];
         };
         ServerPatch: {
             /** @description 1–100 characters after trimming, no control characters */
@@ -1681,6 +2363,13 @@ export interface components {
                     [key: string]: unknown;
                 } | unknown[] | number | string;
             })[];
+            /** @description id of a git connection of the tenant; "" for none */
+            gitConnectionID?: components["schemas"]["Id"] | "";
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            gitRepoFullName?: string;
         };
         ServerPromptLink: {
             promptID: components["schemas"]["Id"];
@@ -1868,6 +2557,26 @@ export interface components {
             detail: string;
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
+        };
+        UpstreamConnection: {
+            id: components["schemas"]["Id"];
+            /** @description the MCP caller it belongs to: `oauth:<sub>` or `server-token:<token id>` */
+            principal: string;
+            scopes: string[];
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            expiresAt: string;
+            refreshable: boolean;
+        };
+        UpstreamConnectionList: {
+            connections: components["schemas"]["UpstreamConnection"][];
         };
         Variable: {
             id: components["schemas"]["Id"];
@@ -3909,14 +4618,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description page size, at least 1; values above 1000 are treated as 1000 */
-                limit?: components["schemas"]["Int"];
+                limit?: number;
                 /** @description the nextToken of the previous page (opaque; valid only with the same filters) */
                 token?: string;
                 /** @description only events whose target has this id */
                 targetID?: string;
                 /** @description only events of this operation */
-                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents";
-                /** @description RFC 3339 date-time with a time zone */
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
+                /** @description only events at or after this time (RFC 3339) */
                 since?: string;
             };
             header?: never;
@@ -3942,6 +4651,352 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listProviderConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the provider (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpstreamConnectionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteProviderConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the provider (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description id of the connectionID (11 letters or digits; anything else answers 400) */
+                connectionID: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (no body) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerExportDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importServer: {
+        parameters: {
+            query?: {
+                /** @description true: run the import, answer what it would do (200) and store nothing */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServerExportDocument"];
+            };
+        };
+        responses: {
+            /** @description Dry run: what the import would do; nothing is stored */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerImportResult"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: string;
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerImportResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listGitConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        gitConnections: components["schemas"]["GitConnection"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createGitConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    gitConnection: components["schemas"]["GitConnectionCreate"];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        gitConnection: components["schemas"]["GitConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGitConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the git-connection (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        gitConnection: components["schemas"]["GitConnection"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteGitConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the git-connection (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (no body) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getServerGitSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        gitSync: components["schemas"]["GitSync"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4082,6 +5137,65 @@ export interface operations {
                     "text/css": string;
                     "text/html": string;
                     "image/png": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    console: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    consoleAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
                 };
             };
             404: components["responses"]["NotFound"];

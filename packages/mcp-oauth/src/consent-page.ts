@@ -1,5 +1,6 @@
 // The one page a person sees during the service's OAuth flow: consent by proving they may use the server
-// (pasting one of its server tokens), or why the flow cannot go on. Plain HTML, no script, every value escaped.
+// (pasting one of its server tokens, or signing in at the identity provider when one is configured), or why
+// the flow cannot go on. Plain HTML, no script, every value escaped.
 
 export type ConsentView =
   | {
@@ -9,6 +10,8 @@ export type ConsentView =
       readonly clientName: string;
       /** The MCP server's URL the client asks access to. */
       readonly resource: string;
+      /** Where "sign in" goes, when consent by signing in at the identity provider is on. */
+      readonly signIn?: string | undefined;
       readonly problem?: string;
     }
   | { readonly kind: "error"; readonly message: string };
@@ -31,8 +34,14 @@ export const consentPage = (view: ConsentView): string =>
         "Allow access to an MCP server",
         `<h1>Allow access to an MCP server</h1>
 <p><strong>${escapeHtml(view.clientName)}</strong> asks to use the MCP server <code>${escapeHtml(view.resource)}</code> on your behalf.</p>
-<p>Paste a server token of this server (<code>mcps_…</code>, from its owner) to allow it.</p>
 ${view.problem ? `<p class="problem" role="alert">${escapeHtml(view.problem)}</p>` : ""}
+${
+  view.signIn === undefined
+    ? ""
+    : `<p>Sign in to allow it, if you may use this server: <a id="signin" href="${escapeHtml(view.signIn)}">Sign in</a></p>
+<p>Or:</p>`
+}
+<p>Paste a server token of this server (<code>mcps_…</code>, from its owner) to allow it.</p>
 <form method="post" action="${escapeHtml(view.action)}">
 <label for="token">Server token</label>
 <input id="token" name="token" type="password" autocomplete="off" required>

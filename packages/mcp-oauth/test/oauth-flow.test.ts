@@ -3,8 +3,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { authenticateServerToken } from "@mcpsm/domain/mcp";
-import { Storage } from "@mcpsm/domain/storage";
+import { type OAuthServerRecordRow, oauthServerRecordId, Storage } from "@mcpsm/domain/storage";
 import {
+  revokeServerToken,
   aesGcmCipherLayer,
   createServer as createMcpServerRecord,
   createServerToken,
@@ -21,7 +22,12 @@ import {
 } from "@modelcontextprotocol/client";
 import { Effect, Exit, Layer, ManagedRuntime } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMcpAuthorizationServer, type McpAuthorizationServer } from "../src/index.js";
+import {
+  deriveSigningKey,
+  createMcpAuthorizationServer,
+  type McpAuthorizationServer,
+  type McpAuthorizationServerOptions,
+} from "../src/index.js";
 
 // Issue 16: an OAuth-only MCP client (the SDK client's own OAuth flow) connects to the service with the
 // service as its authorization server: discovery from the 401, RFC 8414 metadata, RFC 7591 registration,
@@ -38,7 +44,30 @@ const services = ManagedRuntime.make(
 );
 const run = <A>(effect: unknown) => services.runPromise(effect as never) as Promise<A>;
 
+const signingSecret = new Uint8Array(randomBytes(32));
+const cookieKey = randomBytes(32).toString("base64url");
+
+/** The options of one instance of the authorization server; every instance shares the store and secrets. */
+const asOptions = (issuer: string): McpAuthorizationServerOptions => {
+  const prefix = `${issuer}/mcp/`;
+  return {
+    issuer,
+    serverIdOf: (resource) => (resource.startsWith(prefix) ? resource.slice(prefix.length) || undefined : undefined),
+    checkServerToken: async (id, token) => {
+      const exit = await services.runPromiseExit(authenticateServerToken(id, token));
+      if (Exit.isSuccess(exit)) return { tenant: exit.value.tenant, tokenId: exit.value.id };
+      return undefined;
+    },
+    serverOwner: async () => "owner",
+    runner: services,
+    cookieKeys: [cookieKey],
+    signingSecrets: [signingSecret],
+  };
+};
+
 let http: Server;
+/** What the HTTP server routes to: swapped to stand for another instance, or a restart. */
+let handlers: { as: McpAuthorizationServer; mcp: McpRuntime } | undefined;
 let base: string;
 let runtime: McpRuntime;
 let as: McpAuthorizationServer;
@@ -52,7 +81,6 @@ beforeAll(async () => {
   otherServerId = (await run<{ id: string }>(createMcpServerRecord(actor, { server: { name: "Another" } }))).id;
   serverToken = (await run<{ value: string }>(createServerToken(actor, { serverId, token: { name: "consent" } })))
     .value;
-  let handlers: { as: McpAuthorizationServer; mcp: McpRuntime } | undefined;
   http = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (handlers?.as.matches(path)) void handlers.as.handleNode(req, res);
@@ -60,28 +88,18 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const prefix = `${base}/mcp/`;
-  as = await createMcpAuthorizationServer({
-    issuer: base,
-    serverIdOf: (resource) => (resource.startsWith(prefix) ? resource.slice(prefix.length) || undefined : undefined),
-    checkServerToken: async (id, token) => {
-      const exit = await services.runPromiseExit(authenticateServerToken(id, token));
-      if (Exit.isSuccess(exit)) return { tenant: "owner" };
-      return undefined;
-    },
-    cookieKeys: [randomBytes(32).toString("base64url")],
-  });
+  as = await createMcpAuthorizationServer(asOptions(base));
   runtime = createMcpRuntime({
     runner: services,
     settings: defaultMcpSettings(),
     listenUrl: base,
-    oauth: as.verifier,
+    // The instance answering now (handlers.as) checks the token, as the service does.
+    oauth: { verify: (token, resource) => (handlers?.as ?? as).verifier.verify(token, resource) },
     defaultAuthorizationServers: [as.issuer],
     oauthScopes: ["mcp"],
     logger: { warn: () => {}, error: (fields, message) => console.error(message, fields) },
   });
   handlers = { as, mcp: runtime };
-  void Effect;
 });
 
 afterAll(async () => {
@@ -287,5 +305,195 @@ describe("the service as its MCP endpoints' authorization server", () => {
         ? new URL(page.url).searchParams.get("error")
         : page.res.status,
     ).toBe("invalid_target");
+  });
+});
+
+/** The SDK client's whole flow with consent by `token`: the client, with its registration and tokens. */
+const authorize = async (token: string) => {
+  const provider = new MemoryOAuthClient();
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${serverId}`), { authProvider: provider });
+  await expect(new Client({ name: "t", version: "1" }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+  const callback = await consent(provider.authorizationUrl as URL, token);
+  await transport.finishAuth(new URL(callback.url).searchParams);
+  expect(provider.saved?.refresh_token).toBeTruthy();
+  return provider;
+};
+
+const refresh = (provider: MemoryOAuthClient) =>
+  fetch(`${base}/oauth/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: provider.saved?.refresh_token ?? "",
+      client_id: provider.info?.client_id ?? "",
+    }).toString(),
+  });
+
+const resource = () => `${base}/mcp/${serverId}`;
+
+describe("state shared through the store, and a key derived from the encryption key", () => {
+  it("another instance on the same store accepts the tokens and refreshes them; so does a restarted one", async () => {
+    const provider = await authorize(serverToken);
+    // At rest: the refresh token is found only by its digest, and no stored row holds its value.
+    const refreshToken = provider.saved?.refresh_token ?? "";
+    const stored = (id: string) =>
+      run<OAuthServerRecordRow | undefined>(
+        Effect.flatMap(Storage, (storage) => storage.read((tx) => tx.findOAuthServerRecord(id))),
+      );
+    expect(await stored(`RefreshToken:${refreshToken}`)).toBeUndefined();
+    const row = await stored(oauthServerRecordId("RefreshToken", refreshToken));
+    expect(row?.grantId).toBeTruthy();
+    expect(JSON.stringify(row)).not.toContain(refreshToken);
+    const first = handlers as NonNullable<typeof handlers>;
+    try {
+      // Instance B: its own oidc-provider (own caches, nothing in memory from A), same store and secrets.
+      handlers = { as: await createMcpAuthorizationServer(asOptions(base)), mcp: runtime };
+      expect(await handlers.as.verifier.verify(provider.saved?.access_token ?? "", resource())).toMatchObject({
+        tenant: "owner",
+        scopes: ["mcp"],
+      });
+      const client = await connectWith(provider);
+      expect(client.getServerVersion()?.name).toBe("OAuth server");
+      await client.close();
+      const renewed = await refresh(provider);
+      expect(renewed.status).toBe(200);
+      provider.saved = { ...((await renewed.json()) as { access_token: string; token_type: string }) };
+
+      // A restart: yet another instance, built from nothing but the store and the secrets.
+      handlers = { as: await createMcpAuthorizationServer(asOptions(base)), mcp: runtime };
+      const again = await connectWith(provider, "2026-07-28");
+      expect(again.getServerVersion()?.name).toBe("OAuth server");
+      await again.close();
+      expect((await refresh(provider)).status).toBe(200);
+    } finally {
+      handlers = first;
+    }
+  });
+
+  it("the signing key is the same for the same secret, and tokens of a previous key stay valid", async () => {
+    const secret = new Uint8Array(randomBytes(32));
+    const key = await deriveSigningKey(secret);
+    expect(await deriveSigningKey(secret)).toEqual(key);
+    expect(key).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256" });
+    expect((await deriveSigningKey(new Uint8Array(randomBytes(32)))).kid).not.toBe(key.kid);
+
+    const provider = await authorize(serverToken);
+    const access = provider.saved?.access_token ?? "";
+    // ENCRYPTION_KEY rotated: the new key signs, the old one (ENCRYPTION_KEYS_OLD) still verifies.
+    const rotated = await createMcpAuthorizationServer({
+      ...asOptions(base),
+      signingSecrets: [new Uint8Array(randomBytes(32)), signingSecret],
+    });
+    expect(await rotated.verifier.verify(access, resource())).toMatchObject({ tenant: "owner" });
+    const retired = await createMcpAuthorizationServer({
+      ...asOptions(base),
+      signingSecrets: [new Uint8Array(randomBytes(32))],
+    });
+    expect(await retired.verifier.verify(access, resource())).toMatchObject({ _tag: "Unauthenticated" });
+    const jwks = (await (await fetch(`${base}/oauth/jwks`)).json()) as { keys: Array<{ kid: string; d?: string }> };
+    const published = jwks.keys.map((k) => k.kid);
+    expect(published).toContain((await deriveSigningKey(signingSecret)).kid);
+    expect(jwks.keys.every((k) => k.d === undefined)).toBe(true);
+  });
+});
+
+describe("a confidential client (RFC 7591 registration with a client secret)", () => {
+  it("keeps its secret encrypted at rest, and a restarted instance still authenticates it", async () => {
+    const registered = await fetch(`${base}/oauth/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        client_name: "confidential",
+        redirect_uris: ["https://client.example/callback"],
+        token_endpoint_auth_method: "client_secret_basic",
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const client = (await registered.json()) as { client_id: string; client_secret: string };
+    expect(client.client_secret).toBeTruthy();
+    const row = await run<OAuthServerRecordRow | undefined>(
+      Effect.flatMap(Storage, (storage) =>
+        storage.read((tx) => tx.findOAuthServerRecord(oauthServerRecordId("Client", client.client_id))),
+      ),
+    );
+    expect(row?.secretCipher).toMatch(/^v1\./);
+    expect(JSON.stringify(row)).not.toContain(client.client_secret);
+
+    const first = handlers as NonNullable<typeof handlers>;
+    try {
+      handlers = { as: await createMcpAuthorizationServer(asOptions(base)), mcp: runtime };
+      const exchange = (secret: string) =>
+        fetch(`${base}/oauth/token`, {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/x-www-form-urlencoded",
+            Authorization: `Basic ${Buffer.from(`${client.client_id}:${secret}`).toString("base64")}`,
+          },
+          body: new URLSearchParams({
+            grant_type: "authorization_code",
+            code: "not-a-code",
+            redirect_uri: "https://client.example/callback",
+            code_verifier: "x".repeat(43),
+          }).toString(),
+        });
+      // The right secret passes client authentication (the made-up code is what fails); a wrong one does not.
+      expect(await (await exchange(client.client_secret)).json()).toMatchObject({ error: "invalid_grant" });
+      expect(await (await exchange("wrong")).json()).toMatchObject({ error: "invalid_client" });
+    } finally {
+      handlers = first;
+    }
+  });
+});
+
+describe("revoking the server token pasted at consent", () => {
+  it("ends the grants made with it: their access tokens and refresh tokens, and nothing else", async () => {
+    const actor = { tenant: "owner", scopes: new Set(ALL_SCOPES) };
+    const pasted = await run<{ id: string; value: string }>(
+      createServerToken(actor, { serverId, token: { name: "pasted, then revoked" } }),
+    );
+    const doomed = await authorize(pasted.value);
+    const kept = await authorize(serverToken);
+    expect(await as.verifier.verify(doomed.saved?.access_token ?? "", resource())).toMatchObject({ tenant: "owner" });
+
+    await run(revokeServerToken(actor, { serverId, tokenId: pasted.id }));
+
+    expect(await as.verifier.verify(doomed.saved?.access_token ?? "", resource())).toMatchObject({
+      _tag: "Unauthenticated",
+    });
+    const denied = await fetch(`${base}/mcp/${serverId}`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${doomed.saved?.access_token}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    expect(denied.status).toBe(401);
+    const refused = await refresh(doomed);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: "invalid_grant" });
+
+    // A grant made with another token of the same server is untouched.
+    expect(await as.verifier.verify(kept.saved?.access_token ?? "", resource())).toMatchObject({ tenant: "owner" });
+    expect((await refresh(kept)).status).toBe(200);
+  });
+
+  it("a refresh token revoked at /oauth/revoke ends its grant's access tokens too", async () => {
+    const provider = await authorize(serverToken);
+    const revoked = await fetch(`${base}/oauth/revoke`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        token: provider.saved?.refresh_token ?? "",
+        token_type_hint: "refresh_token",
+        client_id: provider.info?.client_id ?? "",
+      }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    expect(await as.verifier.verify(provider.saved?.access_token ?? "", resource())).toMatchObject({
+      _tag: "Unauthenticated",
+    });
   });
 });

@@ -21,7 +21,7 @@ ajv.addMetaSchema(draft07);
 const MAX_CACHED = 5_000;
 const cache = new Map<string, ValidateFunction | "invalid">();
 
-const validatorFor = (tool: ToolRow, part: ArgumentPart, schema: Record<string, unknown>) => {
+const validatorFor = (tool: ToolRow, part: ArgumentPart | "output", schema: Record<string, unknown>) => {
   const key = `${tool.id}:${tool.updatedAt.getTime()}:${part}`;
   let fn = cache.get(key);
   if (fn === undefined) {
@@ -36,6 +36,31 @@ const validatorFor = (tool: ToolRow, part: ArgumentPart, schema: Record<string, 
     cache.set(key, fn);
   }
   return fn;
+};
+
+/**
+ * Every problem of a tool's `structuredContent` against its declared `outputSchema` (`schema`), as readable
+ * lines (at most 10); empty when it matches.
+ */
+export const outputProblems = (
+  tool: ToolRow,
+  schema: Record<string, unknown>,
+  structured: unknown,
+): ReadonlyArray<string> => {
+  const validate = validatorFor(tool, "output", schema);
+  if (validate === "invalid") return [];
+  try {
+    if (withRegExpBudget(REGEXP_WORK_BUDGET, () => validate(structured))) return [];
+  } catch (error) {
+    if (error instanceof RegExpBudgetExceeded) return [];
+    throw error;
+  }
+  return (validate.errors ?? [])
+    .slice(0, 10)
+    .map(
+      (e) =>
+        `${e.instancePath === "" ? "(answer)" : e.instancePath.slice(1).replaceAll("/", ".")}: ${e.message ?? "is invalid"}`,
+    );
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

@@ -26,7 +26,15 @@ export {
   type UpstreamExchange,
   type UpstreamObserver,
 } from "./instrumentation.js";
-export { buildMcpServer, type EffectRunner, toolResultOf, type UpstreamServices } from "./mcp-server.js";
+export type { CancellationRelay, RelayedCancellation } from "./exchange/cancellation-relay.js";
+export {
+  buildMcpServer,
+  type ConsentChannel,
+  type ConsentNeeded,
+  type EffectRunner,
+  toolResultOf,
+  type UpstreamServices,
+} from "./mcp-server.js";
 export {
   type NetworkPolicy,
   networkPolicy,
@@ -54,6 +62,13 @@ export {
   USE_TOOL,
 } from "./tool-discovery.js";
 export { buildToolIndex } from "./tool-index.js";
+export { policyFetch } from "./upstream-auth/policy-fetch.js";
+export type {
+  PolicyFetch,
+  UpstreamAuthorization,
+  UpstreamTokenAnswer,
+  UpstreamTokenRequest,
+} from "./upstream-auth/upstream-authorization.js";
 export { TOOLS_PAGE_SIZE, toolListPage } from "./tool-list-page.js";
 export {
   callUpstream,

@@ -7,18 +7,23 @@ import {
   resolveToolHeaders,
 } from "@mcpsm/domain/mcp";
 import type { ToolHeader } from "@mcpsm/domain/schemas";
-import type { Storage } from "@mcpsm/domain/storage";
-import type { SecretCipher } from "@mcpsm/domain/use-cases";
+import type { McpCaller } from "@mcpsm/domain/mcp";
+import type { ProviderRow, Storage, ToolRow } from "@mcpsm/domain/storage";
+import { SecretCipher } from "@mcpsm/domain/use-cases";
+import { randomUUID } from "node:crypto";
 import {
   type CallToolResult,
   type GetPromptResult,
+  type InputRequiredResult,
+  inputRequired,
   type ReadResourceResult,
   Server,
   type ServerContext,
+  UrlElicitationRequiredError,
 } from "@modelcontextprotocol/server";
 import { Cause, Effect, Either, Exit } from "effect";
 import type { Dispatcher } from "undici";
-import { argumentProblems } from "./argument-validator.js";
+import { argumentProblems, outputProblems } from "./argument-validator.js";
 import type { McpInstrumentation, UpstreamObserver } from "./instrumentation.js";
 import type { InFlightCalls } from "./exchange/in-flight-calls.js";
 import type { CompiledResource, CompiledServer, CompiledTool } from "./compiled-server.js";
@@ -26,6 +31,13 @@ import { essence, isJsonType, isTextualType } from "./media-type.js";
 import { guarded, type McpLogger, rpcFailure, toolFailure } from "./error-mapping.js";
 import { discoveryToolCall, discoveryToolList } from "./tool-discovery.js";
 import { toolListPage } from "./tool-list-page.js";
+import type {
+  PolicyFetch,
+  UpstreamAuthorization,
+  UpstreamTokenAnswer,
+  UpstreamTokenRequest,
+} from "./upstream-auth/upstream-authorization.js";
+import { outputSchemaOf } from "./wire/list-entries.js";
 import {
   callUpstream,
   type UpstreamCall,
@@ -55,7 +67,58 @@ export interface UpstreamServices {
   readonly instrumentation: McpInstrumentation;
   /** Running calls a client's `notifications/cancelled` may abort. */
   readonly inFlight: InFlightCalls;
+  /** Access tokens for providers with `oauth2Config` (docs/api-rules.md §13); none: such tools go without. */
+  readonly authorization?: UpstreamAuthorization | undefined;
+  /** Outbound HTTP for authorization servers, under the same network policy and limits as upstream calls. */
+  readonly authFetch?: PolicyFetch | undefined;
 }
+
+/** A consent the caller must give before a tool can run (docs/api-rules.md §13). */
+export type ConsentNeeded = Extract<UpstreamTokenAnswer, { kind: "consent" }>;
+
+/** How the caller's client asked to be told about a consent: the protocol era and its URL elicitation support. */
+export interface ConsentChannel {
+  readonly era: "legacy" | "modern";
+  /** True when the client declared URL-mode elicitation; undefined when unknown (a stateless 2025 client). */
+  readonly urlElicitation: (ctx: ServerContext) => boolean | undefined;
+}
+
+const CONSENT_KEY = "upstream_oauth_consent";
+
+/** What callTool answers instead of a result when the caller must consent first. */
+class ConsentRequired {
+  constructor(readonly consent: ConsentNeeded) {}
+}
+
+/**
+ * The answer to a tools/call that needs consent, in the form of the caller's era: 2026-07-28 an
+ * input-required result carrying a URL elicitation; 2025-11-25 the JSON-RPC error -32042 with it; a client
+ * that declared no URL elicitation (or declined it) an isError result whose text holds the URL.
+ */
+const consentAnswer = <T = CallToolResult>(
+  channel: ConsentChannel,
+  ctx: ServerContext,
+  consent: ConsentNeeded,
+  // A resources/read has no tool result: it answers a JSON-RPC error with the same text instead.
+  textAnswer: (text: string) => T = (text) => errorResult(text) as T,
+  again = "call the tool again",
+): T | InputRequiredResult => {
+  const text = () => textAnswer(`${consent.message}\nOpen this URL to connect, then ${again}: ${consent.url}`);
+  const declared = channel.urlElicitation(ctx);
+  if (channel.era === "modern") {
+    // A retry that carries an answer to our elicitation and still lacks the connection: the person declined
+    // or did not finish; say so in text rather than asking again in a loop.
+    if (declared !== true || ctx.mcpReq.inputResponses?.[CONSENT_KEY] !== undefined) return text();
+    return inputRequired({
+      inputRequests: { [CONSENT_KEY]: inputRequired.elicitUrl({ message: consent.message, url: consent.url }) },
+    });
+  }
+  if (declared === false) return text();
+  throw new UrlElicitationRequiredError(
+    [{ mode: "url", message: consent.message, url: consent.url, elicitationId: randomUUID() }],
+    `${consent.message}: ${consent.url}`,
+  );
+};
 
 /** An upstream exchange, observed (the observer may add headers such as `traceparent`). */
 const observedUpstream = (services: UpstreamServices, observe: UpstreamObserver, call: UpstreamCall) =>
@@ -153,6 +216,7 @@ const callTool = (
   args: unknown,
   ctx: ServerContext,
   signal: AbortSignal,
+  principal: McpCaller,
 ) =>
   Effect.gen(function* () {
     const problems = argumentProblems(tool.row, args);
@@ -168,25 +232,97 @@ const callTool = (
       });
     const plan = yield* planUpstreamRequest(tool.provider.baseURL, tool.row, (args ?? {}) as Record<string, unknown>);
     const toolHeaders = yield* resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers);
-    const response = yield* Effect.flatten(
-      Effect.promise(() =>
-        observedUpstream(services, observe, {
-          method: plan.method,
-          url: plan.url,
-          headers: upstreamHeaders(
-            compiled,
-            ctx.http?.req?.headers,
-            toolHeaders,
-            plan.body !== undefined,
-            services.userAgent,
-          ),
-          body: plan.body,
-          signal,
-        }),
-      ),
-    );
-    return toolResultOf(response, services.limits);
+    const send = (bearer: string | undefined) =>
+      Effect.flatten(
+        Effect.promise(() =>
+          observedUpstream(services, observe, {
+            method: plan.method,
+            url: plan.url,
+            headers: upstreamHeaders(
+              compiled,
+              ctx.http?.req?.headers,
+              bearer === undefined ? toolHeaders : [...toolHeaders, ["Authorization", `Bearer ${bearer}`]],
+              plan.body !== undefined,
+              services.userAgent,
+            ),
+            body: plan.body,
+            signal,
+          }),
+        ),
+      );
+    const oauth = tokenRequest(services, compiled, tool, principal);
+    if (oauth === undefined || services.authorization === undefined)
+      return conformingResult(tool.row, toolResultOf(yield* send(undefined), services.limits));
+    // docs/api-rules.md §13: the token goes upstream as a bearer; a 401 forgets it and the call is sent once more
+    // with a fresh (or refreshed) one.
+    const authorization = services.authorization;
+    let answer = yield* Effect.promise(() => authorization.token(oauth));
+    for (let attempt = 0; ; attempt++) {
+      if (answer.kind === "failure") return errorResult(answer.message);
+      if (answer.kind === "consent") return new ConsentRequired(answer);
+      const response = yield* send(answer.accessToken);
+      if (response.status !== 401 || attempt > 0)
+        return conformingResult(tool.row, toolResultOf(response, services.limits));
+      const rejected = answer.accessToken;
+      yield* Effect.promise(() => authorization.rejected(oauth, rejected));
+      answer = yield* Effect.promise(() => authorization.token(oauth));
+    }
   });
+
+/** The token request of a tool whose provider has `oauth2Config`; undefined for the others. */
+const tokenRequest = (
+  services: UpstreamServices,
+  compiled: CompiledServer,
+  tool: { readonly provider: ProviderRow; readonly row?: ToolRow },
+  principal: McpCaller,
+): UpstreamTokenRequest | undefined => {
+  const config = tool.provider.oauth2Config;
+  if (config === null || services.authFetch === undefined) return undefined;
+  const serverScopes = new Set<string>();
+  for (const other of compiled.tools.values())
+    if (other.provider.id === tool.provider.id) for (const scope of other.row.oauth2Scopes) serverScopes.add(scope);
+  const cipherText = config.clientSecretCipher;
+  return {
+    provider: { ...tool.provider, oauth2Config: config },
+    // A resource declares no scopes: a read asks for those of the server's tools of its provider.
+    scopes: tool.row?.oauth2Scopes ?? [...serverScopes].sort(),
+    clientSecret: async () => {
+      if (cipherText === null) return "";
+      const exit = await services.runner.runPromiseExit(
+        Effect.flatMap(SecretCipher, (cipher) => cipher.decrypt(cipherText)),
+      );
+      if (Exit.isSuccess(exit)) return exit.value;
+      throw Cause.squash(exit.cause);
+    },
+    caller: principal,
+    serverId: compiled.id,
+    tenant: compiled.tenant,
+    serverScopes: [...serverScopes].sort(),
+    fetch: services.authFetch,
+  };
+};
+
+/**
+ * A result of a tool that declares an `outputSchema`: clients reject `structuredContent` that does not match
+ * it (or is missing), so an answer that does not is a tool error saying why, with the answer's text.
+ */
+const conformingResult = (tool: ToolRow, result: CallToolResult): CallToolResult => {
+  const schema = outputSchemaOf(tool);
+  if (schema === undefined || result.isError === true) return result;
+  const text = result.content
+    .map((block) => (block.type === "text" ? block.text : ""))
+    .filter((t) => t !== "")
+    .join("\n");
+  if (result.structuredContent === undefined)
+    return errorResult(
+      `the upstream's answer is not the JSON its description declares (outputSchema)${text !== "" ? `\n${text}` : ""}`,
+    );
+  const problems = outputProblems(tool, schema, result.structuredContent);
+  if (problems.length === 0) return result;
+  return errorResult(
+    `the upstream's answer does not match the schema its description declares (outputSchema): ${problems.join("; ")}${text !== "" ? `\n${text}` : ""}`,
+  );
+};
 
 /** True when `url` is under the provider's base URL (same origin, within its path). */
 const isOnBaseUrl = (url: URL, baseURL: string): boolean => {
@@ -224,6 +360,7 @@ const readResource = (
   compiled: CompiledServer,
   resource: CompiledResource,
   ctx: ServerContext,
+  principal: McpCaller,
 ) =>
   Effect.gen(function* () {
     const { uri, mimeType } = resource.row;
@@ -235,21 +372,45 @@ const readResource = (
     if (url === null || (url.protocol !== "http:" && url.protocol !== "https:"))
       return yield* failed("refused", "it is not an http(s) URL");
     const provider = resource.provider;
-    const credentials =
-      provider !== undefined && isOnBaseUrl(url, provider.baseURL)
-        ? yield* resourceCredentials(compiled.tenant, provider.secretPrefix, resource.credentialHeaders)
-        : [];
-    const response = yield* Effect.flatMap(
-      Effect.promise(() =>
-        observedUpstream(services, observe, {
-          method: "GET",
-          url,
-          headers: [["User-Agent", services.userAgent], ["Accept", mimeType || "*/*"], ...credentials],
-          signal: ctx.mcpReq.signal,
-        }),
-      ),
-      Either.mapLeft((failure) => failed(failure.kind, failure.message)),
-    );
+    const onBase = provider !== undefined && isOnBaseUrl(url, provider.baseURL);
+    const credentials = onBase
+      ? yield* resourceCredentials(compiled.tenant, provider.secretPrefix, resource.credentialHeaders)
+      : [];
+    const send = (bearer: string | undefined) =>
+      Effect.flatMap(
+        Effect.promise(() =>
+          observedUpstream(services, observe, {
+            method: "GET",
+            url,
+            headers: [
+              ["User-Agent", services.userAgent],
+              ["Accept", mimeType || "*/*"],
+              ...credentials,
+              ...(bearer === undefined ? [] : [["Authorization", `Bearer ${bearer}`] as const]),
+            ],
+            signal: ctx.mcpReq.signal,
+          }),
+        ),
+        Either.mapLeft((failure) => failed(failure.kind, failure.message)),
+      );
+    // docs/api-rules.md §13: on its provider's base URL, a read sends the upstream OAuth token as tools do
+    // (the caller's connection, or a consent to give first; a 401 is retried once with a fresh token).
+    const oauth = onBase ? tokenRequest(services, compiled, { provider }, principal) : undefined;
+    const authorization = services.authorization;
+    let response: UpstreamResponse;
+    if (oauth === undefined || authorization === undefined) response = yield* send(undefined);
+    else {
+      let answer = yield* Effect.promise(() => authorization.token(oauth));
+      for (let attempt = 0; ; attempt++) {
+        if (answer.kind === "failure") return yield* failed("refused", answer.message);
+        if (answer.kind === "consent") return new ConsentRequired(answer);
+        response = yield* send(answer.accessToken);
+        if (response.status !== 401 || attempt > 0) break;
+        const rejected = answer.accessToken;
+        yield* Effect.promise(() => authorization.rejected(oauth, rejected));
+        answer = yield* Effect.promise(() => authorization.token(oauth));
+      }
+    }
     if (response.status < 200 || response.status > 299)
       return yield* failed("status", `upstream answered HTTP ${response.status}`);
     const type = mimeType || response.contentType;
@@ -265,7 +426,13 @@ const readResource = (
 const noError = () => undefined;
 
 /** A fresh low-level MCP server answering from `compiled` (one per HTTP exchange). */
-export const buildMcpServer = (services: UpstreamServices, compiled: CompiledServer, caller: string): Server => {
+export const buildMcpServer = (
+  services: UpstreamServices,
+  compiled: CompiledServer,
+  caller: string,
+  principal: McpCaller,
+  channel: ConsentChannel = { era: "modern", urlElicitation: () => false },
+): Server => {
   const server = new Server(compiled.serverInfo, {
     capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} },
     ...(compiled.instructions !== "" ? { instructions: compiled.instructions } : {}),
@@ -280,14 +447,15 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
     tool: CompiledTool,
     args: unknown,
     ctx: ServerContext,
-  ): Promise<CallToolResult> => {
+  ): Promise<CallToolResult | InputRequiredResult> => {
     // Registered so that the caller's `notifications/cancelled` for this request id aborts the upstream call.
     const call = services.inFlight.start(caller, ctx.mcpReq.id, ctx.mcpReq.signal);
     try {
       const exit = await services.runner.runPromiseExit(
-        callTool(services, observe, compiled, tool, args, ctx, call.signal),
+        callTool(services, observe, compiled, tool, args, ctx, call.signal, principal),
       );
-      return Exit.isSuccess(exit) ? exit.value : toolFailure(exit.cause, log);
+      if (Exit.isFailure(exit)) return toolFailure(exit.cause, log);
+      return exit.value instanceof ConsentRequired ? consentAnswer(channel, ctx, exit.value.consent) : exit.value;
     } finally {
       call.done();
     }
@@ -323,7 +491,7 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
             throw rpcFailure(Cause.fail(new NotFound({ kind: "tool", id: request.params.name })), log, "tools/call");
           return runTool(observe, tool, request.params.arguments, ctx);
         },
-        (result) => (result.isError === true ? "tool_error" : undefined),
+        (result) => ("isError" in result && result.isError === true ? "tool_error" : undefined),
       ),
     ),
   );
@@ -376,9 +544,24 @@ export const buildMcpServer = (services: UpstreamServices, compiled: CompiledSer
             log,
             "resources/read",
           );
-        const exit = await services.runner.runPromiseExit(readResource(services, observe, compiled, resource, ctx));
+        const exit = await services.runner.runPromiseExit(
+          readResource(services, observe, compiled, resource, ctx, principal),
+        );
         if (Exit.isFailure(exit)) throw rpcFailure(exit.cause, log, "resources/read");
-        return exit.value;
+        if (!(exit.value instanceof ConsentRequired)) return exit.value;
+        return consentAnswer(
+          channel,
+          ctx,
+          exit.value.consent,
+          (text): never => {
+            throw rpcFailure(
+              Cause.fail(new UpstreamFailure({ kind: "refused", message: text })),
+              log,
+              "resources/read",
+            );
+          },
+          "read the resource again",
+        );
       }),
     ),
   );

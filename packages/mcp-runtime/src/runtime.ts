@@ -1,16 +1,22 @@
 import { createHash } from "node:crypto";
 import type { lookup } from "node:dns";
 import { NotFound, ResourceExhausted } from "@mcpsm/domain/errors";
-import { mcpServerForCaller } from "@mcpsm/domain/mcp";
+import { type McpCaller, mcpServerForCaller } from "@mcpsm/domain/mcp";
 import { isId } from "@mcpsm/domain/schemas";
 import { type NodeMcpRequestHandler, toNodeHandler } from "@modelcontextprotocol/node";
-import { createMcpHandler, hostHeaderValidationResponse, originValidationResponse } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  originValidationResponse,
+} from "@modelcontextprotocol/server";
 import { Cause, Either, Exit, Option } from "effect";
 import { authenticator } from "./auth/authenticate.js";
 import type { OAuthAccessTokenVerifier } from "./auth/oauth-auth.js";
 import { CompiledServerCache } from "./compiled-cache.js";
 import type { CompiledServer } from "./compiled-server.js";
 import type { McpSettings } from "./config.js";
+import type { CancellationRelay } from "./exchange/cancellation-relay.js";
 import { InFlightCalls } from "./exchange/in-flight-calls.js";
 import { consoleLogger, httpFailure, type McpFailure, type McpLogger } from "./error-mapping.js";
 import { protectedResourceMetadata } from "./http/protected-resource-metadata.js";
@@ -20,6 +26,8 @@ import { isMcpPath, routeOf } from "./http/routing.js";
 import { type McpInstrumentation, NO_INSTRUMENTATION } from "./instrumentation.js";
 import { buildMcpServer, type EffectRunner } from "./mcp-server.js";
 import { networkPolicy, policyAgent } from "./network-policy.js";
+import { policyFetch } from "./upstream-auth/policy-fetch.js";
+import type { PolicyFetch, UpstreamAuthorization } from "./upstream-auth/upstream-authorization.js";
 
 export interface McpRuntimeOptions {
   readonly runner: EffectRunner;
@@ -44,6 +52,10 @@ export interface McpRuntimeOptions {
    * headers (RateLimit-*) go on the answer. None: no per-tenant limit.
    */
   readonly tenantRateLimit?: ((tenant: string) => Promise<TenantRateDecision>) | undefined;
+  /** Access tokens for tools of providers with `oauth2Config` (`@mcpsm/upstream-oauth`); none: sent without. */
+  readonly upstreamAuthorization?: UpstreamAuthorization | undefined;
+  /** Carries 2025-era cancellations to the instance running the call (several instances); none by default. */
+  readonly cancellationRelay?: CancellationRelay | undefined;
 }
 
 /** One request against a tenant's rate limit. */
@@ -62,6 +74,8 @@ export interface McpRuntime {
   /** Node face for `(req, res)` servers and frameworks (Koa: `ctx.respond = false`). */
   readonly handleNode: NodeMcpRequestHandler;
   readonly cache: CompiledServerCache;
+  /** Outbound HTTP under the upstream network policy (for authorization servers outside an MCP exchange). */
+  readonly authFetch: PolicyFetch;
   readonly close: () => Promise<void>;
 }
 
@@ -106,27 +120,70 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     ...(options.resolve ? { resolve: options.resolve } : {}),
     connectTimeoutMs: Math.min(10_000, settings.upstreamTimeoutMs),
   });
+  const limits = { timeoutMs: settings.upstreamTimeoutMs, maxResponseBytes: settings.upstreamMaxResponseBytes };
+  // Token endpoints are reached under the upstream policy too; their answers are small.
+  const authFetch = policyFetch(dispatcher, {
+    ...limits,
+    maxResponseBytes: Math.min(limits.maxResponseBytes, 256 * 1024),
+  });
   const cache = new CompiledServerCache(runner);
-  const inFlight = new InFlightCalls();
+  const inFlight = new InFlightCalls(options.cancellationRelay);
   const onError = (error: Error) => log.warn({ err: error }, "mcp request failed");
+  // Whether a 2025-era client declared URL elicitation is said once, in its `initialize`; stateless, that
+  // request is answered by another server instance than its tools/call, so the answer is kept here per caller
+  // (bounded). On a 2026-07-28 request it travels in the request's own envelope.
+  const legacyUrlElicitation = new Map<string, boolean>();
+  const rememberInitialize = async (request: Request, caller: string) => {
+    if (request.method !== "POST" || request.headers.has("mcp-protocol-version")) return;
+    if (Number(request.headers.get("content-length") ?? "0") > 64 * 1024) return;
+    try {
+      const body = (await request.clone().json()) as {
+        method?: unknown;
+        params?: { capabilities?: { elicitation?: { url?: unknown } } };
+      };
+      if (body?.method !== "initialize") return;
+      legacyUrlElicitation.delete(caller);
+      legacyUrlElicitation.set(caller, body.params?.capabilities?.elicitation?.url !== undefined);
+      if (legacyUrlElicitation.size > 10_000)
+        legacyUrlElicitation.delete(legacyUrlElicitation.keys().next().value ?? "");
+    } catch {
+      // Not JSON: the SDK answers it.
+    }
+  };
+  const modernUrlElicitation = (envelope: unknown): boolean => {
+    const record = (envelope ?? {}) as Record<string, unknown>;
+    const capabilities = (record[CLIENT_CAPABILITIES_META_KEY] ?? record.clientCapabilities) as
+      | { elicitation?: { url?: unknown } }
+      | undefined;
+    return capabilities?.elicitation?.url !== undefined;
+  };
   const handler = createMcpHandler(
     (ctx) => {
       const compiled = ctx.authInfo?.extra?.compiled as CompiledServer | undefined;
       const caller = ctx.authInfo?.extra?.caller;
-      if (compiled === undefined || typeof caller !== "string")
+      const principal = ctx.authInfo?.extra?.principal as McpCaller | undefined;
+      if (compiled === undefined || typeof caller !== "string" || principal === undefined)
         throw new Error("MCP request reached the handler without a compiled server");
       return buildMcpServer(
         {
           runner,
           log,
           dispatcher,
-          limits: { timeoutMs: settings.upstreamTimeoutMs, maxResponseBytes: settings.upstreamMaxResponseBytes },
+          limits,
           userAgent: options.userAgent ?? "mcp-server-manager",
           instrumentation: options.instrumentation ?? NO_INSTRUMENTATION,
           inFlight,
+          authorization: options.upstreamAuthorization,
+          authFetch,
         },
         compiled,
         caller,
+        principal,
+        {
+          era: ctx.era,
+          urlElicitation: (request) =>
+            ctx.era === "modern" ? modernUrlElicitation(request.mcpReq.envelope) : legacyUrlElicitation.get(caller),
+        },
       );
     },
     { legacy: "stateless", onerror: onError },
@@ -169,6 +226,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
         ),
         budget.headers,
       );
+    if (options.upstreamAuthorization !== undefined) await rememberInitialize(request, callerKey(serverId, request));
     const answer = await handler.fetch(request, {
       authInfo: {
         token: "",
@@ -176,7 +234,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
         scopes: [...auth.value.scopes],
         ...(auth.value.expiresAt !== undefined ? { expiresAt: auth.value.expiresAt } : {}),
         resource: new URL(site.resourceUrl(serverId)),
-        extra: { compiled: served.right, caller: callerKey(serverId, request) },
+        extra: { compiled: served.right, caller: callerKey(serverId, request), principal: auth.value.caller },
       },
     });
     return budget === undefined ? answer : withHeaders(answer, budget.headers);
@@ -210,7 +268,9 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     fetch,
     handleNode: toNodeHandler({ fetch }, { onerror: onError }),
     cache,
+    authFetch,
     close: async () => {
+      inFlight.close();
       await handler.close();
       await dispatcher.close();
     },

@@ -26,6 +26,7 @@ const tool = (over: Partial<ToolRow>): ToolRow => ({
   pathArgsJSONSchema: null,
   queryArgsJSONSchema: null,
   reqBodyJSONSchema: null,
+  respBodyJSONSchema: null,
   headers: [],
   oauth2Scopes: [],
   imported: false,

@@ -172,6 +172,22 @@ export const describe = (
           required: body.required === true,
         };
       }
+      // The success answer's JSON schema (for the tool's outputSchema): the lowest 2xx with a JSON body.
+      let responseSchema: JsonObject | undefined;
+      const responses = isObject(operation.responses) ? operation.responses : {};
+      const successes = Object.keys(responses)
+        .filter((status) => /^2(?:\d\d|XX)$/i.test(status))
+        .sort((x, y) => (x.toUpperCase() < y.toUpperCase() ? -1 : 1));
+      for (const status of successes) {
+        const answer = deref(document, responses[status]);
+        const content = isObject(answer) && isObject(answer.content) ? answer.content : undefined;
+        const json = content === undefined ? undefined : Object.keys(content).find(isJson);
+        const entry = json === undefined || content === undefined ? undefined : content[json];
+        if (isObject(entry) && isObject(entry.schema)) {
+          responseSchema = schemaOf(entry.schema);
+          break;
+        }
+      }
       if (Array.isArray(operation.servers) && operation.servers.length > 0)
         warnings.push({
           path: `${location}.servers`,
@@ -185,6 +201,7 @@ export const describe = (
         description: text(operation.description),
         parameters,
         requestBody,
+        responseSchema,
         security: securityOf(operation.security) ?? globalSecurity,
         problem,
       });

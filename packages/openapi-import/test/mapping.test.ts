@@ -1,5 +1,6 @@
 import type * as E from "@mcpsm/domain/errors";
 import * as I from "@mcpsm/domain/openapi-import";
+import { Storage } from "@mcpsm/domain/storage";
 import * as U from "@mcpsm/domain/use-cases";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { Effect } from "effect";
@@ -151,6 +152,67 @@ describe("operations to tools", () => {
           },
         },
       ],
+    });
+  });
+
+  it("keeps the success answer's JSON schema on the stored tool (its MCP outputSchema), not on the wire", async () => {
+    const pet = { type: "object", required: ["name"], properties: { name: { type: "string" } } };
+    const document = doc30(
+      {
+        "/pets/{id}": {
+          get: {
+            operationId: "getPet",
+            responses: {
+              "404": { description: "none", content: { "application/json": { schema: { type: "string" } } } },
+              "200": {
+                description: "the pet",
+                content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } },
+              },
+            },
+          },
+        },
+        "/pets": {
+          get: {
+            operationId: "listPets",
+            responses: {
+              "2XX": {
+                description: "pets",
+                content: {
+                  "text/plain": { schema: { type: "string" } },
+                  "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Pet" } } },
+                },
+              },
+            },
+          },
+          delete: { operationId: "clearPets", responses: { "204": { description: "gone" } } },
+          post: {
+            operationId: "addPet",
+            responses: {
+              "201": {
+                description: "added",
+                content: { "application/json": { schema: { type: "object", properties: { n: { minimum: "x" } } } } },
+              },
+            },
+          },
+        },
+      },
+      { components: { schemas: { Pet: pet } } },
+    );
+    const result = await run(services, I.importProvider(actor(), importBody(document)));
+    const stored = (name: string) =>
+      run(
+        services,
+        Effect.flatMap(Storage, (storage) => storage.read((tx) => tx.findTool(toolNamed(result, name).id as string))),
+      );
+    expect((await stored("getPet"))?.respBodyJSONSchema).toEqual(pet);
+    expect((await stored("listPets"))?.respBodyJSONSchema).toEqual({ type: "array", items: pet });
+    expect((await stored("clearPets"))?.respBodyJSONSchema).toBeNull();
+    expect(toolNamed(result, "getPet")).not.toHaveProperty("respBodyJSONSchema");
+    // An answer schema that is no valid JSON Schema is left out, with a warning.
+    expect((await stored("addPet"))?.respBodyJSONSchema).toBeNull();
+    expect(result.result.report.warnings).toContainEqual({
+      path: expect.stringContaining("responses"),
+      message: expect.stringContaining("the tool declares no outputSchema"),
     });
   });
 

@@ -255,6 +255,29 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
     paths["/docs/{asset}"].get as { responses: Record<string, { content: Record<string, unknown> }> }
   ).responses[200]!.content;
   for (const type of ["text/css", "text/html", "image/png"]) assetContent[type] = { schema: schemas.of(W.Asset) };
+  paths["/console"] = {
+    get: reservedOperation(
+      "console",
+      "Web console",
+      "The service's web console (issue 19): providers, servers, tokens, variables and the audit trail in the browser. It loads its script and style sheet from /console/ only and calls this API with the signed-in access token.",
+      { type: "text/html", schema: W.HtmlPage },
+      [404, 429, 500],
+    ),
+  };
+  paths["/console/{asset}"] = {
+    get: reservedOperation(
+      "consoleAsset",
+      "A file of the web console",
+      "The console's script and style sheet (content-hashed names, cached for a year), served by the service itself.",
+      { type: "text/javascript", schema: W.Asset },
+      [404, 429, 500],
+      {
+        parameters: [{ name: "asset", in: "path", required: true, schema: schemas.of(W.AssetName) }],
+      },
+    ),
+  };
+  (paths["/console/{asset}"].get as { responses: Record<string, { content: Record<string, unknown> }> })
+    .responses[200]!.content["text/css"] = { schema: schemas.of(W.Asset) };
   paths["/.well-known/jwks.json"] = {
     get: reservedOperation(
       "devAuthKeys",

@@ -20,6 +20,7 @@ export const TAGS = {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the syntax of a variable reference, not a template
   Variables: "Named values that tool headers reference as ${NAME}",
   Audit: "The audit trail: one event per successful management write",
+  "Git connections": "Git hosts a server's configuration is pushed to, one commit per change (docs/api-rules.md §17)",
   Service: "Health, readiness and this description; no token needed",
   "MCP endpoint": "Each server's MCP endpoint (Streamable HTTP), described by the MCP specification",
 } as const;
@@ -46,7 +47,7 @@ export interface ManagementRoute {
   readonly quota?: boolean;
   /** The query parameters, when the operation takes any. */
   readonly query?: Schema.Struct<Schema.Struct.Fields>;
-  /** A dry run (`dryRun: true` in the body) answers this status with the same body shape. */
+  /** A dry run (`dryRun: true` in the body, or `?dryRun=true`) answers this status with the same body shape. */
   readonly dryRunStatus?: 200;
   /** Largest accepted request body, when it is not the service's 1 MiB. */
   readonly maxBodyBytes?: number;
@@ -61,6 +62,12 @@ export interface ManagementRoute {
 export const IMPORT_BODY_BYTES = 16 * 1024 * 1024;
 /** A description nests deeper than a management body (the reader refuses past 256 levels). */
 const IMPORT_BODY_DEPTH = 260;
+
+/**
+ * Nesting of a server import: a tool's JSON Schema sits four levels deeper in an export document
+ * (`providers[i].tools[j]`) than in a tool write (`tool`), so a tool any write accepts also imports.
+ */
+const IMPORT_DOCUMENT_DEPTH = 68;
 
 /** `{ <name>: schema }`: the envelope every body travels in. */
 const envelope = <K extends string, S extends Schema.Schema.Any>(name: K, schema: S) =>
@@ -503,6 +510,97 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementRoute> = [
     status: 200,
     query: D.AuditListParameters,
     response: D.AuditEventPage,
+  },
+
+  {
+    method: "GET",
+    path: "/providers/{id}/connections",
+    operation: "listProviderConnections",
+    summary: "List the upstream OAuth connections the tenant's MCP callers made to a provider (never a token)",
+    tag: "Providers",
+    status: 200,
+    response: D.UpstreamConnectionList,
+  },
+  {
+    method: "DELETE",
+    path: "/providers/{id}/connections/{connectionID}",
+    operation: "deleteProviderConnection",
+    summary: "Delete an upstream OAuth connection: its caller is asked for consent again",
+    tag: "Providers",
+    status: 204,
+  },
+  // Server export and import (docs/api-rules.md §16).
+  {
+    method: "GET",
+    path: "/servers/{id}/export",
+    operation: "exportServer",
+    summary: "Export a server as a portable document (no ids, no secrets)",
+    tag: "Servers",
+    status: 200,
+    response: D.ServerExportDocument,
+  },
+  {
+    method: "POST",
+    path: "/servers/import",
+    operation: "importServer",
+    summary:
+      "Create a server from an export document, reusing the tenant's providers (201), or preview it with dryRun=true (200)",
+    tag: "Servers",
+    status: 201,
+    dryRunStatus: 200,
+    query: D.ServerImportParameters,
+    request: D.ServerExportDocument,
+    response: D.ServerImportResult,
+    etag: true,
+    quota: true,
+    maxBodyDepth: IMPORT_DOCUMENT_DEPTH,
+  },
+  // Git connections and a server's git sync (docs/api-rules.md §17).
+  {
+    method: "POST",
+    path: "/git-connections",
+    operation: "createGitConnection",
+    summary: "Connect a git host (the token is write-only)",
+    tag: "Git connections",
+    status: 201,
+    request: envelope("gitConnection", D.GitConnectionCreate),
+    response: envelope("gitConnection", D.GitConnectionRecord),
+    quota: true,
+  },
+  {
+    method: "GET",
+    path: "/git-connections",
+    operation: "listGitConnections",
+    summary: "List git connections",
+    tag: "Git connections",
+    status: 200,
+    response: list("gitConnections", D.GitConnectionRecord),
+  },
+  {
+    method: "GET",
+    path: "/git-connections/{id}",
+    operation: "getGitConnection",
+    summary: "Get a git connection",
+    tag: "Git connections",
+    status: 200,
+    response: envelope("gitConnection", D.GitConnectionRecord),
+  },
+  {
+    method: "DELETE",
+    path: "/git-connections/{id}",
+    operation: "deleteGitConnection",
+    summary: "Delete a git connection (the servers using it stop syncing)",
+    tag: "Git connections",
+    status: 204,
+  },
+  {
+    method: "GET",
+    path: "/servers/{id}/git-sync",
+    operation: "getServerGitSync",
+    summary: "Where the git sync of a server stands",
+    tag: "Git connections",
+    status: 200,
+    response: envelope("gitSync", D.GitSyncRecord),
   },
 ];
 

@@ -8,6 +8,8 @@ import type { McpAuthentication } from "./mcp-authentication.js";
 /** The caller behind a valid OAuth access token. */
 export interface OAuthPrincipal {
   readonly tenant: string;
+  /** The token's subject (`sub`), when it has one: upstream OAuth connections belong to (tenant, sub). */
+  readonly subject?: string | undefined;
   readonly clientId?: string | undefined;
   readonly scopes: ReadonlyArray<string>;
   /** Seconds since the epoch. */
@@ -32,7 +34,7 @@ export const oauthAuth =
     const verified = await verifier.verify(token, resource);
     if ("_tag" in verified) return Exit.fail(verified);
     return Exit.succeed({
-      caller: { kind: "oauth", tenant: verified.tenant },
+      caller: { kind: "oauth", tenant: verified.tenant, subject: verified.subject },
       clientId: verified.clientId ?? "",
       scopes: verified.scopes,
       expiresAt: verified.expiresAt,

@@ -24,6 +24,21 @@ export const toolDescription = (tool: ToolRow, provider: ProviderRow): string =>
       : `${tool.method} ${tool.path}${provider.name !== "" ? ` on ${provider.name}` : ""}`;
 
 /**
+ * The tool's `outputSchema`: the schema of the upstream's success answer (from an imported description) in
+ * the shape `structuredContent` takes — an object schema as is, any other type wrapped as `{result: …}`.
+ * None when the answer's schema is unknown or does not say its type (it could be either shape).
+ */
+export const outputSchemaOf = (tool: ToolRow): Tool["outputSchema"] => {
+  const schema = tool.respBodyJSONSchema;
+  if (schema === null) return undefined;
+  const type = schema.type;
+  if (type === "object") return schema as Tool["outputSchema"];
+  const types = typeof type === "string" ? [type] : Array.isArray(type) ? type : [];
+  if (types.length === 0 || types.includes("object")) return undefined;
+  return { type: "object", properties: { result: schema as PropertySchema }, required: ["result"] };
+};
+
+/**
  * A tool as `tools/list` shows it: one input object with `pathArgs`, `queryArgs` and `bodyArgs`, the
  * description (with its fallback) and the provider's icon.
  */
@@ -36,6 +51,7 @@ export const toolEntry = (tool: ToolRow, provider: ProviderRow): Tool => {
   }
   const required = requiredParts(tool);
   const traits = methodTraits(tool.method);
+  const outputSchema = outputSchemaOf(tool);
   return {
     name: tool.name,
     ...(tool.title !== "" ? { title: tool.title } : {}),
@@ -47,6 +63,7 @@ export const toolEntry = (tool: ToolRow, provider: ProviderRow): Tool => {
       ...(required.length > 0 ? { required: [...required] } : {}),
       additionalProperties: false,
     },
+    ...(outputSchema === undefined ? {} : { outputSchema }),
     annotations: {
       ...(tool.title !== "" ? { title: tool.title } : {}),
       readOnlyHint: traits.readOnly,
