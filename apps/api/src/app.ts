@@ -5,6 +5,7 @@ import Koa, { type Middleware } from "koa";
 import type { JWK } from "jose";
 import type { Logger } from "pino";
 import { mountApiDocs } from "./http/api-docs.js";
+import { type ConsoleOAuth, mountConsole } from "./http/console-page.js";
 import { type OperationDeps, operationMiddleware } from "./http/operation-middleware.js";
 import { httpProblems } from "./http/problem-response.js";
 import { requestId } from "./http/request-id.js";
@@ -24,12 +25,30 @@ export interface AppDeps extends OperationDeps {
   readonly mcp?: Pick<McpRuntime, "matches" | "handleNode">;
   /** The OAuth 2.0 authorization server the OpenAPI document names (`{authUrl}/oauth2/auth`, `/oauth2/token`). */
   readonly authUrl?: string;
+  /** The web console's authorization code sign-in (absent: sign-in by pasted token only). */
+  readonly consoleOAuth?: ConsoleOAuth;
   /** Origins allowed by CORS (none: CORS off). */
   readonly corsOrigins?: ReadonlyArray<string>;
   /** Proxies in front whose X-Forwarded-For names the client (0: the peer address is the client). */
   readonly trustProxyHops?: number;
   /** Observes every request (metrics, traces): the outermost middleware. */
   readonly observe?: ReadonlyArray<Middleware>;
+  /**
+   * The public consent pages of upstream OAuth (docs/api-rules.md §13): `GET /oauth2/authorize` and
+   * `GET /oauth2/callback`, answered without a management token.
+   */
+  readonly upstreamConsent?: {
+    readonly authorize: (query: URLSearchParams) => Promise<ConsentPage>;
+    /** `requestId` is the request's (X-Request-Id), for the audit event of the connection it makes. */
+    readonly callback: (query: URLSearchParams, requestId: string) => Promise<ConsentPage>;
+  };
+}
+
+/** An HTML page of the consent flow. */
+export interface ConsentPage {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
 }
 
 /** How long /readyz waits for the database before answering 503, so load balancers can act quickly. */
@@ -160,6 +179,20 @@ export const createApp = (deps: AppDeps): Koa => {
     });
   }
   mountApiDocs(router, deps.authUrl === undefined ? {} : { authUrl: deps.authUrl });
+  if (deps.upstreamConsent !== undefined) {
+    const consent = deps.upstreamConsent;
+    const page =
+      (answer: (query: URLSearchParams, requestId: string) => Promise<ConsentPage>): Middleware =>
+      async (ctx) => {
+        const result = await answer(new URLSearchParams(ctx.querystring), String(ctx.state.requestId ?? ""));
+        ctx.status = result.status;
+        ctx.set({ ...result.headers });
+        ctx.body = result.body;
+      };
+    router.get("/oauth2/authorize", page(consent.authorize));
+    router.get("/oauth2/callback", page(consent.callback));
+  }
+  mountConsole(router, deps.consoleOAuth);
   for (const route of ROUTES) {
     const handler = operationMiddleware(route, deps);
     if (route.method === "GET") router.get(route.path, handler);

@@ -7,7 +7,9 @@ import { openStorage, PendingMigrations } from "./storage/open-storage.js";
 // Start-up: read and check the configuration, open the database (waiting for it), start, and stop
 // gracefully on SIGTERM/SIGINT.
 const { app: config, database } = await loadServiceConfigOrExit();
-const logger = pino({ level: config.logLevel });
+// Log lines are written asynchronously (buffered while a write is in flight, so a busy service makes one
+// write for many lines instead of a blocking write per line); pino flushes what is left when the process exits.
+const logger = pino({ level: config.logLevel }, pino.destination({ sync: false }));
 let stopping = false;
 const storage = await openStorage(database, resolve(config.dataDir), logger).catch((error: unknown) => {
   if (!(error instanceof PendingMigrations)) throw error;

@@ -3,18 +3,23 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { openApiReaderLayer } from "@mcpsm/openapi-import";
+import { ALL_SCOPES } from "@mcpsm/domain";
 import { Storage } from "@mcpsm/domain/storage";
-import { aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer } from "@mcpsm/domain/use-cases";
+import { startGitSyncWorker } from "@mcpsm/git-sync";
+import { aesGcmCipher, aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer } from "@mcpsm/domain/use-cases";
 import { authenticateServerToken } from "@mcpsm/domain/mcp";
 import { isId } from "@mcpsm/domain/schemas";
 import { MCP_SCOPE } from "@mcpsm/mcp-oauth";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
+import { createUpstreamOAuth } from "@mcpsm/upstream-oauth";
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Redacted } from "effect";
 import {
   combineInstrumentation,
   createMcpRuntime,
   defaultMcpSettings,
   type McpInstrumentation,
+  networkPolicy,
+  policyAgent,
 } from "@mcpsm/mcp-runtime";
 import type { Middleware } from "koa";
 import { createLocalJWKSet, createRemoteJWKSet, type JWK } from "jose";
@@ -26,7 +31,9 @@ import { DEV_ISSUER, devAuth } from "./auth/dev-auth.js";
 import { mcpAccessTokenVerifier } from "./auth/mcp-token-verifier.js";
 import { introspectionVerifiers } from "./auth/introspection.js";
 import { lazyAuthorizationServer } from "./auth/mcp-authorization-server.js";
+import { redisCancellationRelay } from "./mcp/redis-cancellation-relay.js";
 import type { AppConfig } from "./config/app-config.js";
+import { DEFAULT_GIT_SYNC_CONFIG } from "./config/git-sync-config.js";
 import { DEFAULT_OPERATIONS_SETTINGS } from "./config/operations-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
 import { startAuditRetention } from "./operations/audit-retention.js";
@@ -35,6 +42,7 @@ import { startMetricsListener } from "./operations/metrics-listener.js";
 import { createTracing } from "./operations/tracing.js";
 import { createRateLimiter, tenantBudget } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
+import { DescriptionFetcher, policyDescriptionFetcher } from "./openapi-import/description-fetcher.js";
 
 /** A running service. */
 export interface RunningService {
@@ -118,6 +126,12 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   if (options.storage === undefined) logger.info("storage: in memory (records are lost when the process stops)");
   const oldKeys = config.encryptionKeysOld ?? [];
   const security = config.security ?? DEFAULT_SECURITY_SETTINGS;
+  // import.url (docs/api-rules.md §15) is fetched under the upstream address policy and deadline.
+  const importSettings = config.mcp ?? defaultMcpSettings();
+  const descriptionFetcher = policyDescriptionFetcher(
+    policyAgent({ policy: networkPolicy(importSettings.upstreamAllowedNetworks) }),
+    importSettings.upstreamTimeoutMs,
+  );
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(
       storage,
@@ -128,6 +142,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       ),
       quotasLayer(config.quotas),
       openApiReaderLayer,
+      Layer.succeed(DescriptionFetcher, descriptionFetcher),
     ),
   );
   await runtime.runPromise(Effect.void);
@@ -139,6 +154,8 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     operations.tracesUrl === undefined
       ? undefined
       : createTracing({ tracesUrl: operations.tracesUrl, serviceName: operations.serviceName });
+  // With tracing, effects run through `runner` so their SQL statements become spans of the current span.
+  const runner = tracing === undefined ? runtime : tracing.runner(runtime);
   const instrumentations = [metrics?.mcpInstrumentation, tracing?.mcpInstrumentation].filter(
     (i): i is McpInstrumentation => i !== undefined,
   );
@@ -147,7 +164,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   const ready =
     options.ready ??
     (() =>
-      runtime.runPromise(
+      runner.runPromise(
         Effect.flatMap(Storage, (s) => s.read((tx) => tx.countServers(""))).pipe(
           Effect.as(true),
           Effect.catchAll(() => Effect.succeed(false)),
@@ -165,6 +182,9 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       onSome: (url) => `${url.origin}${url.pathname.replace(/\/+$/, "")}`,
     });
   // The service as its MCP endpoints' authorization server (opt-in; on by default in dev-auth mode).
+  const signIn = config.mcpOAuthSignIn === undefined ? Option.none() : config.mcpOAuthSignIn;
+  if (Option.isSome(signIn) && config.auth.mode === "dev")
+    logger.warn("MCP_OAUTH_SIGNIN_CLIENT_ID is ignored in dev-auth mode (there is no identity provider to sign in at)");
   const ownAuthorizationServer = Option.getOrElse(
     config.mcpOAuthServer ?? Option.none(),
     () => config.auth.mode === "dev",
@@ -177,17 +197,54 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
           return isId(id) ? id : undefined;
         },
         checkServerToken: async (serverId: string, token: string) => {
-          const exit = await runtime.runPromiseExit(authenticateServerToken(serverId, token));
-          if (Exit.isSuccess(exit)) return { tenant: exit.value.tenant };
+          const exit = await runner.runPromiseExit(authenticateServerToken(serverId, token));
+          if (Exit.isSuccess(exit)) return { tenant: exit.value.tenant, tokenId: exit.value.id };
           const failure = Cause.failureOption(exit.cause);
           if (Option.isSome(failure) && failure.value._tag === "Unauthenticated") return undefined;
           throw Cause.squash(exit.cause);
         },
+        serverOwner: async (serverId: string) =>
+          (await runtime.runPromise(Effect.flatMap(Storage, (s) => s.read((tx) => tx.findServer(serverId)))))?.tenant,
+        runner: runtime,
         cookieKeys: [Buffer.from(derivedKey(encryptionKey, "mcp-oauth-cookies")).toString("base64url")],
+        // Derived from the encryption keys: the same on every instance, across restarts; see docs/decisions.md.
+        signingSecrets: [encryptionKey, ...oldKeys],
+        signIn:
+          Option.isNone(signIn) || config.auth.mode === "dev"
+            ? undefined
+            : {
+                issuer: config.auth.issuer,
+                clientId: signIn.value.clientId,
+                clientSecret: Option.getOrUndefined(Option.map(signIn.value.clientSecret, Redacted.value)),
+                scope: signIn.value.scope,
+                resource: config.auth.audience,
+                allowHttp: /^http:\/\/(?:127\.|localhost[:/]|\[::1\])/i.test(config.auth.issuer),
+                tenantOf: async (accessToken: string) => {
+                  const verified = await verifier.verify(accessToken);
+                  if ("_tag" in verified) {
+                    if (verified._tag === "Unavailable") throw verified;
+                    return undefined;
+                  }
+                  return verified.tenant;
+                },
+              },
       }))
     : undefined;
+  // Upstream OAuth (docs/api-rules.md §13): consent states are signed with a key derived from ENCRYPTION_KEY.
+  const upstreamOAuth = createUpstreamOAuth({
+    authorizationCode: {
+      runner: runtime,
+      stateKey: derivedKey(encryptionKey, "upstream-oauth-state"),
+      publicUrl: publicBase,
+    },
+  });
+  // With Redis, a 2025-era cancellation reaching another instance than the call's still aborts it.
+  const cancellationRelay =
+    security.rateLimit.redisUrl === undefined
+      ? undefined
+      : redisCancellationRelay(security.rateLimit.redisUrl, `${security.rateLimit.keyPrefix}:mcp-cancelled`, logger);
   const mcp = createMcpRuntime({
-    runner: runtime,
+    runner,
     settings: mcpSettings,
     listenUrl: () => listenUrl,
     oauth: ownAuthorizationServer === undefined ? mcpVerifier : ownAuthorizationServer.verifierBefore(mcpVerifier),
@@ -200,12 +257,15 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       undefined,
     ),
     tenantRateLimit: rateLimiter === undefined ? undefined : tenantBudget(rateLimiter),
+    // docs/api-rules.md §13: tools of providers with oauth2Config are called with an upstream access token.
+    upstreamAuthorization: upstreamOAuth,
+    cancellationRelay,
   });
   const authUrl =
     config.authUrl ??
     (config.auth.mode !== "dev" && /^https?:\/\//i.test(config.auth.issuer) ? config.auth.issuer : undefined);
   const app = createApp({
-    runtime,
+    runtime: runner,
     verifier,
     logger,
     ready,
@@ -217,6 +277,29 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     observe: [metrics?.httpMiddleware, tracing?.httpMiddleware].filter((m): m is Middleware => m !== undefined),
     ...(devJwks ? { devJwks } : {}),
     ...(authUrl === undefined ? {} : { authUrl }),
+    ...(upstreamOAuth.pages === undefined
+      ? {}
+      : {
+          upstreamConsent: {
+            authorize: upstreamOAuth.pages.authorize,
+            callback: (query: URLSearchParams, requestId: string) =>
+              (upstreamOAuth.pages as NonNullable<typeof upstreamOAuth.pages>).callback(
+                query,
+                mcp.authFetch,
+                requestId,
+              ),
+          },
+        }),
+    ...(authUrl === undefined || config.consoleClientId === undefined || config.auth.mode === "dev"
+      ? {}
+      : {
+          consoleOAuth: {
+            authorizationEndpoint: `${authUrl.replace(/\/+$/, "")}/oauth2/auth`,
+            tokenEndpoint: `${authUrl.replace(/\/+$/, "")}/oauth2/token`,
+            clientId: config.consoleClientId,
+            scope: ALL_SCOPES.join(" "),
+          },
+        }),
   });
   // Slow clients must not hold connections forever: the head must arrive within headersTimeout and the whole
   // request within requestTimeout (checked every second rather than Node's default 30 s); heads over
@@ -247,6 +330,25 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       ? undefined
       : await startMetricsListener(metrics.registry, config.host, operations.metricsPort ?? 0);
   if (metricsListener !== undefined) logger.info({ url: metricsListener.url }, "metrics listening");
+  // The git sync worker (docs/api-rules.md §17): git hosts are reached under the upstream address policy.
+  const gitSyncConfig = config.gitSync ?? DEFAULT_GIT_SYNC_CONFIG;
+  const gitDispatcher = gitSyncConfig.enabled
+    ? policyAgent({ policy: networkPolicy(mcpSettings.upstreamAllowedNetworks) })
+    : undefined;
+  const gitSync =
+    gitDispatcher === undefined
+      ? undefined
+      : startGitSyncWorker({
+          storage: await runtime.runPromise(Storage),
+          cipher: aesGcmCipher(encryptionKey, oldKeys),
+          dispatcher: gitDispatcher,
+          settings: gitSyncConfig,
+          onPush: (report) => metrics?.counters.gitPushes.inc({ outcome: report.reason ?? report.result }),
+          logger: {
+            warn: (fields, message) => logger.warn(fields, message),
+            error: (fields, message) => logger.error(fields, message),
+          },
+        });
   return {
     url,
     server,
@@ -256,7 +358,10 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       await metricsListener?.close();
       await tracing?.close();
       await auditRetention.stop();
+      await gitSync?.stop();
+      await gitDispatcher?.close();
       await mcp.close();
+      await cancellationRelay?.close();
       await rateLimiter?.close();
       await runtime.dispose();
       await options.onClose?.();

@@ -1,6 +1,7 @@
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { Storage } from "@mcpsm/domain/storage";
-import { pruneAuditEvents, SCOPE_POLICY } from "@mcpsm/domain/use-cases";
+import type { AuditTargetKind } from "@mcpsm/domain/schemas";
+import { type Operation, pruneAuditEvents, SCOPE_POLICY } from "@mcpsm/domain/use-cases";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { Effect, ManagedRuntime } from "effect";
 import pino from "pino";
@@ -42,8 +43,100 @@ const valuesOf = (node: unknown): Array<string> => {
   return [];
 };
 
-const writeRoutes = ROUTES.filter((r) => r.method !== "GET");
+/**
+ * What each operation leaves in the audit trail on success: one event targeting this kind of record, or
+ * nothing (`read`). Every operation of the route table must be here (the type says so, and the test
+ * below fails naming any route that is not): a new write route cannot be added without its audit check.
+ */
+type Expectation = AuditTargetKind | ReadonlyArray<AuditTargetKind> | "read";
+const AUDIT_EXPECTATIONS: { readonly [O in Operation]: Expectation } = {
+  listServers: "read",
+  createServer: "server",
+  getServer: "read",
+  updateServer: "server",
+  deleteServer: "server",
+  listServerTools: "read",
+  addServerTool: "server",
+  removeServerTool: "server",
+  listServerResources: "read",
+  addServerResource: "server",
+  removeServerResource: "server",
+  listServerPrompts: "read",
+  addServerPrompt: "server",
+  removeServerPrompt: "server",
+  createServerToken: "token",
+  listServerTokens: "read",
+  getServerToken: "read",
+  revokeServerToken: "token",
+  listProviders: "read",
+  createProvider: "provider",
+  getProvider: "read",
+  updateProvider: "provider",
+  deleteProvider: "provider",
+  importProvider: "provider",
+  // A re-sync that changed one tool targets that tool (with the provider's versions); several, the provider.
+  resyncProvider: ["provider", "tool"],
+  listProviderTools: "read",
+  createProviderTool: "tool",
+  getProviderTool: "read",
+  updateProviderTool: "tool",
+  deleteProviderTool: "tool",
+  listProviderPrompts: "read",
+  createProviderPrompt: "prompt",
+  getProviderPrompt: "read",
+  updateProviderPrompt: "prompt",
+  deleteProviderPrompt: "prompt",
+  listProviderResources: "read",
+  createProviderResource: "resource",
+  getProviderResource: "read",
+  updateProviderResource: "resource",
+  deleteProviderResource: "resource",
+  listVariables: "read",
+  getVariable: "read",
+  createVariable: "variable",
+  updateVariable: "variable",
+  deleteVariable: "variable",
+  listAuditEvents: "read",
+  listProviderConnections: "read",
+  deleteProviderConnection: "connection",
+  exportServer: "read",
+  importServer: "server",
+  createGitConnection: "gitConnection",
+  listGitConnections: "read",
+  getGitConnection: "read",
+  deleteGitConnection: "gitConnection",
+  getServerGitSync: "read",
+};
+const expectationOf = (route: (typeof ROUTES)[number]): Expectation | undefined =>
+  (AUDIT_EXPECTATIONS as Readonly<Record<string, Expectation>>)[route.operation];
+/** The kinds of record a write's event may target. */
+const targetKindsOf = (route: (typeof ROUTES)[number]): ReadonlyArray<string> => {
+  const expected = expectationOf(route);
+  return expected === undefined || expected === "read" ? [] : typeof expected === "string" ? [expected] : expected;
+};
+
 const label = (r: (typeof ROUTES)[number]) => `${r.method} ${r.path} (${r.operation})`;
+const writeRoutes = ROUTES.filter((r) => expectationOf(r) !== "read" && expectationOf(r) !== undefined);
+const readRoutes = ROUTES.filter((r) => expectationOf(r) === "read");
+
+it("every route of the route table says what it leaves in the audit trail", () => {
+  const missing = ROUTES.filter((r) => expectationOf(r) === undefined).map(label);
+  expect(missing, "add these operations to AUDIT_EXPECTATIONS (audit-trail.test.ts)").toEqual([]);
+  // A GET never writes; anything else that is called a read here must be one on purpose.
+  for (const route of ROUTES) if (route.method === "GET") expect(expectationOf(route), label(route)).toBe("read");
+});
+
+describe.each(readRoutes.map((r) => [label(r), r] as const))("%s", (_label, route) => {
+  it("a successful read records nothing", async () => {
+    const owner = await svc.tenant("audit-read");
+    const fixture = await makeRouteFixture(owner.api);
+    const before = await events(owner.api, "?limit=1");
+    const { path, body } = callFor(route, fixture);
+    const res = await owner.api.request(route.method, path, body === undefined ? {} : { body });
+    expect(res.status, res.text.slice(0, 300)).toBe(successStatus(route));
+    expect((await events(owner.api, "?limit=1")).matchCount).toBe(before.matchCount);
+  });
+});
 
 describe.each(writeRoutes.map((r) => [label(r), r] as const))("%s", (_label, route) => {
   it("a success records exactly one event: who, what, which request, versions and changed field names", async () => {
@@ -61,6 +154,7 @@ describe.each(writeRoutes.map((r) => [label(r), r] as const))("%s", (_label, rou
       actor: { sub: owner.id, clientId: "" },
       requestId: res.headers.get("x-request-id"),
     });
+    expect(targetKindsOf(route)).toContain(event.target.kind);
     expect(event.id).toMatch(ID);
     expect(event.at).toMatch(TIMESTAMP);
     expect(event.target.id).toMatch(ID);

@@ -17,7 +17,7 @@ let url: URL;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "mcpsm-shutdown-"));
   child = spawn(process.execPath, [main], {
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "info" },
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", METRICS_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines = createInterface({ input: child.stdout! });

@@ -43,6 +43,8 @@ describe("a parent of one's own with another tenant's child id (and the reverse)
     ["GET", `/servers/${theirs.S}/tokens/${mine.K}`],
     ["DELETE", `/servers/${mine.S}/tools/${theirs.T}`],
     ["DELETE", `/servers/${mine.S}/resources/${theirs.R}`],
+    ["DELETE", `/providers/${mine.P}/connections/${theirs.C}`],
+    ["DELETE", `/providers/${theirs.P}/connections/${theirs.C}`],
     ["DELETE", `/servers/${mine.S}/prompts/${theirs.Pr}`],
   ];
   const bodies: Record<string, unknown> = {

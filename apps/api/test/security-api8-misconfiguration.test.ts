@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appConfig } from "../src/config/app-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "../src/config/security-config.js";
 import { DOCS_CSP } from "../src/http/api-docs.js";
+import { consoleCsp } from "../src/http/console-page.js";
 import { type Res, startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { expectProblem, expectStatus } from "./support/problems.js";
 import { createServer, unknownId } from "./support/records.js";
@@ -58,6 +59,22 @@ describe("security headers on every kind of answer", () => {
     expectHardened(await svc.client().get("/.well-known/jwks.json"), "jwks", API_CSP, "public, max-age=300");
     expectHardened(await svc.client().get("/docs"), "docs", DOCS_CSP);
     expectHardened(await svc.client().get("/docs/swagger-ui.css"), "docs asset", DOCS_CSP, "public, max-age=3600");
+    // The console's page admits style elements with a nonce that is fresh for every answer.
+    const consolePage = await svc.client().get("/console");
+    const nonce = /'nonce-([A-Za-z0-9+/=]{24})'/.exec(consolePage.headers.get("content-security-policy") ?? "")?.[1];
+    expect(nonce).toBeDefined();
+    expectHardened(consolePage, "console", consoleCsp([], nonce));
+    expect(consolePage.text).toContain(`<meta property="csp-nonce" nonce="${nonce}" />`);
+    const again = await svc.client().get("/console");
+    expect(again.headers.get("content-security-policy")).not.toContain(`'nonce-${nonce}'`);
+    const script = /src="\/console\/([^"]+\.js)"/.exec(consolePage.text)?.[1];
+    expect(script).toBeDefined();
+    expectHardened(
+      await svc.client().get(`/console/${script}`),
+      "console asset",
+      consoleCsp(),
+      "public, max-age=31536000, immutable",
+    );
     const mcp = await fetch(`${svc.url}/mcp/${unknownId()}`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },

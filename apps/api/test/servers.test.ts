@@ -303,7 +303,9 @@ describe("validation", () => {
     expect(res.body.server.id).not.toBe("AAAAAAAAAAA");
     expect(res.body.server.createdAt).not.toBe("2000-01-01T00:00:00.000Z");
     expect(res.body.server.gitProvider).toBe("");
-    expect(res.body.server.gitRepoFullName).toBe("");
+    // gitRepoFullName is a write field since git connections (docs/api-rules.md §17); without a connection
+    // it is kept and nothing is pushed.
+    expect(res.body.server.gitRepoFullName).toBe("me/repo");
   });
 
   it("a server name is unique per tenant: 409 ALREADY_EXISTS; another tenant may use it", async () => {

@@ -1,6 +1,7 @@
 import type { Actor } from "@mcpsm/domain";
 import { Unauthenticated, Unavailable } from "@mcpsm/domain/errors";
 import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
+import { VerifiedTokenCache } from "./verified-token-cache.js";
 
 /** Turns a bearer access token into the calling Actor, or the reason it cannot. */
 export interface AccessTokenVerifier {
@@ -46,26 +47,41 @@ export const isKeySetFailure = (error: unknown): boolean =>
   (error instanceof errors.JOSEError && error.constructor === errors.JOSEError) ||
   !(error instanceof errors.JOSEError);
 
-/** Verifies JWT access tokens: signature by the key set, `iss`, `aud`, `exp` (required) and `nbf`. */
-export const jwtAccessTokenVerifier = (options: JwtVerifierOptions): AccessTokenVerifier => ({
-  verify: async (token) => {
-    try {
-      const { payload } = await jwtVerify(token, options.keys, {
-        issuer: options.issuer,
-        audience: options.audience,
-        algorithms: ALLOWED_ALGORITHMS,
-        requiredClaims: ["exp"],
-      });
-      const tenant = payload[options.tenantClaim];
-      if (typeof tenant !== "string" || tenant === "")
-        return reject(`the access token has no '${options.tenantClaim}' claim naming the tenant`);
-      return { tenant, scopes: scopesOf(payload), sub: payload.sub, clientId: clientIdOf(payload) };
-    } catch (error) {
-      if (error instanceof errors.JWTExpired) return reject("the access token has expired");
-      // The key set fetch failing (network, an error answer, garbage) is not the caller's fault.
-      if (isKeySetFailure(error))
-        return new Unavailable({ detail: "the authorization server's key set could not be fetched" });
-      return reject("the access token is invalid");
-    }
-  },
-});
+/**
+ * Verifies JWT access tokens: signature by the key set, `iss`, `aud`, `exp` (required) and `nbf`. A token
+ * verified once is not verified again until its `exp` (verified-token-cache.ts).
+ */
+export const jwtAccessTokenVerifier = (options: JwtVerifierOptions): AccessTokenVerifier => {
+  const verified = new VerifiedTokenCache<Actor>();
+  return {
+    verify: async (token) => verified.get(token) ?? verifyJwt(token, options, verified),
+  };
+};
+
+const verifyJwt = async (
+  token: string,
+  options: JwtVerifierOptions,
+  verified: VerifiedTokenCache<Actor>,
+): Promise<Actor | Unauthenticated | Unavailable> => {
+  try {
+    const { payload } = await jwtVerify(token, options.keys, {
+      issuer: options.issuer,
+      audience: options.audience,
+      algorithms: ALLOWED_ALGORITHMS,
+      requiredClaims: ["exp"],
+    });
+    const tenant = payload[options.tenantClaim];
+    if (typeof tenant !== "string" || tenant === "")
+      return reject(`the access token has no '${options.tenantClaim}' claim naming the tenant`);
+    const actor: Actor = { tenant, scopes: scopesOf(payload), sub: payload.sub, clientId: clientIdOf(payload) };
+    // `exp` is required, so present and a number here.
+    verified.set(token, actor, (payload.exp ?? 0) * 1000);
+    return actor;
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) return reject("the access token has expired");
+    // The key set fetch failing (network, an error answer, garbage) is not the caller's fault.
+    if (isKeySetFailure(error))
+      return new Unavailable({ detail: "the authorization server's key set could not be fetched" });
+    return reject("the access token is invalid");
+  }
+};

@@ -82,7 +82,8 @@ const principalOf = (
     return `the access token has no '${options.tenantClaim}' naming the tenant`;
   const scopeSet = scopesOf(answer);
   const clientId = typeof answer.client_id === "string" ? answer.client_id : undefined;
-  return { tenant, clientId, scopes: [...scopeSet], scopeSet, expiresAt: exp };
+  const subject = typeof answer.sub === "string" && answer.sub !== "" ? answer.sub : undefined;
+  return { tenant, subject, clientId, scopes: [...scopeSet], scopeSet, expiresAt: exp };
 };
 
 /** The management API's and the MCP endpoint's verifiers over one introspection client and cache. */

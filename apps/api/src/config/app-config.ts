@@ -1,5 +1,6 @@
 import { type McpSettings, mcpSettingsConfig } from "@mcpsm/mcp-runtime";
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect";
+import { type GitSyncConfig, gitSyncConfig } from "./git-sync-config.js";
 import { type OperationsSettings, operationsConfig } from "./operations-config.js";
 import { securityConfig, type SecuritySettings } from "./security-config.js";
 
@@ -56,12 +57,32 @@ export interface AppConfig {
    */
   readonly mcpOAuthServer?: Option.Option<boolean>;
   /**
+   * MCP_OAUTH_SIGNIN_CLIENT_ID (+ _SECRET, _SCOPE): consent on the service's OAuth page by signing in at the
+   * identity provider of AUTH_ISSUER as this client of it (authorization code + PKCE, redirect URI
+   * `<public URL>/oauth/signin/callback`). Only with AUTH_* (not in dev-auth mode).
+   */
+  readonly mcpOAuthSignIn?: Option.Option<McpOAuthSignInConfig>;
+  /**
    * Base URL of the OAuth 2.0 authorization server, for the OpenAPI document (`{authUrl}/oauth2/auth` and
    * `{authUrl}/oauth2/token`). Unset: `AUTH_ISSUER` when it is an http(s) URL, else a placeholder.
    */
   readonly authUrl?: string | undefined;
+  /**
+   * CONSOLE_OAUTH_CLIENT_ID: the web console's public OAuth client at that authorization server; with it (and
+   * an authorization server) /console signs in by authorization code + PKCE, else by a pasted token.
+   */
+  readonly consoleClientId?: string | undefined;
   /** Metrics listener and audit retention; defaults when absent. */
   readonly operations?: OperationsSettings;
+  /** The git sync worker (docs/api-rules.md §17); on with defaults when absent. */
+  readonly gitSync?: GitSyncConfig;
+}
+
+/** The service as a client of the identity provider, for consent by signing in. */
+export interface McpOAuthSignInConfig {
+  readonly clientId: string;
+  readonly clientSecret: Option.Option<Redacted.Redacted<string>>;
+  readonly scope: string;
 }
 
 const positive = (name: string, fallback: number) =>
@@ -198,10 +219,21 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   }),
   mcp: mcpSettingsConfig,
   mcpOAuthServer: Config.option(Config.boolean("MCP_OAUTH_SERVER")),
+  mcpOAuthSignIn: Config.option(
+    Config.all({
+      clientId: Config.nonEmptyString("MCP_OAUTH_SIGNIN_CLIENT_ID"),
+      clientSecret: Config.option(Config.redacted("MCP_OAUTH_SIGNIN_CLIENT_SECRET")),
+      scope: Config.nonEmptyString("MCP_OAUTH_SIGNIN_SCOPE").pipe(Config.withDefault("openid")),
+    }),
+  ),
   authUrl: Config.option(httpsOrHttpUrl("AUTH_URL")).pipe(
     Config.map(Option.match({ onNone: () => undefined, onSome: (url) => url.href })),
   ),
+  consoleClientId: Config.option(Config.nonEmptyString("CONSOLE_OAUTH_CLIENT_ID")).pipe(
+    Config.map(Option.getOrUndefined),
+  ),
   operations: operationsConfig,
+  gitSync: gitSyncConfig,
 });
 
 /** Loads the configuration, or a readable message listing every bad value. */

@@ -14,7 +14,7 @@ export interface OperationsSettings {
   readonly auditRetentionDays: number;
   /**
    * The OTLP/HTTP traces URL (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT +
-   * `/v1/traces`); undefined: no tracing at all.
+   * `/v1/traces`); undefined (also with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none): no tracing.
    */
   readonly tracesUrl?: string | undefined;
   /** OTEL_SERVICE_NAME (default mcp-server-manager). */
@@ -38,12 +38,17 @@ export const operationsConfig: Config.Config<OperationsSettings> = Config.all({
     Config.validate({ message: "must be a whole number of days, at least 1", validation: (n) => n >= 1 }),
     Config.withDefault(DEFAULT_OPERATIONS_SETTINGS.auditRetentionDays),
   ),
+  // The standard switches apply: OTEL_SDK_DISABLED=true, or OTEL_TRACES_EXPORTER=none, turn tracing off.
   tracesUrl: Config.all([
     optionalText("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
     optionalText("OTEL_EXPORTER_OTLP_ENDPOINT"),
+    optionalText("OTEL_SDK_DISABLED"),
+    optionalText("OTEL_TRACES_EXPORTER"),
   ]).pipe(
-    Config.map(
-      ([traces, base]) => traces ?? (base === undefined ? undefined : `${base.replace(/\/+$/, "")}/v1/traces`),
+    Config.map(([traces, base, disabled, exporter]) =>
+      disabled?.trim().toLowerCase() === "true" || exporter?.trim().toLowerCase() === "none"
+        ? undefined
+        : (traces ?? (base === undefined ? undefined : `${base.replace(/\/+$/, "")}/v1/traces`)),
     ),
   ),
   serviceName: optionalText("OTEL_SERVICE_NAME"),

@@ -1,10 +1,11 @@
 import { type DomainError, Unauthenticated } from "@mcpsm/domain/errors";
 import { bearerToken } from "@mcpsm/domain/schemas";
 import { type Actor, AuditContext, authorize } from "@mcpsm/domain/use-cases";
-import { Cause, Effect, Either, Exit, type ManagedRuntime } from "effect";
+import { Cause, Effect, Either, Exit } from "effect";
 import type { Context } from "koa";
 import type { Logger } from "pino";
 import type { AccessTokenVerifier } from "../auth/access-token-verifier.js";
+import type { EffectRunner } from "../operations/tracing.js";
 import { consumeTenantBudget } from "../security/http-guards.js";
 import type { RateLimiter } from "../security/rate-limit.js";
 import { etagOf, ifMatchVersion } from "./entity-tag.js";
@@ -14,7 +15,8 @@ import type { AppServices, Reply, Route } from "./route-table.js";
 import { sendProblem } from "./send-problem.js";
 
 export interface OperationDeps {
-  readonly runtime: ManagedRuntime.ManagedRuntime<AppServices, never>;
+  /** Runs the use cases (the service's ManagedRuntime, or the tracing runner around it). */
+  readonly runtime: EffectRunner<AppServices>;
   readonly verifier: AccessTokenVerifier;
   readonly logger: Logger;
   /** Per-tenant (and per-address) rate limits; none when rate limiting is off. */

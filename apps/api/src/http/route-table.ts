@@ -6,6 +6,8 @@ import * as U from "@mcpsm/domain/use-cases";
 import type { Actor, DomainServices, Operation } from "@mcpsm/domain/use-cases";
 import { MANAGEMENT_ROUTES } from "@mcpsm/openapi";
 import { Effect } from "effect";
+import type { DescriptionFetcher } from "../openapi-import/description-fetcher.js";
+import { importFromUrl } from "../openapi-import/import-from-url.js";
 
 /** What a route handler gets: the authenticated actor and the parsed request. */
 export interface RouteInput {
@@ -28,7 +30,7 @@ export interface Reply {
 }
 
 /** The services the use cases need; provided by the app's runtime. */
-export type AppServices = DomainServices | I.OpenApiReader;
+export type AppServices = DomainServices | I.OpenApiReader | DescriptionFetcher;
 
 /**
  * One management route: method, path (router syntax, `:id`), the operation (and so the scope) it is, and its
@@ -146,11 +148,16 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
     Effect.as(U.deleteProvider(actor, { providerId: params.id!, expectedVersion: ifMatch }), noContent),
   // The import use cases still take the wire body (see @mcpsm/domain/openapi-import).
   importProvider: ({ actor, body }) =>
-    Effect.map(I.importProvider(actor, body), ({ created: stored, result }) =>
-      stored ? created(result, `/providers/${result.provider.id}`, result.provider.version) : ok(result),
+    Effect.map(
+      importFromUrl(body, (b) => I.importProvider(actor, b), true),
+      ({ created: stored, result }) =>
+        stored ? created(result, `/providers/${result.provider.id}`, result.provider.version) : ok(result),
     ),
   resyncProvider: ({ actor, params, body }) =>
-    Effect.map(I.resyncProvider(actor, params.id!, body), (result) => ok(result, result.provider.version)),
+    Effect.map(
+      importFromUrl(body, (b) => I.resyncProvider(actor, params.id!, b)),
+      (result) => ok(result, result.provider.version),
+    ),
 
   listProviderTools: ({ actor, params }) =>
     Effect.map(U.listProviderTools(actor, { providerId: params.id! }), (tools) => ok({ tools })),
@@ -234,6 +241,38 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
 
   listAuditEvents: ({ actor, query }) =>
     Effect.flatMap(W.decodeAuditListQuery(query), (q) => Effect.map(U.listAuditEvents(actor, q), ok)),
+
+  listProviderConnections: ({ actor, params }) =>
+    Effect.map(U.listProviderConnections(actor, { providerId: params.id! }), ok),
+  deleteProviderConnection: ({ actor, params }) =>
+    Effect.as(
+      U.deleteProviderConnection(actor, { providerId: params.id!, connectionId: params.connectionID! }),
+      noContent,
+    ),
+  exportServer: ({ actor, params }) => Effect.map(U.exportServer(actor, { serverId: params.id! }), (doc) => ok(doc)),
+  importServer: ({ actor, body, query }) =>
+    Effect.flatMap(Effect.zip(W.decodeServerImportQuery(query), W.decodeServerExportDocument(body)), ([q, document]) =>
+      Effect.map(U.importServer(actor, { document, dryRun: q.dryRun }), ({ stored, result }) =>
+        stored && result.server.id !== undefined
+          ? created(result, `/servers/${result.server.id}`, result.server.version)
+          : ok(result),
+      ),
+    ),
+
+  createGitConnection: ({ actor, body }) =>
+    Effect.flatMap(W.decodeGitConnectionCreate(body), (gitConnection) =>
+      Effect.map(U.createGitConnection(actor, { gitConnection }), (rec) =>
+        created({ gitConnection: rec }, `/git-connections/${rec.id}`),
+      ),
+    ),
+  listGitConnections: ({ actor }) =>
+    Effect.map(U.listGitConnections(actor, {}), (gitConnections) => ok({ gitConnections })),
+  getGitConnection: ({ actor, params }) =>
+    Effect.map(U.getGitConnection(actor, { gitConnectionId: params.id! }), (gitConnection) => ok({ gitConnection })),
+  deleteGitConnection: ({ actor, params }) =>
+    Effect.as(U.deleteGitConnection(actor, { gitConnectionId: params.id! }), noContent),
+  getServerGitSync: ({ actor, params }) =>
+    Effect.map(U.getServerGitSync(actor, { serverId: params.id! }), (gitSync) => ok({ gitSync })),
 };
 
 /** `/providers/{id}/tools/{toolID}` → `/providers/:id/tools/:toolID` (the router's syntax). */

@@ -19,16 +19,30 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { Either } from "effect";
+import { currentStatementObserver, type StatementObserver } from "@mcpsm/storage-postgres";
+import { Effect, Either, type Exit } from "effect";
 import type { Middleware } from "koa";
 import { methodLabel, routeTemplateOf } from "./metrics.js";
+import { describeStatement } from "./sql-statement.js";
 
 // OpenTelemetry traces (docs/api-rules.md §18), exported by OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set:
-// a span per HTTP request (continuing the caller's W3C trace context), per MCP operation and per upstream
-// call (whose `traceparent` goes upstream). The provider is the service's own, not a process-global one, and
-// the current span travels in an AsyncLocalStorage of its own, so several services share a process. Span
-// attributes are the semantic conventions' names with values that hold no secret: methods, route
-// templates, status codes, tool names, upstream host and path, never headers, queries or bodies.
+// a span per HTTP request (continuing the caller's W3C trace context), per MCP operation, per upstream
+// call (whose `traceparent` goes upstream) and per SQL statement. The provider is the service's own, not a
+// process-global one, and the current span travels in an AsyncLocalStorage of its own, so several services
+// share a process. Span attributes are the semantic conventions' names with values that hold no secret:
+// methods, route templates, status codes, tool names, upstream host and path, statement texts (with `$n`
+// placeholders, never parameter values), never headers, queries or bodies.
+//
+// Effect's scheduler does not carry an AsyncLocalStorage value into the fibers it runs, so the span that
+// parents a statement cannot be looked up when the statement is sent. It is captured where an effect is
+// handed to the runtime (`runner`: the HTTP request's span, or the MCP operation's) and travels in a fiber
+// ref (the storage's `currentStatementObserver`), which effect's fibers inherit.
+
+/** Runs effects (the service's ManagedRuntime, or `runner` around it). */
+export interface EffectRunner<R> {
+  readonly runPromiseExit: <A, E>(effect: Effect.Effect<A, E, R>) => Promise<Exit.Exit<A, E>>;
+  readonly runPromise: <A, E>(effect: Effect.Effect<A, E, R>) => Promise<A>;
+}
 
 /** Where spans go: the OTLP/HTTP traces URL (the other standard OTEL_* variables apply as the SDK reads them). */
 export interface TracingOptions {
@@ -108,6 +122,47 @@ export const createTracing = (options: TracingOptions) => {
       return outcome;
     };
 
+  /** A client span per SQL statement, child of `parent` (semantic conventions for database client spans). */
+  const statementsUnder =
+    (parent: Context): StatementObserver =>
+    (statement) => {
+      const described = describeStatement(statement.text);
+      const span = tracer.startSpan(
+        described.summary,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            "db.system.name": "postgresql",
+            "db.namespace": statement.database,
+            ...(described.operation === undefined ? {} : { "db.operation.name": described.operation }),
+            ...(described.collection === undefined ? {} : { "db.collection.name": described.collection }),
+            // The text as sent: `$n` placeholders, so no parameter value (and no secret) is in it.
+            "db.query.text": statement.text,
+            "server.address": statement.host,
+            "server.port": statement.port,
+          },
+        },
+        parent,
+      );
+      return (error) => {
+        // The SQLSTATE only: a driver's message may quote the values of a row.
+        const code = (error as { code?: unknown } | undefined)?.code;
+        if (error !== undefined && typeof code === "string" && /^[0-9A-Z]{5}$/.test(code))
+          span.setAttribute("db.response.status_code", code);
+        ended(span, error === undefined ? undefined : typeof code === "string" ? code : "_OTHER");
+      };
+    };
+
+  /** Effects run by `runner` send their statements as children of the span current when they are handed over. */
+  const runner = <R>(runtime: EffectRunner<R>): EffectRunner<R> => {
+    const underCurrentSpan = <A, E>(effect: Effect.Effect<A, E, R>) =>
+      Effect.locally(effect, currentStatementObserver, statementsUnder(active()));
+    return {
+      runPromiseExit: (effect) => runtime.runPromiseExit(underCurrentSpan(effect)),
+      runPromise: (effect) => runtime.runPromise(underCurrentSpan(effect)),
+    };
+  };
+
   // The operation's span is the parent of its upstream spans explicitly: the work in between runs on
   // effect's scheduler, where an AsyncLocalStorage value is not reliably the operation's.
   const mcpInstrumentation: McpInstrumentation = {
@@ -141,6 +196,7 @@ export const createTracing = (options: TracingOptions) => {
   return {
     httpMiddleware,
     mcpInstrumentation,
+    runner,
     /** Exports the spans still buffered, then stops. */
     close: () => provider.shutdown(),
   };

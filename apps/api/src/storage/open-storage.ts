@@ -59,13 +59,15 @@ export const openStorage = async (config: DatabaseConfig, dataDir: string, logge
   let options: Parameters<typeof makePostgresStorage>[0];
   if (config.mode === "embedded") {
     embedded = await startEmbeddedPostgres(embeddedDataDir(dataDir));
-    options = embedded.storageOptions;
+    // One process owns the embedded database: its own commits are the only changes to hear.
+    options = { ...embedded.storageOptions, readCache: { listen: false } };
     logger.info(
       { dataDir: embeddedDataDir(dataDir) },
       "storage: embedded PostgreSQL (PGlite); set DATABASE_URL for a server",
     );
   } else {
-    options = { url: config.url, poolSize: config.poolSize };
+    // Other instances may share the server: their changes are heard by LISTEN (docs/architecture.md).
+    options = { url: config.url, poolSize: config.poolSize, readCache: {} };
     logger.info({ database: redactedUrl(config.url), poolSize: config.poolSize }, "storage: PostgreSQL");
   }
   const postgres = await makePostgresStorage(options);

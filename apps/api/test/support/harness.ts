@@ -8,7 +8,8 @@ import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
 import { Effect, Layer, ManagedRuntime, Option } from "effect";
 import pino from "pino";
 import { mintDevToken } from "../../src/auth/dev-auth.js";
-import type { AppConfig, AuthConfig } from "../../src/config/app-config.js";
+import type { AppConfig, AuthConfig, McpOAuthSignInConfig } from "../../src/config/app-config.js";
+import { DEFAULT_GIT_SYNC_CONFIG, type GitSyncConfig } from "../../src/config/git-sync-config.js";
 import { localConfig } from "../../src/config/local-config.js";
 import { DEFAULT_SECURITY_SETTINGS, type SecuritySettings } from "../../src/config/security-config.js";
 import { defaultMcpSettings, type McpSettings } from "@mcpsm/mcp-runtime";
@@ -39,6 +40,11 @@ export interface Client {
   readonly post: (path: string, body?: unknown, headers?: Record<string, string>) => Promise<Res>;
   readonly patch: (path: string, body?: unknown, headers?: Record<string, string>) => Promise<Res>;
   readonly delete: (path: string, headers?: Record<string, string>) => Promise<Res>;
+  /**
+   * Stores an upstream OAuth connection of this tenant to `providerId` directly (a consent needs a real
+   * authorization server; the route tests only need a connection to list or delete). Tenant clients only.
+   */
+  readonly seedConnection?: (providerId: string) => Promise<string>;
 }
 
 /** A tenant of the running service with a token carrying every scope. */
@@ -89,10 +95,17 @@ export interface StartOptions {
   readonly encryptionKeysOld?: ReadonlyArray<Uint8Array>;
   /** MCP endpoint settings (e.g. the upstream network policy); default: the service's defaults. */
   readonly mcp?: Partial<McpSettings>;
+  /** The git sync worker; off unless given (tests that push start a git server of their own). */
+  readonly gitSync?: Partial<GitSyncConfig>;
   /** Runs the Prometheus listener on a free port (`metricsUrl`); off by default. */
   readonly metrics?: boolean;
   /** Exports traces by OTLP/HTTP to this traces URL; off by default. */
   readonly tracesUrl?: string;
+  /** MCP_OAUTH_SERVER (default: on in dev-auth mode) and MCP_OAUTH_SIGNIN_* (default: unset). */
+  readonly mcpOAuthServer?: boolean;
+  readonly mcpOAuthSignIn?: McpOAuthSignInConfig;
+  /** The console's authorization code sign-in: the authorization server's base URL and the console's client. */
+  readonly consoleSignIn?: { readonly authUrl: string; readonly clientId: string };
 }
 
 const send = async (
@@ -160,7 +173,12 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     auth: options.auth ?? { mode: "dev", tenantClaim: options.tenantClaim ?? "sub" },
     ...(options.encryptionKey === undefined ? {} : { encryptionKey: Option.some(options.encryptionKey) }),
     encryptionKeysOld: options.encryptionKeysOld ?? [],
+    ...(options.mcpOAuthServer === undefined ? {} : { mcpOAuthServer: Option.some(options.mcpOAuthServer) }),
+    ...(options.mcpOAuthSignIn === undefined ? {} : { mcpOAuthSignIn: Option.some(options.mcpOAuthSignIn) }),
     quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
+    ...(options.consoleSignIn === undefined
+      ? {}
+      : { authUrl: options.consoleSignIn.authUrl, consoleClientId: options.consoleSignIn.clientId }),
     ...(options.mcp === undefined ? {} : { mcp: defaultMcpSettings(options.mcp) }),
     operations: {
       metricsPort: options.metrics === true ? 0 : undefined,
@@ -172,6 +190,7 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
       rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, enabled: false },
       ...options.security,
     },
+    gitSync: { ...DEFAULT_GIT_SYNC_CONFIG, enabled: options.gitSync !== undefined, ...options.gitSync },
   });
   const service = await startService(config, { storage: Layer.succeed(Storage, storage), logger });
   // Every tenant the test acts as, so close() can search their audit trails for planted secrets.
@@ -190,7 +209,25 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     tenant: async (label = "tenant") => {
       const id = `${label}-${randomUUID()}`;
       const t = await token(id);
-      return { id, token: t, api: clientFor(service.url, t) };
+      const seedConnection = async (providerId: string) => {
+        const at = new Date();
+        const row = {
+          id: randomUUID().replaceAll("-", "").slice(0, 11),
+          tenant: id,
+          providerId,
+          principal: `oauth:seeded-${randomUUID()}`,
+          serverTokenId: null,
+          scopes: ["seeded"],
+          tokensCipher: "v1.seeded.not-a-real-ciphertext",
+          refreshable: false,
+          expiresAt: new Date(at.getTime() + 3600_000),
+          createdAt: at,
+          updatedAt: at,
+        };
+        await storeRuntime.runPromise(storage.transaction((tx) => tx.putUpstreamConnection(row)));
+        return row.id;
+      };
+      return { id, token: t, api: { ...clientFor(service.url, t), seedConnection } };
     },
     inspect: (work) => storeRuntime.runPromise(storage.read(work)),
     close: async () => {

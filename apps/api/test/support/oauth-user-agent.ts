@@ -1,5 +1,6 @@
-// A minimal headless user agent for OAuth flows: follows redirects by hand, keeps cookies, and stops at the
-// client's redirect URI (which it then visits or not, as the client needs). Consent on the service's page is
+// A minimal headless user agent for OAuth flows: follows redirects by hand, keeps cookies per host name (as a
+// browser does: the service and an identity provider on another host name never see each other's), and stops
+// at the client's redirect URI (which it then visits or not, as the client needs). Consent on the service's page is
 // a form post with a pasted server token.
 
 export interface Landing {
@@ -8,8 +9,11 @@ export interface Landing {
 }
 
 export const userAgent = (stopAt: string) => {
-  const jar = new Map<string, string>();
+  const jars = new Map<string, Map<string, string>>();
   const send = async (url: string, init: RequestInit = {}) => {
+    const host = new URL(url).hostname;
+    const jar = jars.get(host) ?? new Map<string, string>();
+    jars.set(host, jar);
     const res = await fetch(url, {
       ...init,
       redirect: "manual",

@@ -1,10 +1,17 @@
-// Every secret the HTTP suite plants (client secrets and SECRET variable values it writes, server token values
+// Every secret the HTTP suite plants (client secrets, git tokens and SECRET variable values it writes, server token values
 // once their create response arrived, the access tokens it sends) is remembered here, and every later answer
 // the harness receives, and every log line a test service wrote, is searched for all of them. A hit fails the
 // request (or the service's close) naming the kind of secret, never the secret itself. The registry lives per
 // test file (vitest isolates modules per file), so each file checks everything it planted.
 
-export type SecretKind = "client secret" | "SECRET variable value" | "server token" | "access token";
+export type SecretKind =
+  | "client secret"
+  | "SECRET variable value"
+  | "server token"
+  | "access token"
+  | "upstream access token"
+  | "upstream refresh token"
+  | "git token";
 
 const planted = new Map<string, SecretKind>();
 /** Ids of SECRET variables, so a PATCH of their value is a planted secret too. */
@@ -53,6 +60,9 @@ export const plantFromRequest = (method: string, path: string, token: string | u
     }
   if (typeof body !== "object" || body === null) return;
   walkClientSecrets(body);
+  // A git connection's token is write-only (docs/api-rules.md §17).
+  if (typeof body.gitConnection === "object" && body.gitConnection !== null)
+    plant(body.gitConnection.token, "git token");
   const variable = body.variable;
   if (typeof variable !== "object" || variable === null) return;
   if (method === "POST" && path === "/variables" && variable.type === "SECRET")

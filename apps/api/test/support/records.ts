@@ -59,6 +59,16 @@ export const variableWrite = (overrides: Json = {}): Json => ({
   ...overrides,
 });
 
+/** A GENERIC git connection to a host nobody pushes to in these tests (the harness plants its token). */
+export const gitConnectionWrite = (overrides: Json = {}): Json => ({
+  name: `Git ${uniq()}`,
+  kind: "GENERIC",
+  baseURL: "https://git.example.com",
+  username: "bot",
+  token: `glpat-${randomBytes(16).toString("hex")}`,
+  ...overrides,
+});
+
 const created = (res: Res, envelope: string): Json => {
   expect(res.status, `create ${envelope}: ${res.status} ${res.text.slice(0, 600)}`).toBe(201);
   return res.body[envelope];
@@ -81,6 +91,9 @@ export const createServer = async (api: Client, overrides: Json = {}): Promise<J
 
 export const createVariable = async (api: Client, overrides: Json = {}): Promise<Json> =>
   created(await api.post("/variables", { variable: variableWrite(overrides) }), "variable");
+
+export const createGitConnection = async (api: Client, overrides: Json = {}): Promise<Json> =>
+  created(await api.post("/git-connections", { gitConnection: gitConnectionWrite(overrides) }), "gitConnection");
 
 export const createToken = async (api: Client, serverId: string, overrides: Json = {}): Promise<Json> =>
   created(await api.post(`/servers/${serverId}/tokens`, { token: { name: `token ${uniq()}`, ...overrides } }), "token");

@@ -3,6 +3,7 @@ import { MANAGEMENT_ROUTES } from "@mcpsm/openapi";
 import type { Route } from "../../src/http/route-table.js";
 import type { Client } from "./harness.js";
 import {
+  createGitConnection,
   createPrompt,
   createProvider,
   createResource,
@@ -14,6 +15,7 @@ import {
   providerWrite,
   resourceWrite,
   serverWrite,
+  gitConnectionWrite,
   toolWrite,
   uniq,
   variableWrite,
@@ -22,7 +24,7 @@ import {
 /**
  * A tenant's records on which every management route can succeed once:
  * provider P (tools T, T2; prompt Pr; resource R), provider P2 (tool T3, prompt Pr2, resource R2) that no
- * server uses, server S (P with T only, R, Pr) with token K, and variable V.
+ * server uses, server S (P with T only, R, Pr) with token K, variable V, and git connection G.
  */
 export interface RouteFixture {
   readonly P: string;
@@ -37,6 +39,10 @@ export interface RouteFixture {
   readonly S: string;
   readonly K: string;
   readonly V: string;
+  /** An upstream OAuth connection of the tenant to P (a well-formed unknown id when the client cannot seed one). */
+  readonly C: string;
+  /** A git connection no server uses. */
+  readonly G: string;
 }
 
 export const makeRouteFixture = async (
@@ -61,7 +67,9 @@ export const makeRouteFixture = async (
   ).id;
   const K = (await createToken(api, S)).id;
   const V = (await createVariable(api)).id;
-  return { P, T, T2, Pr, R, P2, T3, Pr2, R2, S, K, V };
+  const C = api.seedConnection === undefined ? "Nconnection" : await api.seedConnection(P);
+  const G = (await createGitConnection(api)).id;
+  return { P, T, T2, Pr, R, P2, T3, Pr2, R2, S, K, V, C, G };
 };
 
 /** Path parameters and a valid body with which an operation succeeds on a fresh fixture. */
@@ -76,6 +84,17 @@ const importDocument = () => ({
   info: { title: `Imported ${uniq()}`, version: "1" },
   servers: [{ url: "https://api.imported.example" }],
   paths: { "/things": { get: { operationId: "listImportedThings" } } },
+});
+
+/**
+ * A server export document (docs/api-rules.md §16) under a fresh name, without providers: importing it needs
+ * `server:create` only (creating providers would need `provider:create` too).
+ */
+const serverDocument = () => ({
+  format: "mcpsm.server.v1",
+  server: { name: `Imported server ${uniq()}`, description: "imported" },
+  providers: [],
+  variables: [],
 });
 
 const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
@@ -128,6 +147,15 @@ const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   updateVariable: (f) => ({ params: { id: f.V }, body: { variable: { value: `v ${uniq()}` } } }),
   deleteVariable: (f) => ({ params: { id: f.V } }),
   listAuditEvents: () => ({ params: {} }),
+  listProviderConnections: (f) => ({ params: { id: f.P } }),
+  deleteProviderConnection: (f) => ({ params: { id: f.P, connectionID: f.C } }),
+  exportServer: (f) => ({ params: { id: f.S } }),
+  importServer: () => ({ params: {}, body: serverDocument() }),
+  createGitConnection: () => ({ params: {}, body: { gitConnection: gitConnectionWrite() } }),
+  listGitConnections: () => ({ params: {} }),
+  getGitConnection: (f) => ({ params: { id: f.G } }),
+  deleteGitConnection: (f) => ({ params: { id: f.G } }),
+  getServerGitSync: (f) => ({ params: { id: f.S } }),
 };
 
 /** The concrete path of `route` with its parameters filled in. */

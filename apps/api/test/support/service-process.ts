@@ -19,7 +19,8 @@ const OWN = ["DATABASE_URL", "DATABASE_POOL_SIZE", "DATABASE_MIGRATE_ON_START", 
 const childEnv = (env: Readonly<Record<string, string>>): NodeJS.ProcessEnv => {
   const base = { ...process.env };
   for (const name of OWN) delete base[name];
-  return { ...base, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env };
+  // METRICS_PORT 0: a second listener on the fixed default port would collide between parallel test processes.
+  return { ...base, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", METRICS_PORT: "0", ...env };
 };
 
 /** A fresh ENCRYPTION_KEY (32 random bytes, base64), required with DATABASE_URL. */

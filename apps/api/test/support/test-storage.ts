@@ -31,7 +31,7 @@ const postgresTestStorage = (): Layer.Layer<Storage, unknown> =>
         (db) => Effect.promise(() => db.dispose()),
       );
       const postgres = yield* Effect.acquireRelease(
-        Effect.tryPromise(() => makePostgresStorage({ url: database.url, poolSize: 4 })),
+        Effect.tryPromise(() => makePostgresStorage({ url: database.url, poolSize: 4, readCache: {} })),
         (pg) => Effect.promise(() => pg.close()),
       );
       yield* Effect.tryPromise(() => postgres.migrate());

@@ -1,0 +1,172 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ALL_SCOPES } from "@mcpsm/domain";
+import { makePostgresStorage, type PostgresStorage } from "@mcpsm/storage-postgres";
+import { createServerDatabase, type ServerDatabase } from "@mcpsm/storage-postgres/testing";
+import { Option } from "effect";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mintDevToken } from "../src/auth/dev-auth.js";
+import { localConfig } from "../src/config/local-config.js";
+import { type RunningService, startService } from "../src/service.js";
+import { type Client, clientFor } from "./support/harness.js";
+import { createProvider, createServer, createToken, createTool } from "./support/records.js";
+
+// Two instances of the service on one PostgreSQL database, each with the point-read cache on (as the
+// service runs it: storage/open-storage.ts) but with entries that would live ten minutes, so that only the
+// change notification can make an instance see another's write: a change or a revoked server token is
+// seen at once by the instance that made it and, by the other, as soon as the notification arrives (awaited
+// by polling until a deadline, never by sleeping).
+
+const serverUrl = process.env.TEST_DATABASE_URL || undefined;
+
+/** Far longer than any poll below: an entry can only go because a change was heard. */
+const ENTRY_LIFETIME_MS = 10 * 60_000;
+/** The deadline of a poll; the notification usually arrives within milliseconds. */
+const SEEN_WITHIN_MS = 10_000;
+
+/** Polls `probe` until it answers true, failing after SEEN_WITHIN_MS. */
+const eventually = async (what: string, probe: () => Promise<boolean>) => {
+  const deadline = Date.now() + SEEN_WITHIN_MS;
+  for (;;) {
+    if (await probe()) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not seen within ${SEEN_WITHIN_MS} ms`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+};
+
+describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL database", () => {
+  let database: ServerDatabase;
+  let dataDir: string;
+  const stores: Array<PostgresStorage> = [];
+  const services: Array<RunningService> = [];
+  let a: Client;
+  let b: Client;
+  let serviceA: RunningService;
+  let serviceB: RunningService;
+  let storeB: PostgresStorage;
+
+  beforeAll(async () => {
+    database = await createServerDatabase(serverUrl!);
+    // One data directory: both instances accept the same dev-auth tokens and share the encryption key.
+    dataDir = await mkdtemp(join(tmpdir(), "mcpsm-two-instances-"));
+    const encryptionKey = Option.some(new Uint8Array(randomBytes(32)));
+    for (let i = 0; i < 2; i++) {
+      const store = await makePostgresStorage({
+        url: database.url,
+        poolSize: 4,
+        readCache: { maxAgeMs: ENTRY_LIFETIME_MS },
+      });
+      if (i === 0) await store.migrate();
+      stores.push(store);
+      services.push(
+        await startService(localConfig(dataDir, { encryptionKey }), {
+          storage: store.layer,
+          onClose: store.close,
+          logger: pino({ level: "silent" }),
+        }),
+      );
+    }
+    [serviceA, serviceB] = services as [RunningService, RunningService];
+    storeB = stores[1] as PostgresStorage;
+    const token = await mintDevToken(dataDir, { subject: "two-instances", scopes: ALL_SCOPES });
+    a = clientFor(serviceA.url, token);
+    b = clientFor(serviceB.url, token);
+    // Both listen before the first write (a cache answers nothing until its instance hears changes).
+    await eventually("both instances listening", async () => stores.every((store) => store.readCache?.serving));
+  });
+  afterAll(async () => {
+    for (const service of services) await service.close();
+    await database?.dispose();
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const toolsListedBy = async (service: RunningService, serverId: string, serverToken: string) => {
+    const response = await fetch(`${service.url}/mcp/${serverId}`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${serverToken}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/list",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    });
+    return { status: response.status, text: await response.text() };
+  };
+
+  const serverNameAt = async (api: Client, id: string) => (await api.get(`/servers/${id}`)).body.server.name;
+
+  it("a server renamed through one instance: the other serves the new name once the change is heard", async () => {
+    const server = await createServer(a);
+    // B serves it from its cache (once the notifications of A's earlier commits have arrived).
+    await eventually("B answers from its cache", async () => {
+      const hitsBefore = storeB.readCache!.hits;
+      expect(await serverNameAt(b, server.id)).toBe(server.name);
+      return storeB.readCache!.hits > hitsBefore;
+    });
+
+    const renamed = await a.patch(`/servers/${server.id}`, { server: { name: `${server.name} renamed` } });
+    expect(renamed.status).toBe(200);
+    // At once on A, the instance that made the change.
+    expect(await serverNameAt(a, server.id)).toBe(`${server.name} renamed`);
+    await eventually(
+      "B sees the new name",
+      async () => (await serverNameAt(b, server.id)) === `${server.name} renamed`,
+    );
+  });
+
+  it("a tool changed through one instance: the other's MCP tools/list shows the change", async () => {
+    const provider = await createProvider(a, { baseURL: "https://api.example.com" });
+    const tool = await createTool(a, provider.id, { description: "Reads the first edition." });
+    const server = await createServer(a, { providers: [{ id: provider.id }] });
+    const { value: serverToken } = await createToken(a, server.id);
+    expect((await toolsListedBy(serviceB, server.id, serverToken)).text).toContain("Reads the first edition.");
+    expect((await toolsListedBy(serviceB, server.id, serverToken)).text).toContain("Reads the first edition.");
+
+    const changed = await a.patch(`/providers/${provider.id}/tools/${tool.id}`, {
+      tool: { description: "Reads the second edition." },
+    });
+    expect(changed.status).toBe(200);
+    expect((await toolsListedBy(serviceA, server.id, serverToken)).text).toContain("Reads the second edition.");
+    await eventually("B lists the changed tool", async () =>
+      (await toolsListedBy(serviceB, server.id, serverToken)).text.includes("Reads the second edition."),
+    );
+  });
+
+  it("a server token revoked through one instance: refused there at once, and by the other once heard", async () => {
+    const provider = await createProvider(a, { baseURL: "https://api.example.com" });
+    await createTool(a, provider.id);
+    const server = await createServer(a, { providers: [{ id: provider.id }] });
+    const token = await createToken(a, server.id);
+    // Both instances have accepted (and cached) the token.
+    expect((await toolsListedBy(serviceA, server.id, token.value)).status).toBe(200);
+    expect((await toolsListedBy(serviceB, server.id, token.value)).status).toBe(200);
+    await eventually("B authenticates from its cache", async () => {
+      const hitsBefore = storeB.readCache!.hits;
+      expect((await toolsListedBy(serviceB, server.id, token.value)).status).toBe(200);
+      return storeB.readCache!.hits > hitsBefore;
+    });
+
+    expect((await a.delete(`/servers/${server.id}/tokens/${token.id}`)).status).toBe(204);
+    expect((await toolsListedBy(serviceA, server.id, token.value)).status).toBe(401);
+    await eventually(
+      "B refuses the revoked token",
+      async () => (await toolsListedBy(serviceB, server.id, token.value)).status === 401,
+    );
+  });
+});
