@@ -1,0 +1,271 @@
+// The service's read hot paths on PostgreSQL, measured the way a shared machine allows: CPU milliseconds of
+// the service (and of its PostgreSQL backends) per call, besides req/s and latency percentiles.
+//
+//   ./run build && node bench/hot-paths.mjs [seconds=10] [connections=16]
+//
+// Starts what ../shared/perf/run.sh starts for these rows (the built service, `apps/api/dist/main.js`, on a
+// fresh database of the local PostgreSQL server, with the harness's environment; its local upstream), seeds
+// the 5 providers × 10 tools server through the management API, then drives, one row after another:
+//   GET /servers/{id}     (management API, dev-auth JWT)
+//   MCP tools/call        (2026-07-28, server token; upstream called for real)
+//   MCP tools/list        (50 tools)
+//   upstream directly     (the floor a tools/call cannot go under)
+// and one call at a time (c=1) tools/call against the upstream directly: the added median latency.
+// CPU per call is robust to other load on the machine (unlike req/s): compare it before and after a change.
+// Environment: PG_ADMIN (default postgres://postgres@127.0.0.1:5432/postgres), PERF_DIR (default ../shared/perf),
+// ROWS (default get,call,list,c1), SOAK_MIN (default 0: minutes of GET and tools/call afterwards, RSS
+// sampled every 30 s), SERVICE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const PERF_DIR = resolve(PROJECT, process.env.PERF_DIR ?? "../shared/perf");
+const SECONDS = Number(process.argv[2] ?? 10);
+const CONNS = Number(process.argv[3] ?? 16);
+const PG_ADMIN = process.env.PG_ADMIN ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const DB = `mcpsm_hot_${process.pid}_${Date.now().toString(36)}`;
+const NODE = process.execPath;
+const { apiClient, seedServer } = await import(join(PERF_DIR, "lib/api.mjs"));
+
+const freePort = () =>
+  new Promise((done) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => done(port));
+    });
+  });
+const psql = (sql, db = "postgres") =>
+  execFileSync("psql", [PG_ADMIN.replace(/\/[^/]*$/, `/${db}`), "-v", "ON_ERROR_STOP=1", "-At", "-c", sql], {
+    encoding: "utf8",
+  }).trim();
+const CLK_TCK = 100;
+const cpuSeconds = (pid) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return 0;
+  }
+};
+const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
+const backendPids = () =>
+  psql(`select pid from pg_stat_activity where datname = '${DB}' and pid <> pg_backend_pid()`)
+    .split("\n")
+    .filter(Boolean)
+    .map(Number);
+const cpuOf = (pids) => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+
+const waitFor = async (url, child) => {
+  for (let i = 0; i < 1200; i++) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await sleep(100);
+  }
+  throw new Error(`${url} did not answer`);
+};
+
+/** `connections` loops sending `make()` requests on keep-alive sockets for `seconds`; latencies in ms. */
+const drive = async (port, make, { seconds, connections, check }) => {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const latencies = [];
+  let failures = 0;
+  const until = Date.now() + seconds * 1000;
+  const one = () =>
+    new Promise((done) => {
+      const { method, path, headers, body } = make();
+      const t0 = process.hrtime.bigint();
+      const req = request({ host: "127.0.0.1", port, method, path, headers, agent }, (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => {
+          const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+          if (res.statusCode === 200 && check(Buffer.concat(chunks).toString())) latencies.push(ms);
+          else failures++;
+          done();
+        });
+      });
+      req.on("error", () => {
+        failures++;
+        done();
+      });
+      req.end(body);
+    });
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < until) await one();
+    }),
+  );
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
+  return { ok: latencies.length, failures, p50: pct(50), p99: pct(99) };
+};
+
+const measure = async (label, port, make, check, { pids, connections = CONNS, seconds = SECONDS }) => {
+  await drive(port, make, { seconds: Math.min(3, seconds), connections, check }); // warm-up
+  const before = Object.fromEntries(Object.entries(pids).map(([k, f]) => [k, cpuOf(f())]));
+  const t0 = Date.now();
+  const r = await drive(port, make, { seconds, connections, check });
+  const elapsed = (Date.now() - t0) / 1000;
+  const cpu = Object.fromEntries(
+    Object.entries(pids).map(([k, f]) => [k, ((cpuOf(f()) - before[k]) * 1000) / Math.max(1, r.ok)]),
+  );
+  const row = {
+    label,
+    connections,
+    rps: r.ok / elapsed,
+    p50: r.p50,
+    p99: r.p99,
+    failures: r.failures,
+    cpuMsPerCall: cpu,
+  };
+  console.error(
+    `${label.padEnd(34)} c=${String(connections).padStart(2)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  fail ${r.failures}  cpu ms/call ${Object.entries(
+      cpu,
+    )
+      .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+      .join(", ")}`,
+  );
+  return row;
+};
+
+const children = [];
+const startChild = (args, env) => {
+  const child = spawn(NODE, args, {
+    cwd: PROJECT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  children.push(child);
+  return child;
+};
+const dataDir = mkdtempSync(join(tmpdir(), "mcpsm-hot-"));
+const cleanup = () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+};
+process.on("exit", cleanup);
+
+try {
+  psql(`create database ${DB}`);
+  const upstreamPort = await freePort();
+  const upstream = startChild([join(PERF_DIR, "servers/upstream.mjs"), String(upstreamPort)], {});
+  const port = await freePort();
+  // The environment of ../shared/perf/bench.mjs (serviceEnv), on PostgreSQL.
+  const service = startChild([join(PROJECT, "apps/api/dist/main.js")], {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "info",
+    UPSTREAM_ALLOWED_NETWORKS: "127.0.0.0/8",
+    RATE_LIMIT_TENANT_POINTS: "1000000000",
+    RATE_LIMIT_TENANT_BURST: "1000000000",
+    RATE_LIMIT_ADDRESS_POINTS: "1000000000",
+    RATE_LIMIT_ADDRESS_BURST: "1000000000",
+    DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${DB}`),
+    ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    NODE_OPTIONS: process.env.SERVICE_NODE_OPTIONS ?? "",
+  });
+  service.stdout?.resume();
+  await waitFor(`http://127.0.0.1:${port}/readyz`, service);
+  const token = execFileSync(NODE, [join(PROJECT, "apps/api/dist/cli/token.js"), "--sub", "bench", "--ttl", "86400"], {
+    cwd: PROJECT,
+    env: { ...process.env, DATA_DIR: dataDir, NODE_OPTIONS: "" },
+    encoding: "utf8",
+  }).trim();
+  const seed = await seedServer(apiClient(`http://127.0.0.1:${port}`, token), {
+    upstreamUrl: `http://127.0.0.1:${upstreamPort}`,
+  });
+  const pids = { service: () => [service.pid], postgres: backendPids };
+  let id = 1;
+  const rpc = (message, method) => () => ({
+    method: "POST",
+    path: `/mcp/${seed.serverId}`,
+    headers: {
+      Authorization: `Bearer ${seed.serverToken}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": method,
+      ...(method === "tools/call" ? { "Mcp-Name": "getP0T0" } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: id++, ...message }),
+  });
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const call = rpc(
+    {
+      method: "tools/call",
+      params: { name: "getP0T0", arguments: { pathArgs: { id: "42" }, queryArgs: { verbose: true } }, _meta: meta },
+    },
+    "tools/call",
+  );
+  const list = rpc({ method: "tools/list", params: { _meta: meta } }, "tools/list");
+  const get = () => ({
+    method: "GET",
+    path: `/servers/${seed.serverId}`,
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  const direct = () => ({
+    method: "GET",
+    path: "/p0/t0/items/42?verbose=true",
+    headers: { Accept: "application/json" },
+  });
+  const okCall = (b) => b.includes("widget") && !b.includes('"isError":true');
+  const rows = [];
+  const want = new Set((process.env.ROWS ?? "get,call,list,c1").split(","));
+  if (want.has("get")) rows.push(await measure("GET /servers/{id}", port, get, (b) => b.includes("getP4T9"), { pids }));
+  if (want.has("call"))
+    rows.push(
+      await measure("MCP tools/call", port, call, okCall, { pids: { ...pids, upstream: () => [upstream.pid] } }),
+    );
+  if (want.has("list"))
+    rows.push(await measure("MCP tools/list (50 tools)", port, list, (b) => b.includes("getP4T9"), { pids }));
+  let addedMedianMs;
+  if (want.has("c1")) {
+    const directC1 = await measure("upstream directly", upstreamPort, direct, okCall, {
+      pids: { upstream: () => [upstream.pid] },
+      connections: 1,
+    });
+    const callC1 = await measure("MCP tools/call", port, call, okCall, { pids, connections: 1 });
+    rows.push(directC1, callC1);
+    addedMedianMs = callC1.p50 - directC1.p50;
+    console.error(`added median latency of tools/call over the upstream at c=1: ${addedMedianMs.toFixed(3)} ms`);
+  }
+  console.error(`service RSS after the run: ${rssMiB(service.pid).toFixed(0)} MiB`);
+  // Soak: GET and tools/call in turn for SOAK_MIN minutes, RSS sampled every 30 s; growth between the first
+  // and the last minute is what the RSS goal bounds.
+  const soakMin = Number(process.env.SOAK_MIN ?? 0);
+  const soak = [];
+  for (let t = 0; t < soakMin * 2; t++) {
+    await drive(port, t % 2 === 0 ? get : call, { seconds: 30, connections: CONNS, check: () => true });
+    soak.push({ atS: (t + 1) * 30, rssMiB: Number(rssMiB(service.pid).toFixed(1)) });
+    console.error(`soak ${(t + 1) * 30} s: RSS ${soak.at(-1).rssMiB} MiB`);
+  }
+  if (soak.length >= 4) {
+    const first = Math.max(soak[0].rssMiB, soak[1].rssMiB);
+    const last = Math.max(soak.at(-2).rssMiB, soak.at(-1).rssMiB);
+    console.error(
+      `soak: RSS first minute ${first} MiB, last minute ${last} MiB (${(((last - first) / first) * 100).toFixed(1)}%)`,
+    );
+  }
+  console.log(JSON.stringify({ rows, addedMedianMs, rssMiB: rssMiB(service.pid) }));
+} finally {
+  cleanup();
+  await sleep(500);
+  try {
+    psql(`drop database if exists ${DB} with (force)`);
+  } catch {}
+  rmSync(dataDir, { recursive: true, force: true });
+}
