@@ -6,6 +6,7 @@ import type pg from "pg";
 import { initOrm, poolOf, runMigrations } from "./orm.js";
 import { withCachedPointReads } from "./read-cache/cached-point-reads.js";
 import { type ChangeListener, listenForChanges, COMMIT_AND_NOTIFY } from "./read-cache/change-listener.js";
+import { MatchCountCache } from "./read-cache/match-count-cache.js";
 import { PointReadCache, type PointReadCacheOptions } from "./read-cache/point-read-cache.js";
 import {
   type ConstraintBreach,
@@ -77,6 +78,8 @@ export interface PostgresStorage {
   readonly orm: MikroORM;
   /** The point-read cache, when `readCache` turned it on (its counters are for tests and diagnostics). */
   readonly readCache: PointReadCache | undefined;
+  /** The remembered match counts of filtered provider listings (always on: each use is checked; counters for tests). */
+  readonly matchCounts: MatchCountCache;
   /** Closes the pool. The storage must not be used afterwards. */
   readonly close: () => Promise<void>;
 }
@@ -204,9 +207,11 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
         });
 
   /** Statements outside a transaction: each takes a pooled connection for itself. */
+  const matchCounts = new MatchCountCache();
   const poolRunner: Runner = {
     rows: (sql, params) => send(pool, sql, params),
     guarded: (write) => write,
+    matchCounts,
   };
 
   /** Takes a connection and opens a transaction on it (uninterruptible, as acquisition in acquireUseRelease). */
@@ -315,6 +320,7 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     ping: surfaceUnavailable(Effect.orDie(send(pool, "select 1"))),
     orm,
     readCache,
+    matchCounts,
     close: async () => {
       await changeListener?.close();
       await orm.close(true);

@@ -201,6 +201,94 @@ export const providerSearchCases = (h: Harness) =>
       expect(await h.read((tx) => tx.countProviders(TENANT_A))).toBe(3);
     });
 
+    // A repeated substring search may reuse a count it made before (the PostgreSQL adapter remembers them);
+    // every change to what it counts must show in the very next search.
+    it("a repeated substring search counts every change at once: inserts, renames, deletes, rollbacks", async () => {
+      const git = { nameContains: "git" };
+      expect((await search(git)).matchCount).toBe(2);
+      expect((await search(git)).matchCount).toBe(2);
+      await h.seed({ providers: [provider(9, { name: "gitea" })] });
+      expect(await search(git)).toEqual({ ids: ids([ownInternal, otherPublic, provider(9)]), matchCount: 3 });
+      // A rename out of the filter, then a description-only change (same count, still exact).
+      await h.run((tx) =>
+        tx.updateProvider({ ...ownInternal, name: "Issues", version: ownInternal.version + 1 }, ownInternal.version),
+      );
+      expect((await search(git)).matchCount).toBe(2);
+      await h.run((tx) =>
+        tx.updateProvider({ ...provider(9, { name: "gitea" }), description: "d", version: 2 }, provider(9).version),
+      );
+      expect((await search(git)).matchCount).toBe(2);
+      await h.failure((tx) =>
+        Effect.zipRight(tx.insertProvider(provider(10, { name: "gitx" })), Effect.fail("undone")),
+      );
+      expect((await search(git)).matchCount).toBe(2);
+      await h.run((tx) => tx.deleteProvider(provider(9).id));
+      expect(await search(git)).toEqual({ ids: ids([otherPublic]), matchCount: 1 });
+      expect((await search({ baseURLContains: "example" })).matchCount).toBe(5);
+      await h.run((tx) => tx.deleteProvider(percent.id));
+      expect((await search({ baseURLContains: "example" })).matchCount).toBe(4);
+    });
+
+    it("another tenant's PUBLIC providers changing changes the viewer's substring count at once", async () => {
+      const weather = { nameContains: "weather" };
+      expect((await search(weather)).matchCount).toBe(2);
+      // C (not the viewer) adds a PUBLIC match and an INTERNAL one; then hides one; then renames one away.
+      await h.seed({
+        providers: [
+          provider(11, { tenant: TENANT_C, name: "weather later", visibilityType: "PUBLIC" }),
+          provider(12, { tenant: TENANT_C, name: "weather hidden" }),
+        ],
+      });
+      expect((await search(weather)).matchCount).toBe(3);
+      await h.run((tx) =>
+        tx.updateProvider(
+          { ...underscore, visibilityType: "INTERNAL", version: underscore.version + 1 },
+          underscore.version,
+        ),
+      );
+      expect((await search(weather)).matchCount).toBe(2);
+      await h.run((tx) =>
+        tx.updateProvider(
+          { ...nearUnderscore, name: "sunshine", version: nearUnderscore.version + 1 },
+          nearUnderscore.version,
+        ),
+      );
+      expect(await search(weather)).toEqual({ ids: ids([provider(11)]), matchCount: 1 });
+      // B's INTERNAL provider turning PUBLIC brings it into A's view.
+      expect((await search({ nameContains: "mirror" })).matchCount).toBe(0);
+      await h.run((tx) =>
+        tx.updateProvider(
+          { ...otherInternal, visibilityType: "PUBLIC", version: otherInternal.version + 1 },
+          otherInternal.version,
+        ),
+      );
+      expect((await search({ nameContains: "mirror" })).matchCount).toBe(1);
+      // The other tenant's own view follows its own changes too.
+      const seenByC = async () =>
+        (await h.read((tx) => tx.searchProviders({ viewerTenant: TENANT_C, nameContains: "weather", limit: 100 })))
+          .matchCount;
+      expect(await seenByC()).toBe(3);
+      await h.run((tx) => tx.deleteProvider(provider(12).id));
+      expect(await seenByC()).toBe(2);
+    });
+
+    it("a substring search inside a transaction sees the transaction's own writes, and so does the next one", async () => {
+      const git = { nameContains: "git" };
+      expect((await search(git)).matchCount).toBe(2);
+      const inside = await h.run((tx) =>
+        Effect.gen(function* () {
+          const counts = [];
+          yield* tx.insertProvider(provider(9, { name: "gitea" }));
+          counts.push((yield* tx.searchProviders({ viewerTenant: TENANT_A, limit: 10, ...git })).matchCount);
+          yield* tx.insertProvider(provider(10, { name: "gitx" }));
+          counts.push((yield* tx.searchProviders({ viewerTenant: TENANT_A, limit: 10, ...git })).matchCount);
+          return counts;
+        }),
+      );
+      expect(inside).toEqual([3, 4]);
+      expect((await search(git)).matchCount).toBe(4);
+    });
+
     it("items carry all their tools, in creation order", async () => {
       const tools = [tool(3, ownInternal.id), tool(1, ownInternal.id), tool(2, otherPublic.id)];
       await h.seed({ tools });

@@ -48,6 +48,38 @@ create trigger "${name}" after ${event} on "providers" referencing ${transitionT
   };
 }
 
+/**
+ * A statement-level trigger on providers that stamps the generation of every scope whose listings the
+ * statement may have changed (`scopes`: the tenant of each row it touched, and PUBLIC when one of them is or
+ * was PUBLIC, since those are in every tenant's listing) with the writing transaction's id: unique for the
+ * database's lifetime, so a stamp never comes back after a change, even when rows are deleted and recreated.
+ * A reader validates a remembered match count against these stamps in its own statement (tx/providers.ts).
+ * Named to fire before the count triggers ("bump" < "count"), so a transaction's first provider write
+ * locks its tenant's row first, then PUBLIC's: writers of one tenant queue there, not on counter rows
+ * taken in different orders.
+ */
+function providerGenerationTrigger(event: "insert" | "update" | "delete", transitionTables: string, rows: string) {
+  const name = `bump_generation_${event}`;
+  const fn = `"providers_${name}_fn"`;
+  return {
+    name,
+    timing: "after" as const,
+    events: [event],
+    forEach: "statement" as const,
+    expression: `create or replace function ${fn}() returns trigger as $$ begin
+  insert into provider_generations as g (scope, generation)
+    select scope, pg_current_xact_id()::text::bigint from (
+      select 'tenant:' || tenant from (${rows}) as r (tenant, visibility_type)
+      union select 'PUBLIC' from (${rows}) as r (tenant, visibility_type) where visibility_type = 'PUBLIC'
+    ) as s (scope)
+    order by scope = 'PUBLIC', scope
+  on conflict (scope) do update set generation = excluded.generation;
+  return null;
+end; $$ language plpgsql;
+create trigger "${name}" after ${event} on "providers" referencing ${transitionTables} for each statement execute function ${fn}();`,
+  };
+}
+
 export const ProviderEntity = defineEntity({
   name: "Provider",
   tableName: "providers",
@@ -83,8 +115,16 @@ export const ProviderEntity = defineEntity({
       expression: 'create index "providers_base_url_trgm_index" on "providers" using gin ("base_url" gin_trgm_ops)',
     },
   ],
-  // provider_counts follows every statement that inserts, deletes or re-classifies providers.
+  // provider_counts follows every statement that inserts, deletes or re-classifies providers;
+  // provider_generations every statement that writes providers at all.
   triggers: [
+    providerGenerationTrigger("insert", "new table as changed", "select tenant, visibility_type from changed"),
+    providerGenerationTrigger("delete", "old table as changed", "select tenant, visibility_type from changed"),
+    providerGenerationTrigger(
+      "update",
+      "old table as old_rows new table as new_rows",
+      "select tenant, visibility_type from new_rows union all select tenant, visibility_type from old_rows",
+    ),
     providerCountTrigger("insert", "new table as changed", "select tenant, visibility_type, api_type, 1 from changed"),
     providerCountTrigger("delete", "old table as changed", "select tenant, visibility_type, api_type, -1 from changed"),
     providerCountTrigger(
@@ -112,6 +152,22 @@ export const ProviderCountEntity = defineEntity({
     n: p.integer(),
   },
   primaryKeys: ["tenant", "visibilityType", "apiType"],
+});
+
+/**
+ * When the providers a listing can see last changed, per scope: `tenant:<id>` (that tenant's providers)
+ * and `PUBLIC` (the PUBLIC providers of every tenant). A viewer's listing depends on exactly its tenant's
+ * scope and PUBLIC's. Each value is the id of the transaction that last wrote there (the triggers of
+ * `providers`, in that transaction); a scope never written has no row. What lets a remembered substring
+ * match count be reused while it is still exact, checked in the reader's snapshot.
+ */
+export const ProviderGenerationEntity = defineEntity({
+  name: "ProviderGeneration",
+  tableName: "provider_generations",
+  properties: {
+    scope: p.text().primary(),
+    generation: p.bigint("string"),
+  },
 });
 
 export const ToolEntity = defineEntity({
@@ -419,6 +475,7 @@ export const ENTITIES = [
   ServerTokenEntity,
   AuditEventEntity,
   ProviderCountEntity,
+  ProviderGenerationEntity,
   UpstreamConnectionEntity,
   UpstreamAuthorizationEntity,
   OAuthServerRecordEntity,

@@ -81,24 +81,71 @@ export const providerOperations: Operations<
       ];
       // The match count, exact: without a substring filter it adds up provider_counts (kept by triggers in
       // the writing transaction, read in this statement's snapshot: it agrees with the page); with one, it
-      // counts the matches, which the trigram indexes find without reading the rest of the tenant.
+      // counts the matches, which the trigram indexes find without reading the rest of the tenant — unless
+      // this instance remembers the count for these filters and the generations of the viewer's tenant and
+      // of PUBLIC, read here in the same snapshot, say nothing it counts has changed since.
       const visible = (a: string) => `(${a}.tenant = ${tenant} or ${a}.visibility_type = 'PUBLIC')`;
-      const count = contains
-        ? `select count(*) from providers p where ${visible("p")}${and(filters, "p")}`
-        : `select coalesce(sum(c.n), 0) from provider_counts c where ${visible("c")}${and(enumFilters, "c")}`;
+      if (!contains)
+        return Effect.map(
+          page(
+            `select coalesce(sum(c.n), 0)::int as n, null::text as g from provider_counts c where ${visible("c")}${and(enumFilters, "c")}`,
+          ),
+          (result) => result.page,
+        );
+      const cache = runner.matchCounts;
+      const key = JSON.stringify([
+        search.viewerTenant,
+        search.nameContains,
+        search.baseURLContains,
+        search.apiType,
+        search.visibility,
+      ]);
+      const known = cache?.lookup(key);
+      const knownGenerations = param(known?.generations ?? "");
+      const knownCount = param(known?.n ?? 0);
+      const generation = (scope: string) =>
+        `coalesce((select x.generation from provider_generations x where x.scope = ${scope}), 0)`;
+      // The count is an uncorrelated subquery (an InitPlan): PostgreSQL runs it only if the CASE needs it.
       return Effect.map(
-        ctx.rows(
-          `select (${count})::int as n,
-             coalesce((select json_agg(${providerWithTools.json("pg")} order by pg.created_at, pg.id)
-               from (select * from (${branches.map((b) => `(${b})`).join(" union all ")}) u
-                     order by u.created_at, u.id limit ${limit}) pg), '[]'::json) as r`,
-          params,
+        page(
+          `select case when s.g = ${knownGenerations} then ${knownCount}::int
+                  else (select count(*) from providers p where ${visible("p")}${and(filters, "p")})::int end as n, s.g
+           from (select ${generation(`'tenant:' || ${tenant}`)} || ':' || ${generation("'PUBLIC'")} as g) s`,
         ),
         (result) => {
-          const row = result[0] ?? { n: 0, r: [] };
-          return { items: (row.r as Array<unknown>).map(providerWithTools.decode), matchCount: Number(row.n) };
+          if (cache !== undefined && typeof result.generations === "string") {
+            if (result.generations === known?.generations) cache.reused++;
+            else {
+              cache.counted++;
+              cache.store(key, { generations: result.generations, n: result.matchCount });
+            }
+          }
+          return result.page;
         },
       );
+
+      /** One statement: `counting` (a query answering one row of `n` and `g`) beside the page. */
+      function page(counting: string) {
+        return Effect.map(
+          ctx.rows(
+            `select c.n, c.g,
+               coalesce((select json_agg(${providerWithTools.json("pg")} order by pg.created_at, pg.id)
+                 from (select * from (${branches.map((b) => `(${b})`).join(" union all ")}) u
+                       order by u.created_at, u.id limit ${limit}) pg), '[]'::json) as r
+             from (${counting}) c`,
+            params,
+          ),
+          (result) => {
+            const row = result[0] ?? { n: 0, g: null, r: [] };
+            const matchCount = Number(row.n);
+            return {
+              page: { items: (row.r as Array<unknown>).map(providerWithTools.decode), matchCount },
+              matchCount,
+              generations: row.g,
+            };
+          },
+        );
+      }
     };
 
     return {

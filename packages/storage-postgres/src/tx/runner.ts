@@ -1,4 +1,5 @@
 import { Effect } from "effect";
+import type { MatchCountCache } from "../read-cache/match-count-cache.js";
 import type { ConstraintBreach } from "../sql/db-errors.js";
 import type { Tables } from "../table/tables.js";
 import { unexpected } from "./breaches.js";
@@ -15,6 +16,12 @@ export interface Runner {
    * savepoint around it inside a transaction), as the in-memory adapter's failed write leaves its draft.
    */
   readonly guarded: <A, E>(write: Effect.Effect<A, E>) => Effect.Effect<A, E>;
+  /**
+   * The remembered match counts of filtered provider listings, for statements outside a transaction only:
+   * inside one, the scopes its writes touched already carry its id as their generation while it may still
+   * write more, so a count it made could be reused after those further writes.
+   */
+  readonly matchCounts?: MatchCountCache | undefined;
 }
 
 /** What the operations of one table need: the runner, the tables, and reads that decode their `r` column. */
