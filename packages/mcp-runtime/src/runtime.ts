@@ -13,7 +13,8 @@ import {
   validateHostHeader,
 } from "@modelcontextprotocol/server";
 import { Cause, Either, Exit, Option } from "effect";
-import { authenticator } from "./auth/authenticate.js";
+import { authenticator, serverTokenOf } from "./auth/authenticate.js";
+import { serverTokenAuthentication } from "./auth/server-token-auth.js";
 import type { OAuthAccessTokenVerifier } from "./auth/oauth-auth.js";
 import { CompiledServerCache } from "./compiled-cache.js";
 import type { CompiledServer } from "./compiled-server.js";
@@ -301,13 +302,21 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     hostAllowed: (host) => validateHostHeader(host, [...site.allowedHosts()]).ok,
     admit: async (authorization, serverId) => {
       if (!isId(serverId)) return undefined;
-      const auth = await authenticate(authorization, serverId);
-      if (Exit.isFailure(auth)) return undefined;
-      const lookup = await cache.current(serverId);
-      if (Exit.isFailure(lookup)) return undefined;
-      const served = mcpServerForCaller(auth.value.caller, serverId, lookup.value);
+      // A server token and the server's revision are read in one run; other credentials as `exchange` does.
+      const token = serverTokenOf(authorization);
+      let gate: Exit.Exit<readonly [McpAuthentication, CompiledServer | undefined], unknown>;
+      if (token !== undefined) gate = await cache.currentAfter(serverId, serverTokenAuthentication(serverId, token));
+      else {
+        const auth = await authenticate(authorization, serverId);
+        gate = Exit.isFailure(auth)
+          ? Exit.failCause(auth.cause)
+          : Exit.map(await cache.current(serverId), (compiled) => [auth.value, compiled] as const);
+      }
+      if (Exit.isFailure(gate)) return undefined;
+      const [auth, compiled] = gate.value;
+      const served = mcpServerForCaller(auth.caller, serverId, compiled);
       if (Either.isLeft(served)) return undefined;
-      return { auth: auth.value, compiled: served.right, caller: callerKey(serverId, authorization) };
+      return { auth, compiled: served.right, caller: callerKey(serverId, authorization) };
     },
     charge: async (tenant) => options.tenantRateLimit?.(tenant),
     refusal: (serverId, budget) =>

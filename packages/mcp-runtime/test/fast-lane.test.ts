@@ -253,4 +253,19 @@ describe("the fast lane answers exactly what the SDK path answers", () => {
     expect(called.fromFast).toEqual(called.fromSlow);
     expect(called.laned).toBe(true);
   });
+
+  it("refuses a revoked token at once (the lane reads the token with the server's revision on every request)", async () => {
+    const token = await fixture.m.token(fixture.server.id, { name: "short-lived" });
+    const list = { message: { id: 1, method: "tools/list", params: { _meta: META } }, token: token.value };
+    const before = await both(list);
+    expect(before.laned).toBe(true);
+    expect(before.fromFast.status).toBe(200);
+    await fixture.m.revoke(fixture.server.id, token.id);
+    for (const exchange of [list, { ...call("getItem", { pathArgs: { itemId: "1" } }), token: token.value }]) {
+      const after = await both(exchange);
+      expect(after.fromFast).toEqual(after.fromSlow);
+      expect(after.fromFast.status).toBe(401);
+      expect(after.laned).toBe(false);
+    }
+  });
 });

@@ -35,3 +35,9 @@ export const authenticator = (
       : byOAuth(token, site.resourceUrl(serverId));
   };
 };
+
+/** The server token (`mcps_…`) an Authorization header carries; undefined for any other credential. */
+export const serverTokenOf = (header: string): string | undefined => {
+  const token = bearerToken(header);
+  return typeof token === "string" && token.startsWith(SERVER_TOKEN_PREFIX) ? token : undefined;
+};
