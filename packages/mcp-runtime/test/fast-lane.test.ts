@@ -193,6 +193,16 @@ describe("the fast lane answers exactly what the SDK path answers", () => {
       { message: { id: null, method: "tools/list", params: { _meta: META } } },
       { message: { id: 8, method: "tools/list", params: { cursor: "not-a-cursor", _meta: META } } },
       { message: { id: 9, method: "tools/list", params: { _meta: META, extra: 1 } } },
+      // A request shape too large to remember.
+      {
+        message: {
+          id: 17,
+          method: "tools/list",
+          params: {
+            _meta: { ...META, "io.modelcontextprotocol/clientInfo": { name: "x".repeat(3000), version: "1" } },
+          },
+        },
+      },
       // Accept headers the transport may refuse.
       { message: { id: 10, method: "tools/list", params: { _meta: META } }, headers: { Accept: "text/event-stream" } },
       { message: { id: 11, method: "tools/list", params: { _meta: META } }, headers: { Accept: undefined } },
@@ -221,6 +231,7 @@ describe("the fast lane answers exactly what the SDK path answers", () => {
     const before = fast.runtime.fastLaneAnswers();
     await both(cases[0] as Exchange);
     await both(cases[6] as Exchange);
+    await both(cases[13] as Exchange);
     expect(fast.runtime.fastLaneAnswers()).toBe(before);
   });
 

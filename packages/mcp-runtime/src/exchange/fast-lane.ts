@@ -20,6 +20,8 @@ const SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo";
 const MAX_BODY_BYTES = 64 * 1024;
 /** Request shapes remembered per compiled revision (a client sends one `_meta` envelope again and again). */
 const MAX_SHAPES = 64;
+/** A larger shape is not remembered (memory stays bounded per revision); the SDK path answers it. */
+const MAX_SHAPE_CHARS = 2048;
 /** Plain ids only: anything that needs decoding or normalising is routed by the SDK path. */
 const FAST_PATH = /^\/mcp\/([A-Za-z0-9_-]+)$/;
 
@@ -176,6 +178,7 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
   const learnt = (admitted: Admitted, req: IncomingMessage, params: Json): Promise<Learnt> => {
     const accept = single(req.headers.accept) ?? "";
     const key = `${accept}\n${JSON.stringify(params)}`;
+    if (key.length > MAX_SHAPE_CHARS) return Promise.resolve(false);
     const known = shapes.get(admitted.compiled) ?? new Map<string, Promise<Learnt>>();
     shapes.set(admitted.compiled, known);
     const found = known.get(key);
