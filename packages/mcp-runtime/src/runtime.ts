@@ -344,6 +344,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     runsDirectly: (compiled, tool) => runsWithoutRequestContext(services, compiled, tool),
     callTool: (admitted, tool, args, id, signal) =>
       callToolDirectly(services, admitted.compiled, admitted.caller, admitted.auth.caller, tool, args, id, signal),
+    defect: (error, path) => httpFailure(Cause.die(error), { log, metadataUrl: "", path }),
     slow: slowNode,
   });
 

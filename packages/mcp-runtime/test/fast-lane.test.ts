@@ -17,15 +17,21 @@ let fixture: Awaited<ReturnType<typeof buildFixture>>;
 /** Tenants over their limit (the rate limit answers the same way on both runtimes). */
 const refused = new Set<string>();
 
-const rateLimit = async (tenant: string): Promise<TenantRateDecision> => ({
-  allowed: !refused.has(tenant),
-  retryAfterSeconds: 7,
-  headers: {
-    "RateLimit-Limit": "100",
-    "RateLimit-Remaining": refused.has(tenant) ? "0" : "99",
-    "RateLimit-Reset": "7",
-  },
-});
+/** Set: the rate limiter fails (its store is down), which the runtime answers as an internal error. */
+let limiterDown = false;
+
+const rateLimit = async (tenant: string): Promise<TenantRateDecision> => {
+  if (limiterDown) throw new Error("the rate limiter's store is down");
+  return {
+    allowed: !refused.has(tenant),
+    retryAfterSeconds: 7,
+    headers: {
+      "RateLimit-Limit": "100",
+      "RateLimit-Remaining": refused.has(tenant) ? "0" : "99",
+      "RateLimit-Reset": "7",
+    },
+  };
+};
 
 beforeAll(async () => {
   services = makeServices();
@@ -248,6 +254,22 @@ describe("the fast lane answers exactly what the SDK path answers", () => {
       }
     } finally {
       refused.delete("acme");
+    }
+  });
+
+  it("answers a failing rate limiter as the SDK path does (an internal error, not a hang)", async () => {
+    limiterDown = true;
+    try {
+      for (const exchange of [
+        call("getItem", { pathArgs: { itemId: "1" } }),
+        { message: { id: 1, method: "tools/list", params: { _meta: META } } },
+      ]) {
+        const { fromFast, fromSlow } = await both(exchange);
+        expect(fromFast).toEqual(fromSlow);
+        expect(fromFast.status).toBe(500);
+      }
+    } finally {
+      limiterDown = false;
     }
   });
 

@@ -61,6 +61,8 @@ export interface FastLaneParts {
     id: string | number,
     signal: AbortSignal,
   ) => Promise<ToolAnswer>;
+  /** The answer to whatever escaped the lane (a bug, a failing rate limiter), as the SDK path answers it. */
+  readonly defect: (error: unknown, path: string) => Response;
   /** The SDK path for a Node request. */
   readonly slow: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
@@ -211,6 +213,16 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      await serve(req, res);
+    } catch (error) {
+      // Nothing is written before the lane's last step, so the answer is still the runtime's to give.
+      if (!res.headersSent && !res.destroyed) await writeResponse(res, parts.defect(error, req.url ?? ""));
+      else res.destroy();
+    }
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const h = req.headers;
     const method = h["mcp-method"];
     const length = Number(h["content-length"]);
