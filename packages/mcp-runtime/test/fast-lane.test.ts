@@ -223,6 +223,11 @@ describe("the fast lane answers exactly what the SDK path answers", () => {
         path: `/mcp/${fixture.proxyServer.id}`,
         token: fixture.proxyToken.value,
       },
+      // A tool name sent in the header's encoded form.
+      {
+        ...call("getItem", { pathArgs: { itemId: "1" } }),
+        headers: { "Mcp-Name": `=?base64?${Buffer.from("getItem").toString("base64")}?=` },
+      },
       // 2025-era requests.
       {
         message: { id: 16, method: "tools/list", params: {} },

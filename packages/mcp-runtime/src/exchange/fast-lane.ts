@@ -22,6 +22,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 const MAX_SHAPES = 64;
 /** A larger shape is not remembered (memory stays bounded per revision); the SDK path answers it. */
 const MAX_SHAPE_CHARS = 2048;
+/** A tool name the Mcp-Name header carries as it is (never an encoded `=?base64?…?=` value, no spaces). */
+const PLAIN_NAME = /^[A-Za-z0-9_.-]+$/;
 /** Plain ids only: anything that needs decoding or normalising is routed by the SDK path. */
 const FAST_PATH = /^\/mcp\/([A-Za-z0-9_-]+)$/;
 
@@ -288,7 +290,12 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
 
     const name = params.name;
     const args = params.arguments;
-    if (typeof name !== "string" || name !== h["mcp-name"] || !(args === undefined || isPlainObject(args)))
+    if (
+      typeof name !== "string" ||
+      name !== h["mcp-name"] ||
+      !PLAIN_NAME.test(name) ||
+      !(args === undefined || isPlainObject(args))
+    )
       return slow();
     const tool = compiled.discovery ? undefined : compiled.tools.get(name);
     if (tool === undefined || !parts.runsDirectly(compiled, tool)) return slow();
