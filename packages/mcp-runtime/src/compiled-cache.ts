@@ -1,6 +1,8 @@
 import type { Unavailable } from "@mcpsm/domain/errors";
 import { loadMcpServerView, mcpServerRevision } from "@mcpsm/domain/mcp";
 import { isId } from "@mcpsm/domain/schemas";
+import type { Storage } from "@mcpsm/domain/storage";
+import type { SecretCipher } from "@mcpsm/domain/use-cases";
 import { Effect, Exit } from "effect";
 import { type CompiledServer, compileServer } from "./compiled-server.js";
 import type { EffectRunner } from "./mcp-server.js";
@@ -44,6 +46,38 @@ export class CompiledServerCache {
       }
     }
     return this.load(serverId);
+  }
+
+  /**
+   * `first` (an authentication), then the compiled server as of now: one run of the effect runtime when the
+   * server is compiled already (the revision check rides along), as `current` otherwise. Fails with `first`'s
+   * failure before anything else is read.
+   */
+  async currentAfter<A, E>(
+    serverId: string,
+    first: Effect.Effect<A, E, Storage | SecretCipher>,
+  ): Promise<Exit.Exit<readonly [A, CompiledServer | undefined], E | Unavailable>> {
+    const cached = isId(serverId) ? this.entries.get(serverId) : undefined;
+    if (cached === undefined) {
+      const done = await this.runner.runPromiseExit(first);
+      if (Exit.isFailure(done)) return Exit.failCause(done.cause);
+      return Exit.map(await this.current(serverId), (compiled) => [done.value, compiled] as const);
+    }
+    const exit = await this.runner.runPromiseExit(
+      Effect.zip(first, mcpServerRevision(serverId, cached.dependencyProviderIds)),
+    );
+    if (Exit.isFailure(exit)) return Exit.failCause(exit.cause);
+    const [done, revision] = exit.value;
+    if (revision === undefined) {
+      this.entries.delete(serverId);
+      return Exit.succeed([done, undefined] as const);
+    }
+    if (revision.revision === cached.revision) {
+      this.entries.delete(serverId);
+      this.entries.set(serverId, cached);
+      return Exit.succeed([done, cached] as const);
+    }
+    return Exit.map(await this.load(serverId), (compiled) => [done, compiled] as const);
   }
 
   private load(serverId: string): Promise<CacheLookup> {

@@ -214,7 +214,7 @@ const callTool = (
   compiled: CompiledServer,
   tool: CompiledTool,
   args: unknown,
-  ctx: ServerContext,
+  incoming: Headers | undefined,
   signal: AbortSignal,
   principal: McpCaller,
 ) =>
@@ -240,7 +240,7 @@ const callTool = (
             url: plan.url,
             headers: upstreamHeaders(
               compiled,
-              ctx.http?.req?.headers,
+              incoming,
               bearer === undefined ? toolHeaders : [...toolHeaders, ["Authorization", `Bearer ${bearer}`]],
               plan.body !== undefined,
               services.userAgent,
@@ -452,7 +452,7 @@ export const buildMcpServer = (
     const call = services.inFlight.start(caller, ctx.mcpReq.id, ctx.mcpReq.signal);
     try {
       const exit = await services.runner.runPromiseExit(
-        callTool(services, observe, compiled, tool, args, ctx, call.signal, principal),
+        callTool(services, observe, compiled, tool, args, ctx.http?.req?.headers, call.signal, principal),
       );
       if (Exit.isFailure(exit)) return toolFailure(exit.cause, log);
       return exit.value instanceof ConsentRequired ? consentAnswer(channel, ctx, exit.value.consent) : exit.value;
@@ -566,4 +566,61 @@ export const buildMcpServer = (
     ),
   );
   return server;
+};
+
+/** True when a tool runs without the SDK's request context: no forwarded headers, no upstream OAuth token. */
+export const runsWithoutRequestContext = (services: UpstreamServices, compiled: CompiledServer, tool: CompiledTool) =>
+  !compiled.forwardRequestHeaders &&
+  (tool.provider.oauth2Config === null || services.authFetch === undefined || services.authorization === undefined);
+
+/**
+ * A tools/call of a tool that `runsWithoutRequestContext`, outside the SDK (the fast lane): the same work,
+ * observations and cancellation as the SDK handler's; resolves to its result, or to the JSON-RPC error the
+ * handler would throw.
+ */
+export const callToolDirectly = async (
+  services: UpstreamServices,
+  compiled: CompiledServer,
+  caller: string,
+  principal: McpCaller,
+  tool: CompiledTool,
+  args: unknown,
+  id: string | number,
+  signal: AbortSignal,
+): Promise<
+  | { readonly kind: "result"; readonly result: CallToolResult }
+  | { readonly kind: "error"; readonly code: number; readonly message: string; readonly data?: unknown }
+> => {
+  const { log, instrumentation } = services;
+  try {
+    const result = await guarded(log, "tools/call", () =>
+      instrumentation.operation(
+        { method: "tools/call", toolName: tool.row.name },
+        async (observe) => {
+          const call = services.inFlight.start(caller, id, signal);
+          try {
+            const exit = await services.runner.runPromiseExit(
+              callTool(services, observe, compiled, tool, args, undefined, call.signal, principal),
+            );
+            if (Exit.isFailure(exit)) return toolFailure(exit.cause, log);
+            if (exit.value instanceof ConsentRequired) throw new Error("a consent reached the fast lane");
+            return exit.value;
+          } finally {
+            call.done();
+          }
+        },
+        (result) => (result.isError === true ? "tool_error" : undefined),
+      ),
+    )();
+    return { kind: "result", result };
+  } catch (error) {
+    // What the SDK sends for a thrown error (its Protocol's error branch).
+    const thrown = error as { code?: unknown; message?: unknown; data?: unknown };
+    return {
+      kind: "error",
+      code: Number.isSafeInteger(thrown.code) ? (thrown.code as number) : -32603,
+      message: typeof thrown.message === "string" ? thrown.message : "Internal error",
+      ...(thrown.data !== undefined ? { data: thrown.data } : {}),
+    };
+  }
 };

@@ -3,15 +3,18 @@ import type { lookup } from "node:dns";
 import { NotFound, ResourceExhausted } from "@mcpsm/domain/errors";
 import { type McpCaller, mcpServerForCaller } from "@mcpsm/domain/mcp";
 import { isId } from "@mcpsm/domain/schemas";
-import { type NodeMcpRequestHandler, toNodeHandler } from "@modelcontextprotocol/node";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { toNodeHandler } from "@modelcontextprotocol/node";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   createMcpHandler,
   hostHeaderValidationResponse,
   originValidationResponse,
+  validateHostHeader,
 } from "@modelcontextprotocol/server";
 import { Cause, Either, Exit, Option } from "effect";
-import { authenticator } from "./auth/authenticate.js";
+import { authenticator, serverTokenOf } from "./auth/authenticate.js";
+import { serverTokenAuthentication } from "./auth/server-token-auth.js";
 import type { OAuthAccessTokenVerifier } from "./auth/oauth-auth.js";
 import { CompiledServerCache } from "./compiled-cache.js";
 import type { CompiledServer } from "./compiled-server.js";
@@ -24,7 +27,15 @@ import { preflightResponse, withCors } from "./http/cors.js";
 import { publicSite } from "./http/public-url.js";
 import { isMcpPath, routeOf } from "./http/routing.js";
 import { type McpInstrumentation, NO_INSTRUMENTATION } from "./instrumentation.js";
-import { buildMcpServer, type EffectRunner } from "./mcp-server.js";
+import {
+  buildMcpServer,
+  callToolDirectly,
+  type EffectRunner,
+  runsWithoutRequestContext,
+  type UpstreamServices,
+} from "./mcp-server.js";
+import { fastLane } from "./exchange/fast-lane.js";
+import type { McpAuthentication } from "./auth/mcp-authentication.js";
 import { networkPolicy, policyAgent } from "./network-policy.js";
 import { policyFetch } from "./upstream-auth/policy-fetch.js";
 import type { PolicyFetch, UpstreamAuthorization } from "./upstream-auth/upstream-authorization.js";
@@ -56,6 +67,11 @@ export interface McpRuntimeOptions {
   readonly upstreamAuthorization?: UpstreamAuthorization | undefined;
   /** Carries 2025-era cancellations to the instance running the call (several instances); none by default. */
   readonly cancellationRelay?: CancellationRelay | undefined;
+  /**
+   * Answers the common 2026-07-28 tools/list and tools/call POSTs of the Node face without the SDK's
+   * per-exchange machinery (exchange/fast-lane.ts); on by default. Off: every request takes the SDK path.
+   */
+  readonly fastLane?: boolean | undefined;
 }
 
 /** One request against a tenant's rate limit. */
@@ -72,8 +88,10 @@ export interface McpRuntime {
   /** Web-standard face. */
   readonly fetch: (request: Request) => Promise<Response>;
   /** Node face for `(req, res)` servers and frameworks (Koa: `ctx.respond = false`). */
-  readonly handleNode: NodeMcpRequestHandler;
+  readonly handleNode: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   readonly cache: CompiledServerCache;
+  /** How many requests the fast lane answered without the SDK path (tests and metrics). */
+  readonly fastLaneAnswers: () => number;
   /** Outbound HTTP under the upstream network policy (for authorization servers outside an MCP exchange). */
   readonly authFetch: PolicyFetch;
   readonly close: () => Promise<void>;
@@ -95,10 +113,12 @@ const withHeaders = (response: Response, headers: Readonly<Record<string, string
  * Who a cancellation may come from: the same credential on the same server (the token's digest, so that the
  * registry holds no token). Stateless clients have no session to tell apart.
  */
-const callerKey = (serverId: string, request: Request) =>
+const callerKey = (serverId: string, authorization: string | null) =>
   `${serverId}:${createHash("sha256")
-    .update(request.headers.get("authorization") ?? "")
+    .update(authorization ?? "")
     .digest("base64url")}`;
+
+const noError = () => undefined;
 
 /** Serves every composed server at `/mcp/{serverId}` (MCP Streamable HTTP, stateless, both protocol eras). */
 export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
@@ -157,6 +177,19 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
       | undefined;
     return capabilities?.elicitation?.url !== undefined;
   };
+  const services: UpstreamServices = {
+    runner,
+    log,
+    dispatcher,
+    limits,
+    userAgent: options.userAgent ?? "mcp-server-manager",
+    instrumentation: options.instrumentation ?? NO_INSTRUMENTATION,
+    inFlight,
+    authorization: options.upstreamAuthorization,
+    authFetch,
+  };
+  // The fast lane's synthetic requests (what would the SDK answer?) are no operation of anyone's: unobserved.
+  const quietServices: UpstreamServices = { ...services, instrumentation: NO_INSTRUMENTATION };
   const handler = createMcpHandler(
     (ctx) => {
       const compiled = ctx.authInfo?.extra?.compiled as CompiledServer | undefined;
@@ -165,17 +198,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
       if (compiled === undefined || typeof caller !== "string" || principal === undefined)
         throw new Error("MCP request reached the handler without a compiled server");
       return buildMcpServer(
-        {
-          runner,
-          log,
-          dispatcher,
-          limits,
-          userAgent: options.userAgent ?? "mcp-server-manager",
-          instrumentation: options.instrumentation ?? NO_INSTRUMENTATION,
-          inFlight,
-          authorization: options.upstreamAuthorization,
-          authFetch,
-        },
+        ctx.authInfo?.extra?.quiet === true ? quietServices : services,
         compiled,
         caller,
         principal,
@@ -188,6 +211,20 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     },
     { legacy: "stateless", onerror: onError },
   );
+
+  /** The authInfo an exchange hands to the SDK (the factory reads the server and the caller from it). */
+  const authInfoOf = (
+    auth: McpAuthentication,
+    serverId: string,
+    extra: { compiled: CompiledServer; caller: string; quiet?: boolean },
+  ) => ({
+    token: "",
+    clientId: auth.clientId,
+    scopes: [...auth.scopes],
+    ...(auth.expiresAt !== undefined ? { expiresAt: auth.expiresAt } : {}),
+    resource: new URL(site.resourceUrl(serverId)),
+    extra: { ...extra, principal: auth.caller },
+  });
 
   /**
    * One MCP exchange: transport guards (Host, Origin; then a preflight is answered without a credential),
@@ -207,7 +244,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     const failed = (cause: Cause.Cause<McpFailure>) =>
       httpFailure(cause, { log, metadataUrl: site.metadataUrl(serverId), path: new URL(request.url).pathname });
     if (!isId(serverId)) return failed(Cause.fail(new NotFound({ kind: "server", id: serverId })));
-    const auth = await authenticate(request, serverId);
+    const auth = await authenticate(request.headers.get("authorization"), serverId);
     if (Exit.isFailure(auth)) return failed(auth.cause);
     const lookup = await cache.current(serverId);
     if (Exit.isFailure(lookup)) return failed(lookup.cause);
@@ -226,16 +263,13 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
         ),
         budget.headers,
       );
-    if (options.upstreamAuthorization !== undefined) await rememberInitialize(request, callerKey(serverId, request));
+    if (options.upstreamAuthorization !== undefined)
+      await rememberInitialize(request, callerKey(serverId, request.headers.get("authorization")));
     const answer = await handler.fetch(request, {
-      authInfo: {
-        token: "",
-        clientId: auth.value.clientId,
-        scopes: [...auth.value.scopes],
-        ...(auth.value.expiresAt !== undefined ? { expiresAt: auth.value.expiresAt } : {}),
-        resource: new URL(site.resourceUrl(serverId)),
-        extra: { compiled: served.right, caller: callerKey(serverId, request), principal: auth.value.caller },
-      },
+      authInfo: authInfoOf(auth.value, serverId, {
+        compiled: served.right,
+        caller: callerKey(serverId, request.headers.get("authorization")),
+      }),
     });
     return budget === undefined ? answer : withHeaders(answer, budget.headers);
   };
@@ -263,10 +297,62 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     }
   };
 
+  const slowNode = toNodeHandler({ fetch }, { onerror: onError });
+  const fastNode = fastLane({
+    hostAllowed: (host) => validateHostHeader(host, [...site.allowedHosts()]).ok,
+    admit: async (authorization, serverId) => {
+      if (!isId(serverId)) return undefined;
+      // A server token and the server's revision are read in one run; other credentials as `exchange` does.
+      const token = serverTokenOf(authorization);
+      let gate: Exit.Exit<readonly [McpAuthentication, CompiledServer | undefined], unknown>;
+      if (token !== undefined) gate = await cache.currentAfter(serverId, serverTokenAuthentication(serverId, token));
+      else {
+        const auth = await authenticate(authorization, serverId);
+        gate = Exit.isFailure(auth)
+          ? Exit.failCause(auth.cause)
+          : Exit.map(await cache.current(serverId), (compiled) => [auth.value, compiled] as const);
+      }
+      if (Exit.isFailure(gate)) return undefined;
+      const [auth, compiled] = gate.value;
+      const served = mcpServerForCaller(auth.caller, serverId, compiled);
+      if (Either.isLeft(served)) return undefined;
+      return { auth, compiled: served.right, caller: callerKey(serverId, authorization) };
+    },
+    charge: async (tenant) => options.tenantRateLimit?.(tenant),
+    refusal: (serverId, budget) =>
+      withHeaders(
+        httpFailure(
+          Cause.fail(
+            new ResourceExhausted({
+              detail: `too many requests for this server's tenant; retry after ${budget.retryAfterSeconds} s`,
+              retryAfterSeconds: budget.retryAfterSeconds,
+            }),
+          ),
+          { log, metadataUrl: site.metadataUrl(serverId), path: `/mcp/${serverId}` },
+        ),
+        budget.headers,
+      ),
+    askSdk: (admitted, headers, body) =>
+      handler.fetch(new Request(site.resourceUrl(admitted.compiled.id), { method: "POST", headers, body }), {
+        authInfo: authInfoOf(admitted.auth, admitted.compiled.id, {
+          compiled: admitted.compiled,
+          caller: admitted.caller,
+          quiet: true,
+        }),
+      }),
+    observeList: () => services.instrumentation.operation({ method: "tools/list" }, async () => undefined, noError),
+    runsDirectly: (compiled, tool) => runsWithoutRequestContext(services, compiled, tool),
+    callTool: (admitted, tool, args, id, signal) =>
+      callToolDirectly(services, admitted.compiled, admitted.caller, admitted.auth.caller, tool, args, id, signal),
+    defect: (error, path) => httpFailure(Cause.die(error), { log, metadataUrl: "", path }),
+    slow: slowNode,
+  });
+
   return {
     matches: isMcpPath,
     fetch,
-    handleNode: toNodeHandler({ fetch }, { onerror: onError }),
+    handleNode: options.fastLane === false ? slowNode : fastNode.handle,
+    fastLaneAnswers: fastNode.answered,
     cache,
     authFetch,
     close: async () => {

@@ -100,8 +100,18 @@ export const callUpstream = async (
   call: UpstreamCall,
   limits: UpstreamLimits,
 ): Promise<UpstreamOutcome> => {
-  const deadline = AbortSignal.timeout(limits.timeoutMs);
-  const signal = call.signal ? AbortSignal.any([call.signal, deadline]) : deadline;
+  // One controller and one timer per exchange (AbortSignal.timeout and AbortSignal.any cost several times more).
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException("upstream deadline", "TimeoutError"));
+  }, limits.timeoutMs);
+  const outer = call.signal;
+  const onAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener("abort", onAbort, { once: true });
+  const signal = controller.signal;
   let url = call.url;
   let method = call.method;
   let body = call.body;
@@ -161,7 +171,7 @@ export const callUpstream = async (
   } catch (error) {
     const refused = refusedIn(error);
     if (refused) return Either.left(new UpstreamFailure({ kind: "refused", message: refused.message }));
-    if (deadline.aborted || error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError)
+    if (timedOut || error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError)
       return Either.left(
         new UpstreamFailure({ kind: "timeout", message: `upstream did not answer within ${limits.timeoutMs} ms` }),
       );
@@ -173,5 +183,8 @@ export const callUpstream = async (
     return Either.left(
       new UpstreamFailure({ kind: "network", message: `could not reach ${url.host}${code ? ` (${code})` : ""}` }),
     );
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", onAbort);
   }
 };

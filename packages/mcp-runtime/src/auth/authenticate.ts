@@ -13,7 +13,8 @@ import { serverTokenAuth } from "./server-token-auth.js";
 // anything else an OAuth access token for the server's URL.
 
 export type Authenticate = (
-  request: Request,
+  /** The request's Authorization header (null when absent). */
+  header: string | null,
   serverId: string,
 ) => Promise<Exit.Exit<McpAuthentication, NoCredential | Unauthenticated | Unavailable>>;
 
@@ -25,8 +26,7 @@ export const authenticator = (
 ): Authenticate => {
   const byServerToken = serverTokenAuth(runner);
   const byOAuth = oauthAuth(oauth);
-  return async (request, serverId) => {
-    const header = request.headers.get("authorization");
+  return async (header, serverId) => {
     if (header === null || header === "") return Exit.fail(new NoCredential());
     const token = bearerToken(header);
     if (typeof token !== "string") return Exit.fail(token);
@@ -34,4 +34,10 @@ export const authenticator = (
       ? byServerToken(serverId, token)
       : byOAuth(token, site.resourceUrl(serverId));
   };
+};
+
+/** The server token (`mcps_…`) an Authorization header carries; undefined for any other credential. */
+export const serverTokenOf = (header: string): string | undefined => {
+  const token = bearerToken(header);
+  return typeof token === "string" && token.startsWith(SERVER_TOKEN_PREFIX) ? token : undefined;
 };

@@ -10,19 +10,21 @@ import type { McpAuthentication } from "./mcp-authentication.js";
 export const serverTokenAuth =
   (runner: EffectRunner) =>
   (serverId: string, token: string): Promise<Exit.Exit<McpAuthentication, Unauthenticated | Unavailable>> =>
-    runner.runPromiseExit(
-      authenticateServerToken(serverId, token).pipe(
-        Effect.mapError((error) =>
-          error._tag === "Unauthenticated"
-            ? new Unauthenticated({ detail: "the server token is invalid, revoked, expired or for another server" })
-            : error,
-        ),
-        Effect.map(
-          (row): McpAuthentication => ({
-            caller: { kind: "server-token", tokenId: row.id, serverId: row.serverId },
-            clientId: `server-token:${row.id}`,
-            scopes: [],
-          }),
-        ),
-      ),
-    );
+    runner.runPromiseExit(serverTokenAuthentication(serverId, token));
+
+/** The effect of `serverTokenAuth` (to run together with other reads of the same request). */
+export const serverTokenAuthentication = (serverId: string, token: string) =>
+  authenticateServerToken(serverId, token).pipe(
+    Effect.mapError((error) =>
+      error._tag === "Unauthenticated"
+        ? new Unauthenticated({ detail: "the server token is invalid, revoked, expired or for another server" })
+        : error,
+    ),
+    Effect.map(
+      (row): McpAuthentication => ({
+        caller: { kind: "server-token", tokenId: row.id, serverId: row.serverId },
+        clientId: `server-token:${row.id}`,
+        scopes: [],
+      }),
+    ),
+  );

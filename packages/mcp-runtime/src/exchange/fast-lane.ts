@@ -1,0 +1,326 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import type { McpAuthentication } from "../auth/mcp-authentication.js";
+import type { CompiledServer, CompiledTool } from "../compiled-server.js";
+import type { TenantRateDecision } from "../runtime.js";
+
+// The fast lane: the common stateless 2026-07-28 POSTs (tools/list, tools/call) answered without the SDK's
+// per-exchange server, web Request/Response objects and zod passes. It answers only what it can answer with
+// exactly the bytes, status and headers the SDK path would send; anything else — another method or era, a
+// batch, a browser origin, a body the SDK might refuse, an unknown tool, a failed authentication — goes to the
+// SDK path untouched (the body already read is replayed to it). What the SDK would answer to a tools/list is
+// learnt from the SDK itself: per compiled revision and request shape its result is asked once (a synthetic,
+// unobserved exchange) and kept serialised; a tools/call is accepted only with an envelope the SDK accepted
+// that way, and its result is encoded as the 2026-07-28 codec encodes it (fast-lane.test.ts compares the two).
+
+const MODERN = "2026-07-28";
+const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
+const SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo";
+/** Larger bodies are not the common case; the SDK path reads and bounds them. */
+const MAX_BODY_BYTES = 64 * 1024;
+/** Request shapes remembered per compiled revision (a client sends one `_meta` envelope again and again). */
+const MAX_SHAPES = 64;
+/** A larger shape is not remembered (memory stays bounded per revision); the SDK path answers it. */
+const MAX_SHAPE_CHARS = 2048;
+/** A tool name the Mcp-Name header carries as it is (never an encoded `=?base64?…?=` value, no spaces). */
+const PLAIN_NAME = /^[A-Za-z0-9_.-]+$/;
+/** Plain ids only: anything that needs decoding or normalising is routed by the SDK path. */
+const FAST_PATH = /^\/mcp\/([A-Za-z0-9_-]+)$/;
+
+/** What the runtime found a caller may use: its authentication and the compiled server as of now. */
+export interface Admitted {
+  readonly auth: McpAuthentication;
+  readonly compiled: CompiledServer;
+  /** Whose cancellations may reach its calls (see runtime.ts). */
+  readonly caller: string;
+}
+
+/** A tool result or a JSON-RPC error (what the SDK handler would answer or throw). */
+export type ToolAnswer =
+  | { readonly kind: "result"; readonly result: Readonly<Record<string, unknown>> }
+  | { readonly kind: "error"; readonly code: number; readonly message: string; readonly data?: unknown };
+
+export interface FastLaneParts {
+  /** True when the Host header is one the SDK path accepts. */
+  readonly hostAllowed: (host: string | undefined) => boolean;
+  /** The gates of an exchange (authentication, the server as of now, access); undefined: the SDK path answers. */
+  readonly admit: (authorization: string, serverId: string) => Promise<Admitted | undefined>;
+  /** Charges the tenant's rate limit (undefined: no limit). */
+  readonly charge: (tenant: string) => Promise<TenantRateDecision | undefined>;
+  /** The refusal of a request over the tenant's limit, as the SDK path answers it. */
+  readonly refusal: (serverId: string, budget: TenantRateDecision) => Response;
+  /** The SDK's answer to a synthetic, unobserved request against an admitted server. */
+  readonly askSdk: (admitted: Admitted, headers: Headers, body: string) => Promise<Response>;
+  /** Observes a tools/list answered from the lane, as the SDK handler observes one. */
+  readonly observeList: () => Promise<void>;
+  /** True when the tool runs without the SDK's request context (no forwarded headers, no upstream OAuth). */
+  readonly runsDirectly: (compiled: CompiledServer, tool: CompiledTool) => boolean;
+  /** Runs a tools/call as the SDK handler does. */
+  readonly callTool: (
+    admitted: Admitted,
+    tool: CompiledTool,
+    args: Readonly<Record<string, unknown>> | undefined,
+    id: string | number,
+    signal: AbortSignal,
+  ) => Promise<ToolAnswer>;
+  /** The answer to whatever escaped the lane (a bug, a failing rate limiter), as the SDK path answers it. */
+  readonly defect: (error: unknown, path: string) => Response;
+  /** The SDK path for a Node request. */
+  readonly slow: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+
+const isPlainObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const onlyKeys = (value: Json, allowed: ReadonlySet<string>) => {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+};
+
+const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+const LIST_KEYS = new Set(["_meta", "cursor"]);
+const CALL_KEYS = new Set(["name", "arguments", "_meta"]);
+
+/** A header's single value (Node joins most repeats; a repeated singleton header is not the common case). */
+const single = (value: string | string[] | undefined) => (typeof value === "string" ? value : undefined);
+
+/** The body of a request whose Content-Length was checked, or the error that ended its reading. */
+const readBody = (req: IncomingMessage, length: number): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    req.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      received += chunk.length;
+    });
+    req.once("end", () =>
+      received === length ? resolve(Buffer.concat(chunks, received)) : reject(new Error("short body")),
+    );
+    req.once("error", reject);
+  });
+
+/** `req` with its body read: a stand-in that yields the same bytes to the SDK path's adapter. */
+const replay = (req: IncomingMessage, body: Buffer | Error): IncomingMessage =>
+  Object.assign(
+    body instanceof Error
+      ? new Readable({
+          read() {
+            this.destroy(body);
+          },
+        })
+      : Readable.from(body.length === 0 ? [] : [body]),
+    { headers: req.headers, rawHeaders: req.rawHeaders, method: req.method, url: req.url },
+  ) as unknown as IncomingMessage;
+
+/** Response headers as the SDK's Node adapter writes them: lower-case names, in `Headers` order. */
+const wireHeaders = (extra: Readonly<Record<string, string>> | undefined) => {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (extra !== undefined) for (const [key, value] of Object.entries(extra)) headers[key.toLowerCase()] = value.trim();
+  const sorted: Record<string, string> = {};
+  for (const key of Object.keys(headers).sort()) sorted[key] = headers[key] as string;
+  return sorted;
+};
+
+/** Writes a web Response as the SDK's Node adapter does (status, headers, body, then the end). */
+const writeResponse = async (res: ServerResponse, response: Response) => {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  res.writeHead(response.status, headers);
+  if (response.body === null) res.end();
+  else res.end(Buffer.from(await response.arrayBuffer()));
+};
+
+/** The JSON-RPC message the SDK serialises for an answer: `result` first for results, `error` last for errors. */
+const resultMessage = (result: string, id: string | number) =>
+  `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+const errorMessage = (id: string | number, answer: Extract<ToolAnswer, { kind: "error" }>) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    error: {
+      // The 2026-07-28 codec's error-code mapping (-32002, resource not found, is sent as invalid params).
+      code: answer.code === -32002 ? -32602 : answer.code,
+      message: answer.message,
+      ...(answer.data !== undefined ? { data: answer.data } : {}),
+    },
+  });
+
+/**
+ * A tools/call result as the 2026-07-28 codec sends it: validated (the wire schema's keys in its order, then
+ * the `resultType` it defaults), then the server's identity stamped into `_meta`.
+ */
+const encodeToolResult = (result: Readonly<Record<string, unknown>>, serverInfo: unknown): string | undefined => {
+  // Only the shapes the runtime builds; anything else is not something the lane knows how the SDK encodes.
+  if (!onlyKeys(result, RESULT_KEYS) || !Array.isArray(result.content)) return undefined;
+  return JSON.stringify({
+    content: result.content,
+    ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+    ...(result.isError !== undefined ? { isError: result.isError } : {}),
+    resultType: "complete",
+    _meta: { [SERVER_INFO_META_KEY]: serverInfo },
+  });
+};
+const RESULT_KEYS = new Set(["content", "structuredContent", "isError"]);
+
+/** The SDK's serialised tools/list result for one request shape of one revision; false: it answered otherwise. */
+type Learnt = string | false;
+
+/** The lane's Node handler, and how many requests it answered itself (tests and metrics). */
+export interface FastLane {
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  readonly answered: () => number;
+}
+
+/** Serves the fast lane's requests itself and hands every other request to the SDK path. */
+export const fastLane = (parts: FastLaneParts): FastLane => {
+  let answered = 0;
+  const shapes = new WeakMap<CompiledServer, Map<string, Promise<Learnt>>>();
+
+  /** The SDK's tools/list answer for `params` (and the request's Accept) on this revision, asked once. */
+  const learnt = (admitted: Admitted, req: IncomingMessage, params: Json): Promise<Learnt> => {
+    const accept = single(req.headers.accept) ?? "";
+    const key = `${accept}\n${JSON.stringify(params)}`;
+    if (key.length > MAX_SHAPE_CHARS) return Promise.resolve(false);
+    const known = shapes.get(admitted.compiled) ?? new Map<string, Promise<Learnt>>();
+    shapes.set(admitted.compiled, known);
+    const found = known.get(key);
+    if (found !== undefined) return found;
+    if (known.size >= MAX_SHAPES) known.clear();
+    const headers = new Headers({
+      "content-type": "application/json",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/list",
+    });
+    if (accept !== "") headers.set("accept", accept);
+    const asked = parts
+      .askSdk(admitted, headers, JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/list", params }))
+      .then(async (response): Promise<Learnt> => {
+        if (response.status !== 200 || response.headers.get("content-type") !== "application/json") return false;
+        const message: unknown = JSON.parse(await response.text());
+        return isPlainObject(message) && message.id === 0 && isPlainObject(message.result)
+          ? JSON.stringify(message.result)
+          : false;
+      })
+      .catch((): Learnt => false);
+    known.set(key, asked);
+    return asked;
+  };
+
+  const answer = (res: ServerResponse, body: string, budget: TenantRateDecision | undefined) => {
+    answered++;
+    res.writeHead(200, wireHeaders(budget?.headers));
+    res.end(body);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      await serve(req, res);
+    } catch (error) {
+      // Nothing is written before the lane's last step, so the answer is still the runtime's to give.
+      if (!res.headersSent && !res.destroyed) await writeResponse(res, parts.defect(error, req.url ?? ""));
+      else res.destroy();
+    }
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const h = req.headers;
+    const method = h["mcp-method"];
+    const length = Number(h["content-length"]);
+    const route = FAST_PATH.exec(req.url ?? "");
+    if (
+      req.method !== "POST" ||
+      route === null ||
+      h["mcp-protocol-version"] !== MODERN ||
+      (method !== "tools/list" && method !== "tools/call") ||
+      h["content-type"] !== "application/json" ||
+      h.origin !== undefined ||
+      h["transfer-encoding"] !== undefined ||
+      h["content-encoding"] !== undefined ||
+      typeof h.authorization !== "string" ||
+      !(length > 0 && length <= MAX_BODY_BYTES) ||
+      !parts.hostAllowed(h.host)
+    )
+      return parts.slow(req, res);
+    const serverId = route[1] as string;
+    let body: Buffer;
+    try {
+      body = await readBody(req, length);
+    } catch (error) {
+      return parts.slow(replay(req, error instanceof Error ? error : new Error(String(error))), res);
+    }
+    const slow = () => parts.slow(replay(req, body), res);
+    let message: unknown;
+    try {
+      message = JSON.parse(body.toString("utf8"));
+    } catch {
+      return slow();
+    }
+    if (
+      !isPlainObject(message) ||
+      !onlyKeys(message, MESSAGE_KEYS) ||
+      message.jsonrpc !== "2.0" ||
+      message.method !== method ||
+      !(typeof message.id === "string" || Number.isSafeInteger(message.id)) ||
+      !isPlainObject(message.params)
+    )
+      return slow();
+    const id = message.id as string | number;
+    const params = message.params;
+    if (!isPlainObject(params._meta) || params._meta[PROTOCOL_VERSION_META_KEY] !== MODERN) return slow();
+    if (
+      method === "tools/list"
+        ? !onlyKeys(params, LIST_KEYS) || h["mcp-name"] !== undefined
+        : !onlyKeys(params, CALL_KEYS)
+    )
+      return slow();
+    const admitted = await parts.admit(h.authorization, serverId);
+    if (admitted === undefined) return slow();
+    const { compiled } = admitted;
+
+    if (method === "tools/list") {
+      const result = await learnt(admitted, req, params);
+      if (result === false) return slow();
+      const budget = await parts.charge(compiled.tenant);
+      if (budget !== undefined && !budget.allowed) return writeResponse(res, parts.refusal(serverId, budget));
+      await parts.observeList();
+      return answer(res, resultMessage(result, id), budget);
+    }
+
+    const name = params.name;
+    const args = params.arguments;
+    if (
+      typeof name !== "string" ||
+      name !== h["mcp-name"] ||
+      !PLAIN_NAME.test(name) ||
+      !(args === undefined || isPlainObject(args))
+    )
+      return slow();
+    const tool = compiled.discovery ? undefined : compiled.tools.get(name);
+    if (tool === undefined || !parts.runsDirectly(compiled, tool)) return slow();
+    // The envelope is one the SDK accepts: it answered a tools/list carrying it.
+    if ((await learnt(admitted, req, { _meta: params._meta })) === false) return slow();
+    const budget = await parts.charge(compiled.tenant);
+    if (budget !== undefined && !budget.allowed) return writeResponse(res, parts.refusal(serverId, budget));
+    // The client closing its request cancels the call, as it does on the SDK path.
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) abort.abort();
+    };
+    res.once("close", onClose);
+    const outcome = await parts.callTool(admitted, tool, args, id, abort.signal);
+    res.off("close", onClose);
+    if (abort.signal.aborted) return;
+    if (outcome.kind === "error") return answer(res, errorMessage(id, outcome), budget);
+    const encoded = encodeToolResult(outcome.result, compiled.serverInfo);
+    if (encoded === undefined)
+      return answer(
+        res,
+        errorMessage(id, { kind: "error", code: -32603, message: "internal error: unexpected tool result shape" }),
+        budget,
+      );
+    return answer(res, resultMessage(encoded, id), budget);
+  };
+  return { handle, answered: () => answered };
+};
