@@ -1,0 +1,12 @@
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { readFileSync } from "node:fs";
+const rss = () => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync("/proc/self/status","utf8"))[1]) / 1024);
+const base = rss();
+const init = process.env.INIT ? Number(process.env.INIT) * 1048576 : undefined;
+const extra = (process.env.SET ?? "").split(" ").filter(Boolean).flatMap((s) => ["-c", s]);
+const t = Date.now();
+const db = await PGlite.create(process.argv[2], { extensions: { pg_trgm }, initialMemory: init, startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB", ...extra] });
+await db.query("select count(*) from servers");
+console.log(JSON.stringify({ init: process.env.INIT ?? "default", set: process.env.SET, openMs: Date.now() - t, base, rss: rss(), ext: Math.round(process.memoryUsage().external/1048576) }));
+await db.close();
