@@ -14,7 +14,9 @@
 // CPU per call is robust to other load on the machine (unlike req/s): compare it before and after a change.
 // Environment: PG_ADMIN (default postgres://postgres@127.0.0.1:5432/postgres), PERF_DIR (default ../shared/perf),
 // ROWS (default get,call,list,c1), SOAK_MIN (default 0: minutes of GET and tools/call afterwards, RSS
-// sampled every 30 s), SERVICE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+// sampled every 30 s), SERVICE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), SERVICE_ENTRY
+// (default apps/api/dist/main.js; apps/api/dist/serve.js starts the service without the launcher's memory
+// settings, V8's and glibc's defaults, for a before/after).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -160,7 +162,7 @@ try {
   const upstream = startChild([join(PERF_DIR, "servers/upstream.mjs"), String(upstreamPort)], {});
   const port = await freePort();
   // The environment of ../shared/perf/bench.mjs (serviceEnv), on PostgreSQL.
-  const service = startChild([join(PROJECT, "apps/api/dist/main.js")], {
+  const service = startChild([join(PROJECT, process.env.SERVICE_ENTRY ?? "apps/api/dist/main.js")], {
     PORT: String(port),
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,

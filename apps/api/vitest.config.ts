@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 // not the store (start-up, the browser page, the third-party MCP tools) run only in the first pass.
 const storeIndependent = [
   "test/graceful-shutdown.test.ts",
+  "test/launcher-memory-settings.test.ts",
   "test/docs-page.test.ts",
   "test/mcp-interop.test.ts",
   "test/openapi.test.ts",

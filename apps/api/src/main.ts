@@ -1,38 +1,6 @@
-import { resolve } from "node:path";
-import pino from "pino";
-import { loadServiceConfigOrExit } from "./config/load-config.js";
-import { startService } from "./service.js";
-import { openStorage, PendingMigrations } from "./storage/open-storage.js";
+import { relaunchWithMemorySettings } from "./launcher/memory-settings.js";
 
-// Start-up: read and check the configuration, open the database (waiting for it), start, and stop
-// gracefully on SIGTERM/SIGINT.
-const { app: config, database } = await loadServiceConfigOrExit();
-// Log lines are written asynchronously (buffered while a write is in flight, so a busy service makes one
-// write for many lines instead of a blocking write per line); pino flushes what is left when the process exits.
-const logger = pino({ level: config.logLevel }, pino.destination({ sync: false }));
-let stopping = false;
-const storage = await openStorage(database, resolve(config.dataDir), logger).catch((error: unknown) => {
-  if (!(error instanceof PendingMigrations)) throw error;
-  logger.fatal({ pending: error.pending }, error.message);
-  process.exit(2);
-});
-const service = await startService(config, {
-  storage: storage.layer,
-  ready: storage.ready,
-  onClose: storage.close,
-  logger,
-});
-const stop = (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  process.stderr.write(`${signal}: finishing in-flight requests, then stopping\n`);
-  service.close().then(
-    () => process.exit(0),
-    (error) => {
-      logger.error({ err: error }, "shutdown failed");
-      process.exit(1);
-    },
-  );
-};
-process.on("SIGTERM", () => stop("SIGTERM"));
-process.on("SIGINT", () => stop("SIGINT"));
+// The entry point. V8 and glibc read their memory settings only at process start, so when they are missing
+// this process is replaced by one that has them (launcher/memory-settings.ts) before the service's modules load.
+relaunchWithMemorySettings();
+await import("./serve.js");

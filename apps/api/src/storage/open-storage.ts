@@ -55,6 +55,50 @@ export class PendingMigrations extends Error {
  * request while /readyz says ready.
  */
 export const openStorage = async (config: DatabaseConfig, dataDir: string, logger: Logger): Promise<OpenedStorage> => {
+  let opened = await open(config, dataDir, logger);
+  if (config.migrateOnStart) {
+    const applied = await retryWithBackoff("applying migrations", () => opened.postgres.migrate(), logger);
+    if (opened.embedded !== undefined && applied.length > 0) {
+      // PGlite's WebAssembly memory grows to what a session touched and is never given back; creating a
+      // schema touches far more than serving does (fresh DATA_DIR idle RSS, docs/performance.md). Reopening
+      // the database drops that memory with the instance that grew it.
+      await closeAll(opened);
+      opened = await open(config, dataDir, logger);
+      logger.info({ applied: applied.length }, "storage: embedded database reopened after migrating");
+    }
+  } else {
+    const pending = await retryWithBackoff(
+      "reading the applied migrations",
+      () => opened.postgres.pendingMigrations(),
+      logger,
+    );
+    if (pending.length > 0) {
+      await closeAll(opened);
+      throw new PendingMigrations(pending);
+    }
+  }
+  const store = opened;
+  const { postgres, ping } = store;
+  return {
+    layer: postgres.layer,
+    ready: () =>
+      ping().then(
+        () => true,
+        () => false,
+      ),
+    close: () => closeAll(store),
+  };
+};
+
+/** The store's adapter, the embedded database under it (if any) and a probe that throws when it is down. */
+interface Opened {
+  readonly postgres: Awaited<ReturnType<typeof makePostgresStorage>>;
+  readonly embedded: EmbeddedPostgres | undefined;
+  readonly ping: () => Promise<void>;
+}
+
+/** Starts the embedded database (or points at the server) and waits until the adapter reaches it. */
+const open = async (config: DatabaseConfig, dataDir: string, logger: Logger): Promise<Opened> => {
   let embedded: EmbeddedPostgres | undefined;
   let options: Parameters<typeof makePostgresStorage>[0];
   if (config.mode === "embedded") {
@@ -76,29 +120,10 @@ export const openStorage = async (config: DatabaseConfig, dataDir: string, logge
     if (Either.isLeft(outcome)) throw new Error(outcome.left.detail);
   };
   await retryWithBackoff("connecting to the database", ping, logger);
-  if (config.migrateOnStart) await retryWithBackoff("applying migrations", () => postgres.migrate(), logger);
-  else {
-    const pending = await retryWithBackoff(
-      "reading the applied migrations",
-      () => postgres.pendingMigrations(),
-      logger,
-    );
-    if (pending.length > 0) {
-      await postgres.close();
-      await embedded?.stop();
-      throw new PendingMigrations(pending);
-    }
-  }
-  return {
-    layer: postgres.layer,
-    ready: () =>
-      ping().then(
-        () => true,
-        () => false,
-      ),
-    close: async () => {
-      await postgres.close();
-      await embedded?.stop();
-    },
-  };
+  return { postgres, embedded, ping };
+};
+
+const closeAll = async ({ postgres, embedded }: Opened) => {
+  await postgres.close();
+  await embedded?.stop();
 };
