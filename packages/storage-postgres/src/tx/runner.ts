@@ -15,6 +15,12 @@ export interface Runner {
    * savepoint around it inside a transaction), as the in-memory adapter's failed write leaves its draft.
    */
   readonly guarded: <A, E>(write: Effect.Effect<A, E>) => Effect.Effect<A, E>;
+  /**
+   * Runs a statement whose answer nobody reads and that can breach no constraint (an advisory lock, the
+   * audit event) in the round trip of the transaction's next statement, ahead of it (at the latest with
+   * COMMIT); outside a transaction at once. An error it meets fails that next statement (or COMMIT).
+   */
+  readonly deferred: (sql: string, params?: ReadonlyArray<unknown>) => Effect.Effect<void>;
 }
 
 /** What the operations of one table need: the runner, the tables, and reads that decode their `r` column. */
