@@ -17,7 +17,7 @@ import {
   TransientConflict,
 } from "./sql/db-errors.js";
 import { inlineParams } from "./sql/inline-params.js";
-import { type ObservedStatement, observed, statementTarget } from "./sql/statement-observer.js";
+import { type ObservedStatement, observed, observedAll, statementTarget } from "./sql/statement-observer.js";
 import { describeTables } from "./table/tables.js";
 import { prepareStorageTx } from "./tx/storage-tx.js";
 import type { Runner } from "./tx/runner.js";
@@ -126,24 +126,23 @@ const statement = (
   timeoutMs: number,
   texts: ReadonlyArray<string> = [sql],
 ) =>
-  texts
-    .reduceRight(
-      (sent, text) => observed(server, text, sent),
-      call(() =>
-        target.query({
-          text: sql,
-          values: params as Array<unknown>,
-          ...(timeoutMs > 0 ? { query_timeout: timeoutMs } : {}),
-        } as pg.QueryConfig),
-      ),
-    )
-    .pipe(
-      Effect.map((result) => {
-        // pg answers a simple query of several statements with one result each.
-        const last = (Array.isArray(result) ? result[result.length - 1] : result) as pg.QueryResult | undefined;
-        return (last?.rows ?? []) as ReadonlyArray<Record<string, unknown>>;
-      }),
-    );
+  observedAll(
+    server,
+    texts,
+    call(() =>
+      target.query({
+        text: sql,
+        values: params as Array<unknown>,
+        ...(timeoutMs > 0 ? { query_timeout: timeoutMs } : {}),
+      } as pg.QueryConfig),
+    ),
+  ).pipe(
+    Effect.map((result) => {
+      // pg answers a simple query of several statements with one result each.
+      const last = (Array.isArray(result) ? result[result.length - 1] : result) as pg.QueryResult | undefined;
+      return (last?.rows ?? []) as ReadonlyArray<Record<string, unknown>>;
+    }),
+  );
 
 /** The marker defect of a cause, if any: unreachable first (it explains any other failure). */
 const markerOf = (cause: Cause.Cause<unknown>) => {
