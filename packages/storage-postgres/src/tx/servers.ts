@@ -129,7 +129,8 @@ export const serverOperations: Operations<
       // A transaction-scoped advisory lock on a 64-bit hash of the key: released at COMMIT or ROLLBACK.
       // Sent with the statement that follows it (the lock is there before that statement's snapshot).
       lock: (key) => runner.deferred("select pg_advisory_xact_lock(hashtextextended($1, 0))", [key]),
-      countServers: (tenant) => ctx.count("select count(*)::int as n from servers where tenant = $1", [tenant]),
+      // Kept by the triggers of servers (schema/entities.ts): one row, however many servers the tenant has.
+      countServers: (tenant) => ctx.count("select n from server_counts where tenant = $1", [tenant]),
       serversReferencing: (reference) =>
         Effect.map(
           ctx.rows(`select s.id, s.tenant from servers s where ${USES[reference.kind]} order by s.created_at, s.id`, [
