@@ -69,7 +69,9 @@ try {
   }
   await service.close();
   const compact = (sql) => sql.replace(/\s+/g, " ").slice(0, 110);
-  console.log(`statements per POST /servers (5×10): ${Math.min(...perWrite)}–${Math.max(...perWrite)} (${perWrite.join(" ")})`);
+  console.log(
+    `statements per POST /servers (5×10): ${Math.min(...perWrite)}–${Math.max(...perWrite)} (${perWrite.join(" ")})`,
+  );
   for (const sql of example) console.log(`  ${compact(sql)}`);
 
   // 2. Load, with the service as a child process on the same database and data directory (same dev key).
