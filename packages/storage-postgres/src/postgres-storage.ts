@@ -17,7 +17,8 @@ import {
   reasonOf,
   TransientConflict,
 } from "./sql/db-errors.js";
-import { type ObservedStatement, observed, statementTarget } from "./sql/statement-observer.js";
+import { inlineParams } from "./sql/inline-params.js";
+import { type ObservedStatement, observed, observedAll, statementTarget } from "./sql/statement-observer.js";
 import { describeTables } from "./table/tables.js";
 import { prepareStorageTx } from "./tx/storage-tx.js";
 import type { Runner } from "./tx/runner.js";
@@ -84,6 +85,17 @@ export interface PostgresStorage {
   readonly close: () => Promise<void>;
 }
 
+/** A statement of a simple query, and its text for the statement observer (with placeholders). */
+interface Part {
+  readonly sql: string;
+  readonly text: string;
+}
+const BEGIN: Part = { sql: "begin", text: "begin" };
+const COMMIT: Part = { sql: COMMIT_AND_NOTIFY, text: COMMIT_AND_NOTIFY };
+/** The savepoint of a guarded write (nested ones share the name: each release ends the latest). */
+const SAVEPOINT = "savepoint breach_guard";
+const RELEASE: Part = { sql: "release savepoint breach_guard", text: "release savepoint breach_guard" };
+
 const unavailable = (reason: string) =>
   new Unavailable({ detail: `the database is unavailable (${reason}); try again later` });
 
@@ -105,8 +117,9 @@ const call = <A>(run: () => Promise<A>): Effect.Effect<A, ConstraintBreach> =>
 type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 
 /**
- * One statement; `timeoutMs` > 0 bounds the wait for its answer (pg's `query_timeout`). The current fiber's
- * statement observer (tracing) sees it.
+ * One statement, or several in one simple query (then the rows are the last one's); `timeoutMs` > 0 bounds
+ * the wait for its answer (pg's `query_timeout`). The current fiber's statement observer (tracing) sees each
+ * of `texts`, the statements sent with placeholders (never a parameter's value), for the whole round trip.
  */
 const statement = (
   server: Omit<ObservedStatement, "text">,
@@ -114,10 +127,11 @@ const statement = (
   sql: string,
   params: ReadonlyArray<unknown>,
   timeoutMs: number,
+  texts: ReadonlyArray<string> = [sql],
 ) =>
-  observed(
+  observedAll(
     server,
-    sql,
+    texts,
     call(() =>
       target.query({
         text: sql,
@@ -125,7 +139,13 @@ const statement = (
         ...(timeoutMs > 0 ? { query_timeout: timeoutMs } : {}),
       } as pg.QueryConfig),
     ),
-  ).pipe(Effect.map((result) => result.rows as ReadonlyArray<Record<string, unknown>>));
+  ).pipe(
+    Effect.map((result) => {
+      // pg answers a simple query of several statements with one result each.
+      const last = (Array.isArray(result) ? result[result.length - 1] : result) as pg.QueryResult | undefined;
+      return (last?.rows ?? []) as ReadonlyArray<Record<string, unknown>>;
+    }),
+  );
 
 /** The marker defect of a cause, if any: unreachable first (it explains any other failure). */
 const markerOf = (cause: Cause.Cause<unknown>) => {
@@ -191,8 +211,8 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   const maxAttempts = Math.max(1, options.maxTransactionAttempts ?? 3);
   const queryTimeoutMs = Math.max(0, options.queryTimeoutMs ?? 30_000);
   const server = statementTarget(options.url);
-  const send = (target: Queryable, sql: string, params: ReadonlyArray<unknown> = []) =>
-    statement(server, target, sql, params, queryTimeoutMs);
+  const send = (target: Queryable, sql: string, params: ReadonlyArray<unknown> = [], texts?: ReadonlyArray<string>) =>
+    statement(server, target, sql, params, queryTimeoutMs, texts);
   const cacheOptions = options.readCache;
   const readCache =
     cacheOptions === undefined
@@ -212,18 +232,58 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     rows: (sql, params) => send(pool, sql, params),
     guarded: (write) => write,
     matchCounts,
+    deferred: (sql, params) => Effect.asVoid(Effect.orDie(send(pool, sql, params))),
   };
 
-  /** Takes a connection and opens a transaction on it (uninterruptible, as acquisition in acquireUseRelease). */
-  const begin = Effect.gen(function* () {
-    const client = yield* Effect.orDie(call(() => pool.connect()));
-    const began = yield* Effect.exit(Effect.orDie(send(client, "begin")));
-    if (Exit.isFailure(began)) {
-      client.release(true);
-      return yield* Effect.failCause(began.cause);
-    }
-    return { client, committed: false };
-  });
+  /**
+   * Takes a connection for a transaction (uninterruptible, as acquisition in acquireUseRelease). BEGIN is
+   * sent with the transaction's first statement (see `sendInTx`).
+   */
+  const begin = Effect.map(Effect.orDie(call(() => pool.connect())), (client) => ({
+    client,
+    committed: false,
+    begun: false,
+    // Statements (with their parameters written in) waiting for the next round trip, and their texts with
+    // placeholders for the statement observer.
+    pending: [] as Array<Part>,
+  }));
+  type Conn = Effect.Effect.Success<typeof begin>;
+
+  /** Sends `parts` as one simple query (the observer sees each of their texts with placeholders). */
+  const joined = (client: pg.PoolClient, parts: ReadonlyArray<Part>) =>
+    send(
+      client,
+      parts.map((part) => part.sql).join(";\n"),
+      [],
+      parts.map((part) => part.text),
+    );
+
+  /**
+   * Sends `sql` in the transaction on `conn`, with what waits for the next round trip ahead of it in one
+   * simple query: BEGIN, deferred statements (an advisory lock, a savepoint, the audit event). BEGIN with
+   * nothing else waiting goes alone (a transaction's first read keeps its parameters). A statement whose
+   * parameters cannot be written into its text goes alone after the others.
+   */
+  const sendInTx = (conn: Conn, sql: string, params: ReadonlyArray<unknown> = []) =>
+    Effect.suspend(() => {
+      const ahead = [...(conn.begun ? [] : [BEGIN]), ...conn.pending];
+      conn.pending = [];
+      conn.begun = true;
+      if (ahead.length === 0) return send(conn.client, sql, params);
+      const inlined = ahead.length === 1 && ahead[0] === BEGIN ? undefined : inlineParams(sql, params);
+      return inlined === undefined
+        ? Effect.zipRight(Effect.orDie(joined(conn.client, ahead)), send(conn.client, sql, params))
+        : joined(conn.client, [...ahead, { sql: inlined, text: sql }]);
+    });
+
+  /** Queues `sql` for the transaction's next round trip, or sends it at once when it cannot wait. */
+  const defer = (conn: Conn, sql: string, params: ReadonlyArray<unknown> = []) =>
+    Effect.suspend(() => {
+      const inlined = inlineParams(sql, params);
+      if (inlined === undefined) return Effect.asVoid(Effect.orDie(sendInTx(conn, sql, params)));
+      conn.pending.push({ sql: inlined, text: sql });
+      return Effect.void;
+    });
 
   /**
    * Gives the connection back. A transaction that did not commit (its work failed, died or was
@@ -231,8 +291,9 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
    * and so is one that was lost or stopped answering (no ROLLBACK to wait for: the server rolls back an
    * open transaction when its connection closes).
    */
-  const end = (conn: { readonly client: pg.PoolClient; committed: boolean }, exit: Exit.Exit<unknown, unknown>) => {
-    if (conn.committed) return Effect.sync(() => conn.client.release());
+  const end = (conn: Conn, exit: Exit.Exit<unknown, unknown>) => {
+    // Nothing sent: no transaction on the server to end.
+    if (conn.committed || !conn.begun) return Effect.sync(() => conn.client.release());
     const lost = Exit.isFailure(exit) ? markerOf(exit.cause) : undefined;
     if (lost instanceof DatabaseUnreachable)
       return Effect.sync(() => conn.client.release(new Error(`connection dropped: ${lost.reason}`)));
@@ -261,25 +322,37 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
           const lock = yield* Effect.makeSemaphore(1);
           let open = true;
           const runner: Runner = {
-            rows: (sql, params) => send(conn.client, sql, params),
-            // A savepoint around a write that may breach a constraint: the breach undoes the write only.
+            rows: (sql, params) => sendInTx(conn, sql, params),
+            // A savepoint around a write that may breach a constraint: the breach undoes the write only. The
+            // savepoint travels with the write's first statement, its release (or rollback) with the next.
             guarded: (write) =>
               Effect.gen(function* () {
-                yield* Effect.orDie(send(conn.client, "savepoint breach_guard"));
+                const savepoint = { sql: SAVEPOINT, text: SAVEPOINT };
+                conn.pending.push(savepoint);
                 const result = yield* Effect.either(write);
-                if (result._tag === "Left") {
-                  yield* Effect.orDie(send(conn.client, "rollback to savepoint breach_guard"));
-                  yield* Effect.orDie(send(conn.client, "release savepoint breach_guard"));
-                  return yield* Effect.fail(result.left);
-                }
-                yield* Effect.orDie(send(conn.client, "release savepoint breach_guard"));
-                return result.right;
+                // A write that sent nothing leaves its savepoint waiting: it is dropped, never sent.
+                const unsent = conn.pending.at(-1) === savepoint;
+                if (unsent) conn.pending.pop();
+                else if (result._tag === "Left")
+                  conn.pending.push(
+                    { sql: "rollback to savepoint breach_guard", text: "rollback to savepoint breach_guard" },
+                    RELEASE,
+                  );
+                else conn.pending.push(RELEASE);
+                return yield* result;
               }),
+            deferred: (sql, params) => defer(conn, sql, params),
           };
           const tx = guardClosed(serialised(makeStorageTx(runner), lock), () => open);
           const value = yield* work(tx).pipe(Effect.ensuring(Effect.sync(() => (open = false))));
           // Every instance on the database hears of the change (its point-read cache drops what it read).
-          yield* Effect.orDie(send(conn.client, COMMIT_AND_NOTIFY));
+          // What still waits goes with COMMIT; a transaction that sent nothing has nothing to commit.
+          if (conn.begun || conn.pending.length > 0) {
+            const parts = [...(conn.begun ? [] : [BEGIN]), ...conn.pending, COMMIT];
+            conn.pending = [];
+            conn.begun = true;
+            yield* Effect.orDie(joined(conn.client, parts));
+          }
           conn.committed = true;
           return value;
         }),

@@ -16,7 +16,11 @@ export const notingGitSync =
       const providerIds = new Set<string>();
       const noting: StorageTx = {
         ...tx,
-        insertServer: (row) => Effect.tap(tx.insertServer(row), () => void serverIds.add(row.id)),
+        // A new server without a git connection has no outbox entry to create or turn off: nothing to note.
+        insertServer: (row) =>
+          Effect.tap(tx.insertServer(row), () => {
+            if (row.gitConnectionId) serverIds.add(row.id);
+          }),
         updateServer: (row, expected) =>
           Effect.tap(tx.updateServer(row, expected), (applied) => {
             if (applied) serverIds.add(row.id);

@@ -8,6 +8,7 @@ import { Migration20261124040356_provider_search } from "./Migration202611240403
 import { Migration20261124040441_oauth_server_records } from "./Migration20261124040441_oauth_server_records.js";
 import { Migration20261124043102_tool_response_schema } from "./Migration20261124043102_tool_response_schema.js";
 import { Migration20261124065011_provider_generations } from "./Migration20261124065011_provider_generations.js";
+import { Migration20261124070251_server_counts } from "./Migration20261124070251_server_counts.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -24,4 +25,5 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
   { name: "Migration20261124040441_oauth_server_records", class: Migration20261124040441_oauth_server_records },
   { name: "Migration20261124043102_tool_response_schema", class: Migration20261124043102_tool_response_schema },
   { name: "Migration20261124065011_provider_generations", class: Migration20261124065011_provider_generations },
+  { name: "Migration20261124070251_server_counts", class: Migration20261124070251_server_counts },
 ];

@@ -268,6 +268,48 @@ export const ServerEntity = defineEntity({
   },
   uniques: [{ name: "servers_tenant_name_unique", properties: ["tenant", "name"] }],
   indexes: [{ name: "servers_tenant_created_at_id_index", properties: ["tenant", "createdAt", "id"] }],
+  // server_counts follows every statement that inserts or deletes servers (a server's tenant never changes).
+  triggers: [
+    serverCountTrigger("insert", "new table as changed", "select tenant, 1 from changed"),
+    serverCountTrigger("delete", "old table as changed", "select tenant, -1 from changed"),
+  ],
+});
+
+/**
+ * A statement-level trigger on servers that adds the net change of one statement (`delta`: rows of tenant,
+ * ±1 read from its transition tables) to server_counts: one upsert per tenant, in tenant order.
+ */
+function serverCountTrigger(event: "insert" | "delete", transitionTables: string, delta: string) {
+  const name = `count_${event}`;
+  const fn = `"servers_${name}_fn"`;
+  return {
+    name,
+    timing: "after" as const,
+    events: [event],
+    forEach: "statement" as const,
+    expression: `create or replace function ${fn}() returns trigger as $$ begin
+  insert into server_counts as c (tenant, n)
+    select tenant, sum(d)::int from (${delta}) as delta (tenant, d)
+    group by tenant having sum(d) <> 0 order by tenant
+  on conflict (tenant) do update set n = c.n + excluded.n;
+  return null;
+end; $$ language plpgsql;
+create trigger "${name}" after ${event} on "servers" referencing ${transitionTables} for each statement execute function ${fn}();`,
+  };
+}
+
+/**
+ * How many servers each tenant has: the server quota's count, without counting a tenant's servers on each
+ * create (a scan that grows with the tenant). Kept by the statement-level triggers of `servers`, in the
+ * transaction of the change; never written by the adapter.
+ */
+export const ServerCountEntity = defineEntity({
+  name: "ServerCount",
+  tableName: "server_counts",
+  properties: {
+    tenant: p.text().primary(),
+    n: p.integer(),
+  },
 });
 
 /** A provider chosen by a server. The server owns the link; the provider cannot go while it exists. */
@@ -476,6 +518,7 @@ export const ENTITIES = [
   AuditEventEntity,
   ProviderCountEntity,
   ProviderGenerationEntity,
+  ServerCountEntity,
   UpstreamConnectionEntity,
   UpstreamAuthorizationEntity,
   OAuthServerRecordEntity,

@@ -49,3 +49,26 @@ export const observed = <A, E, R>(
           );
         }),
   );
+
+/**
+ * `send` of several statements in one round trip, reported as each of `texts` in order: all start as it is
+ * sent and end, in the same order, with its outcome.
+ */
+export const observedAll = <A, E, R>(
+  target: Omit<ObservedStatement, "text">,
+  texts: ReadonlyArray<string>,
+  send: Effect.Effect<A, E, R>,
+): Effect.Effect<A, E, R> =>
+  FiberRef.getWith(currentStatementObserver, (observe) =>
+    observe === undefined
+      ? send
+      : Effect.suspend(() => {
+          const done = texts.map((text) => observe({ text, ...target }));
+          return Effect.onExit(send, (exit) =>
+            Effect.sync(() => {
+              const error = Exit.isSuccess(exit) ? undefined : Cause.squash(exit.cause);
+              for (const end of done) end(error);
+            }),
+          );
+        }),
+  );

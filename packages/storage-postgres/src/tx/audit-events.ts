@@ -13,7 +13,8 @@ export const auditEventOperations: Operations<"insertAuditEvent" | "searchAuditE
   const insert = insertRow(auditEvents);
 
   return (ctx) => ({
-    insertAuditEvent: (row) => Effect.asVoid(ctx.rows(insert.sql, insert.params(row))),
+    // Nothing reads the event back in its transaction: it travels with the next statement, usually COMMIT.
+    insertAuditEvent: (row) => ctx.runner.deferred(insert.sql, insert.params(row)),
     searchAuditEvents: (search: AuditSearch) => {
       const params: Array<unknown> = [];
       const param = (value: unknown) => {

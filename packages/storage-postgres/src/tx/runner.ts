@@ -22,6 +22,12 @@ export interface Runner {
    * write more, so a count it made could be reused after those further writes.
    */
   readonly matchCounts?: MatchCountCache | undefined;
+  /**
+   * Runs a statement whose answer nobody reads and that can breach no constraint (an advisory lock, the
+   * audit event) in the round trip of the transaction's next statement, ahead of it (at the latest with
+   * COMMIT); outside a transaction at once. An error it meets fails that next statement (or COMMIT).
+   */
+  readonly deferred: (sql: string, params?: ReadonlyArray<unknown>) => Effect.Effect<void>;
 }
 
 /** What the operations of one table need: the runner, the tables, and reads that decode their `r` column. */

@@ -9,8 +9,11 @@ import type { Runner } from "./runner.js";
 // (server_tools), its resources and prompts (server_resources, server_prompts), each with the ordinal the
 // client gave. The link tables have a fixed shape of ids and an ordinal, written in one statement by unnest.
 
-/** Inserts the provider, tool, resource and prompt links of a server, in one statement. */
-const insertLinks = (runner: Runner, server: ServerRow) => {
+/**
+ * The common table expressions inserting the provider, tool, resource and prompt links of a server (its id
+ * is parameter `$first`), and their parameters; undefined when the server links nothing.
+ */
+const linkInserts = (server: ServerRow, first: number) => {
   const toolProviders: Array<string> = [];
   const toolIds: Array<string> = [];
   const toolOrdinals: Array<number> = [];
@@ -21,33 +24,37 @@ const insertLinks = (runner: Runner, server: ServerRow) => {
       toolOrdinals.push(ordinal);
     }
   if (server.providers.length === 0 && server.resourceIds.length === 0 && server.promptIds.length === 0)
-    return Effect.void;
-  return Effect.asVoid(
-    runner.rows(
-      `with linked_providers as (
+    return undefined;
+  const $ = (n: number) => `$${first + n - 1}`;
+  return {
+    ctes: `linked_providers as (
          insert into server_providers (server_id, provider_id, ordinal)
-         select $1, x.id, x.ordinal - 1 from unnest($2::text[]) with ordinality as x(id, ordinal)),
+         select ${$(1)}, x.id, x.ordinal - 1 from unnest(${$(2)}::text[]) with ordinality as x(id, ordinal)),
        linked_tools as (
          insert into server_tools (server_id, provider_id, tool_id, ordinal)
-         select $1, x.provider_id, x.tool_id, x.ordinal from unnest($3::text[], $4::text[], $5::int[]) as x(provider_id, tool_id, ordinal)),
+         select ${$(1)}, x.provider_id, x.tool_id, x.ordinal from unnest(${$(3)}::text[], ${$(4)}::text[], ${$(5)}::int[]) as x(provider_id, tool_id, ordinal)),
        linked_resources as (
          insert into server_resources (server_id, resource_id, ordinal)
-         select $1, x.id, x.ordinal - 1 from unnest($6::text[]) with ordinality as x(id, ordinal)),
+         select ${$(1)}, x.id, x.ordinal - 1 from unnest(${$(6)}::text[]) with ordinality as x(id, ordinal)),
        linked_prompts as (
          insert into server_prompts (server_id, prompt_id, ordinal)
-         select $1, x.id, x.ordinal - 1 from unnest($7::text[]) with ordinality as x(id, ordinal))
-       select 1`,
-      [
-        server.id,
-        server.providers.map((link) => link.providerId),
-        toolProviders,
-        toolIds,
-        toolOrdinals,
-        server.resourceIds,
-        server.promptIds,
-      ],
-    ),
-  );
+         select ${$(1)}, x.id, x.ordinal - 1 from unnest(${$(7)}::text[]) with ordinality as x(id, ordinal))`,
+    params: [
+      server.id,
+      server.providers.map((link) => link.providerId),
+      toolProviders,
+      toolIds,
+      toolOrdinals,
+      server.resourceIds,
+      server.promptIds,
+    ],
+  };
+};
+
+/** Inserts the links of a server, in one statement. */
+const insertLinks = (runner: Runner, server: ServerRow) => {
+  const links = linkInserts(server, 1);
+  return links === undefined ? Effect.void : Effect.asVoid(runner.rows(`with ${links.ctes} select 1`, links.params));
 };
 
 /** For each kind of record a server can use: the condition that server `s` uses the record `$1`. */
@@ -86,12 +93,17 @@ export const serverOperations: Operations<
   return (ctx) => {
     const { runner } = ctx;
     return {
-      insertServer: (row) =>
-        runner.guarded(
-          Effect.zipRight(runner.rows(insert.sql, insert.params(row)), insertLinks(runner, row)).pipe(
-            Effect.catchTag("ConstraintBreach", insertBreach("server", row.name)),
-          ),
-        ),
+      // The row and its links in one statement (the links' foreign keys are checked at its end).
+      insertServer: (row) => {
+        const params = insert.params(row);
+        const links = linkInserts(row, params.length + 1);
+        return runner.guarded(
+          (links === undefined
+            ? runner.rows(insert.sql, params)
+            : runner.rows(`with inserted as (${insert.sql}), ${links.ctes} select 1`, [...params, ...links.params])
+          ).pipe(Effect.catchTag("ConstraintBreach", insertBreach("server", row.name))),
+        );
+      },
       // Only when the compare-and-set matched are the links replaced.
       updateServer: (row, expectedVersion) =>
         runner.guarded(
@@ -115,8 +127,10 @@ export const serverOperations: Operations<
       findServerGraph: (id) => ctx.one(findGraph, [id], serverGraph.decode),
       listServerGraphs: (tenant) => ctx.many(listGraphs, [tenant], serverGraph.decode),
       // A transaction-scoped advisory lock on a 64-bit hash of the key: released at COMMIT or ROLLBACK.
-      lock: (key) => Effect.asVoid(ctx.rows("select pg_advisory_xact_lock(hashtextextended($1, 0))", [key])),
-      countServers: (tenant) => ctx.count("select count(*)::int as n from servers where tenant = $1", [tenant]),
+      // Sent with the statement that follows it (the lock is there before that statement's snapshot).
+      lock: (key) => runner.deferred("select pg_advisory_xact_lock(hashtextextended($1, 0))", [key]),
+      // Kept by the triggers of servers (schema/entities.ts): one row, however many servers the tenant has.
+      countServers: (tenant) => ctx.count("select n from server_counts where tenant = $1", [tenant]),
       serversReferencing: (reference) =>
         Effect.map(
           ctx.rows(`select s.id, s.tenant from servers s where ${USES[reference.kind]} order by s.created_at, s.id`, [

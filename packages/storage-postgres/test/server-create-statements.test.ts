@@ -1,0 +1,124 @@
+import type { StorageTx } from "@mcpsm/domain/storage";
+import { AuditContext, createServer, quotasLayer } from "@mcpsm/domain/use-cases";
+import { provider, TENANT_A, tool } from "@mcpsm/storage-contract";
+import { Effect, Exit, Layer } from "effect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PostgresStorage } from "../src/index.js";
+import { migratedStorage, targets } from "./support/targets.js";
+
+// The write of POST /servers (5 providers × 10 tools, explicit tool ids), run by the domain's use case on
+// the adapter: the statements it sends (counted at the driver; a round trip of several statements is one
+// send), and what it leaves behind. A regression test for the write's round trips (bench/server-create.mjs
+// measures their cost).
+
+const PROVIDERS = 5;
+const TOOLS_PER_PROVIDER = 10;
+
+for (const target of targets)
+  describe(`POST /servers statements (${target.name})`, () => {
+    let handle: PostgresStorage & { readonly dispose: () => Promise<void> };
+    let counting = false;
+    const sent: Array<string> = [];
+    const providers = Array.from({ length: PROVIDERS }, (_, i) => provider(1 + i));
+    const tools = providers.map((p, i) =>
+      Array.from({ length: TOOLS_PER_PROVIDER }, (_, j) => tool(100 + i * TOOLS_PER_PROVIDER + j, p.id)),
+    );
+    const links = providers.map((p, i) => ({ id: p.id, tools: (tools[i] ?? []).map((t) => ({ id: t.id })) }));
+    const actor = { tenant: TENANT_A, scopes: new Set(["server:create"]), sub: "tester" };
+
+    beforeAll(async () => {
+      handle = await migratedStorage(await target.create(), {
+        onStatement: (sql) => {
+          if (counting) sent.push(sql);
+        },
+      });
+      await Effect.runPromise(
+        handle.storage.transaction((tx) =>
+          Effect.gen(function* () {
+            for (const p of providers) yield* tx.insertProvider(p);
+            for (const t of tools.flat()) yield* tx.insertTool(t);
+          }),
+        ),
+      );
+    });
+    afterAll(() => handle?.dispose());
+
+    const layer = (serversPerTenant = 1_000) =>
+      Layer.mergeAll(
+        handle.layer,
+        quotasLayer({ serversPerTenant }),
+        Layer.succeed(AuditContext, {
+          tenant: TENANT_A,
+          sub: "tester",
+          clientId: "",
+          requestId: "request-1",
+          operation: "createServer",
+        }),
+      );
+    const create = async (name: string, serversPerTenant?: number) => {
+      sent.length = 0;
+      counting = true;
+      try {
+        const exit = await Effect.runPromiseExit(
+          createServer(actor, { server: { name, providers: links } }).pipe(Effect.provide(layer(serversPerTenant))),
+        );
+        return { exit, statements: [...sent] };
+      } finally {
+        counting = false;
+      }
+    };
+    const read = <A>(work: (tx: StorageTx) => Effect.Effect<A>) => Effect.runPromise(handle.storage.read(work));
+    const auditEvents = () =>
+      read((tx) => tx.searchAuditEvents({ tenant: TENANT_A, limit: 100 })).then((page) => page.matchCount);
+
+    it("creates the server, its 50 tool links and its audit event in 5 round trips", async () => {
+      const { exit, statements } = await create("five by ten");
+      expect(Exit.isSuccess(exit)).toBe(true);
+      if (!Exit.isSuccess(exit)) return;
+      const first = (sql: string) => sql.trim().split(/\s+/)[0]?.toLowerCase();
+      // BEGIN with the quota lock and the count; the providers; the tools; the server with its links; the
+      // audit event with COMMIT.
+      expect(statements.map(first)).toEqual(["begin;", "select", "select", "savepoint", "release"]);
+      expect(statements[0]).toContain("pg_advisory_xact_lock");
+      expect(statements.at(-1)).toMatch(/insert into audit_events[\s\S]*commit/);
+      const graph = await read((tx) => tx.findServerGraph(exit.value.id));
+      expect(graph?.tools).toHaveLength(PROVIDERS * TOOLS_PER_PROVIDER);
+      expect(await auditEvents()).toBe(1);
+      expect(await read((tx) => tx.countServers(TENANT_A))).toBe(1);
+    });
+
+    it("values written into a joined statement read back as sent (quotes, backslashes, non-ASCII)", async () => {
+      const name = `it's a \\ "test" ünïcode 🚀 $1`;
+      const { exit, statements } = await create(name);
+      expect(Exit.isSuccess(exit)).toBe(true);
+      if (!Exit.isSuccess(exit)) return;
+      expect(statements).toHaveLength(5);
+      expect((await read((tx) => tx.findServer(exit.value.id)))?.name).toBe(name);
+    });
+
+    it("a taken name answers 409 and writes nothing: no server, no link, no audit event", async () => {
+      const before = { servers: await read((tx) => tx.countServers(TENANT_A)), events: await auditEvents() };
+      const { exit } = await create("five by ten");
+      expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain("AlreadyExists");
+      expect(await read((tx) => tx.countServers(TENANT_A))).toBe(before.servers);
+      expect(await auditEvents()).toBe(before.events);
+      expect(
+        (await read((tx) => tx.listServerGraphs(TENANT_A))).filter((g) => g.server.name === "five by ten"),
+      ).toHaveLength(1);
+    });
+
+    it("the quota counts what exists: creates up to it, then 429, then room again after a delete", async () => {
+      const existing = await read((tx) => tx.countServers(TENANT_A));
+      for (let n = existing; n < 3; n++) expect(Exit.isSuccess((await create(`quota ${n}`, 3)).exit)).toBe(true);
+      const refused = await create("one too many", 3);
+      expect(Exit.isFailure(refused.exit) && JSON.stringify(refused.exit.cause)).toContain("ResourceExhausted");
+      const [oldest] = await read((tx) => tx.listServerGraphs(TENANT_A));
+      await Effect.runPromise(handle.storage.transaction((tx) => tx.deleteServer(oldest?.server.id ?? "")));
+      expect(await read((tx) => tx.countServers(TENANT_A))).toBe(2);
+      expect(Exit.isSuccess((await create("room again", 3)).exit)).toBe(true);
+      expect(await read((tx) => tx.countServers(TENANT_A))).toBe(3);
+      // Deleting by any statement (here all at once, as the tests' reset does) keeps the count.
+      await handle.orm.em.getConnection().execute("delete from servers");
+      expect(await read((tx) => tx.countServers(TENANT_A))).toBe(0);
+    });
+  });
