@@ -1,7 +1,7 @@
 import { type DomainError, Unauthenticated } from "@mcpsm/domain/errors";
 import { bearerToken } from "@mcpsm/domain/schemas";
-import { type Actor, AuditContext, authorize } from "@mcpsm/domain/use-cases";
-import { Cause, Effect, Either, Exit } from "effect";
+import { type Actor, AuditContext, scopeRefusal } from "@mcpsm/domain/use-cases";
+import { Cause, Effect, Exit } from "effect";
 import type { Context } from "koa";
 import type { Logger } from "pino";
 import type { AccessTokenVerifier } from "../auth/access-token-verifier.js";
@@ -63,8 +63,9 @@ const writeSerialised = (ctx: Context, answer: SerialisedAnswer) => {
 /**
  * Runs one management operation in the order of checks of docs/api-rules.md §3: authentication (401) → the tenant's rate
  * limit (429) → scope (403) → body and validation (400/413/415) → the use case (404, 409, ...). Defects
- * become a 500 without details. The scope check is the domain's own (`authorize`, which the use case runs
- * again): it comes here too because a token without the scope must get its 403 before the body is read.
+ * become a 500 without details. The scope check is the domain's own (`scopeRefusal`, the check of the
+ * `authorize` the use case runs again): it comes here too because a token without the scope must get its
+ * 403 before the body is read.
  */
 export const operationMiddleware = (route: Route, deps: OperationDeps) => {
   const { answerFromServerGraph } = route;
@@ -77,8 +78,8 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => {
     const actor = await authenticate(ctx, deps.verifier);
     if (isDomainError(actor)) return sendProblem(ctx, problemFor(actor));
     if (deps.rateLimiter !== undefined && !(await consumeTenantBudget(ctx, deps.rateLimiter, actor.tenant))) return;
-    const allowed = Effect.runSync(Effect.either(authorize(actor, route.operation)));
-    if (Either.isLeft(allowed)) return sendProblem(ctx, problemFor(allowed.left));
+    const refusal = scopeRefusal(actor, route.operation);
+    if (refusal !== undefined) return sendProblem(ctx, problemFor(refusal));
     ctx.state.tenant = actor.tenant;
     // A read answered from a cached server graph: the answer built from that very graph, when one was kept.
     const graphId = kept?.answerFromServerGraph(ctx.params as Record<string, string>);
