@@ -14,6 +14,7 @@ const storeIndependent = [
   "test/database-outage.test.ts",
   "test/migrate-command.test.ts",
   "test/shared-database-caches.test.ts",
+  "test/serialised-answers.test.ts",
   // Security tests of authentication modes, rate limits, headers, the route inventory and upstream answers.
   "test/security-api10-unsafe-consumption.test.ts",
   "test/security-api2-authentication.test.ts",

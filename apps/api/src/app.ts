@@ -3,16 +3,14 @@ import { Router } from "@koa/router";
 import type { McpRuntime } from "@mcpsm/mcp-runtime";
 import Koa, { type Middleware } from "koa";
 import type { JWK } from "jose";
-import type { Logger } from "pino";
 import { mountApiDocs } from "./http/api-docs.js";
 import { type ConsoleOAuth, mountConsole } from "./http/console-page.js";
 import { type OperationDeps, operationMiddleware } from "./http/operation-middleware.js";
 import { httpProblems } from "./http/problem-response.js";
-import { requestId } from "./http/request-id.js";
-import { requestLog } from "./http/request-log.js";
+import { requestFrame } from "./http/request-frame.js";
 import { ROUTES } from "./http/route-table.js";
 import { sendProblem } from "./http/send-problem.js";
-import { addressRateLimit, corsFor, securityHeaders } from "./security/http-guards.js";
+import { addressRateLimit, corsFor } from "./security/http-guards.js";
 
 export interface AppDeps extends OperationDeps {
   /** True when the store answers; drives /readyz. */
@@ -78,18 +76,6 @@ const mcpEndpoint =
           : "/oauth/*";
     ctx.respond = false;
     await mcp.handleNode(ctx.req, ctx.res);
-  };
-
-/** Turns anything thrown below into a 500 problem (and a log line) rather than Koa's default text. */
-const errorBoundary =
-  (logger: Logger): Middleware =>
-  async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      logger.error({ requestId: ctx.state.requestId, err: error }, "unhandled error");
-      sendProblem(ctx, httpProblems.internal());
-    }
   };
 
 /** Unknown paths and wrong methods answer in the problem shape too. */
@@ -201,10 +187,7 @@ export const createApp = (deps: AppDeps): Koa => {
     else router.delete(route.path, handler);
   }
   for (const observer of deps.observe ?? []) app.use(observer);
-  app.use(requestId());
-  app.use(requestLog(deps.logger));
-  app.use(securityHeaders());
-  app.use(errorBoundary(deps.logger));
+  app.use(requestFrame(deps.logger));
   const cors = corsFor(deps.corsOrigins ?? []);
   // The MCP paths answer CORS themselves, for MCP_ALLOWED_ORIGINS (CORS_ORIGINS is the management API's).
   const mcpPaths = deps.mcp?.matches ?? (() => false);

@@ -264,7 +264,10 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   const authUrl =
     config.authUrl ??
     (config.auth.mode !== "dev" && /^https?:\/\//i.test(config.auth.issuer) ? config.auth.issuer : undefined);
+  // The store's read cache, when it keeps one: GET /servers/{id} keeps its serialised answer per cached graph.
+  const { cachedServerGraph } = await runtime.runPromise(Storage);
   const app = createApp({
+    cachedServerGraph,
     runtime: runner,
     verifier,
     logger,

@@ -1,10 +1,10 @@
 import { Unavailable } from "@mcpsm/domain/errors";
-import { Storage, type StorageTx } from "@mcpsm/domain/storage";
+import { type ServerGraph, Storage, type StorageTx } from "@mcpsm/domain/storage";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { Cause, Effect, Exit, Layer } from "effect";
 import type pg from "pg";
 import { initOrm, poolOf, runMigrations } from "./orm.js";
-import { withCachedPointReads } from "./read-cache/cached-point-reads.js";
+import { serverGraphKey, withCachedPointReads } from "./read-cache/cached-point-reads.js";
 import { type ChangeListener, listenForChanges, COMMIT_AND_NOTIFY } from "./read-cache/change-listener.js";
 import { MatchCountCache } from "./read-cache/match-count-cache.js";
 import { PointReadCache, type PointReadCacheOptions } from "./read-cache/point-read-cache.js";
@@ -383,7 +383,13 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
       }),
     );
 
-  const storage: typeof Storage.Service = { transaction, read };
+  const storage: typeof Storage.Service = {
+    transaction,
+    read,
+    ...(readCache === undefined
+      ? {}
+      : { cachedServerGraph: (id: string) => readCache.peek(serverGraphKey(id)) as ServerGraph | undefined }),
+  };
 
   return {
     storage,

@@ -1,7 +1,7 @@
 import { type DomainError, Unauthenticated } from "@mcpsm/domain/errors";
 import { bearerToken } from "@mcpsm/domain/schemas";
-import { type Actor, AuditContext, authorize } from "@mcpsm/domain/use-cases";
-import { Cause, Effect, Either, Exit } from "effect";
+import { type Actor, AuditContext, scopeRefusal } from "@mcpsm/domain/use-cases";
+import { Cause, Effect, Exit } from "effect";
 import type { Context } from "koa";
 import type { Logger } from "pino";
 import type { AccessTokenVerifier } from "../auth/access-token-verifier.js";
@@ -13,6 +13,7 @@ import { readJsonBody } from "./json-body.js";
 import { httpProblems, problemFor } from "./problem-response.js";
 import type { AppServices, Reply, Route } from "./route-table.js";
 import { sendProblem } from "./send-problem.js";
+import { type SerialisedAnswer, SerialisedAnswers } from "./serialised-answers.js";
 
 export interface OperationDeps {
   /** Runs the use cases (the service's ManagedRuntime, or the tracing runner around it). */
@@ -21,6 +22,8 @@ export interface OperationDeps {
   readonly logger: Logger;
   /** Per-tenant (and per-address) rate limits; none when rate limiting is off. */
   readonly rateLimiter?: RateLimiter | undefined;
+  /** The storage's `cachedServerGraph` (none: the store keeps no read cache, answers are built per request). */
+  readonly cachedServerGraph?: ((id: string) => object | undefined) | undefined;
 }
 
 /** The actor behind the request's bearer token, or the error to answer (401, or 503 if keys are unreachable). */
@@ -49,48 +52,84 @@ const writeReply = (ctx: Context, reply: Reply) => {
   if (reply.status !== 204) ctx.body = reply.body;
 };
 
+/** Writes a kept answer: the bytes and headers `writeReply` and Koa's JSON serialisation would have sent. */
+const writeSerialised = (ctx: Context, answer: SerialisedAnswer) => {
+  if (answer.etag !== undefined) ctx.set("ETag", answer.etag);
+  ctx.status = 200;
+  ctx.type = "application/json";
+  ctx.body = answer.body;
+};
+
 /**
  * Runs one management operation in the order of checks of docs/api-rules.md §3: authentication (401) → the tenant's rate
  * limit (429) → scope (403) → body and validation (400/413/415) → the use case (404, 409, ...). Defects
- * become a 500 without details. The scope check is the domain's own (`authorize`, which the use case runs
- * again): it comes here too because a token without the scope must get its 403 before the body is read.
+ * become a 500 without details. The scope check is the domain's own (`scopeRefusal`, the check of the
+ * `authorize` the use case runs again): it comes here too because a token without the scope must get its
+ * 403 before the body is read.
  */
-export const operationMiddleware = (route: Route, deps: OperationDeps) => async (ctx: Context) => {
-  const actor = await authenticate(ctx, deps.verifier);
-  if (isDomainError(actor)) return sendProblem(ctx, problemFor(actor));
-  if (deps.rateLimiter !== undefined && !(await consumeTenantBudget(ctx, deps.rateLimiter, actor.tenant))) return;
-  const allowed = Effect.runSync(Effect.either(authorize(actor, route.operation)));
-  if (Either.isLeft(allowed)) return sendProblem(ctx, problemFor(allowed.left));
-  ctx.state.tenant = actor.tenant;
-  let body: unknown;
-  if (route.method === "POST" || route.method === "PATCH") {
-    const read = await readJsonBody(ctx, { maxBytes: route.maxBodyBytes, maxDepth: route.maxBodyDepth });
-    if (!read.ok) return sendProblem(ctx, read.problem);
-    body = read.value;
-  }
-  const exit = await deps.runtime.runPromiseExit(
-    route
-      .handle({
-        actor,
-        params: ctx.params as Record<string, string>,
-        body,
-        query: ctx.query,
-        ifMatch: ifMatchVersion(ctx.get("If-Match") || undefined),
-      })
-      .pipe(Effect.provideService(AuditContext, auditContextOf(ctx, actor, route))),
-  );
-  if (Exit.isSuccess(exit)) return writeReply(ctx, exit.value);
-  const failure = Cause.failureOption(exit.cause);
-  if (failure._tag === "Some") {
-    if (failure.value._tag === "ConfigurationFault")
-      deps.logger.error({ requestId: ctx.state.requestId, detail: failure.value.detail }, "configuration fault");
-    // For the refusal counters (operations/metrics.ts).
-    if (failure.value._tag === "ResourceExhausted") ctx.state.refusal = { kind: "quota", label: route.operation };
-    return sendProblem(ctx, problemFor(failure.value));
-  }
-  deps.logger.error(
-    { requestId: ctx.state.requestId, cause: Cause.pretty(exit.cause) },
-    "operation failed unexpectedly",
-  );
-  return sendProblem(ctx, httpProblems.internal());
+export const operationMiddleware = (route: Route, deps: OperationDeps) => {
+  const { answerFromServerGraph } = route;
+  const { cachedServerGraph } = deps;
+  const kept =
+    answerFromServerGraph === undefined || cachedServerGraph === undefined
+      ? undefined
+      : { answerFromServerGraph, cachedServerGraph, answers: new SerialisedAnswers() };
+  return async (ctx: Context) => {
+    const actor = await authenticate(ctx, deps.verifier);
+    if (isDomainError(actor)) return sendProblem(ctx, problemFor(actor));
+    if (deps.rateLimiter !== undefined && !(await consumeTenantBudget(ctx, deps.rateLimiter, actor.tenant))) return;
+    const refusal = scopeRefusal(actor, route.operation);
+    if (refusal !== undefined) return sendProblem(ctx, problemFor(refusal));
+    ctx.state.tenant = actor.tenant;
+    // A read answered from a cached server graph: the answer built from that very graph, when one was kept.
+    const graphId = kept?.answerFromServerGraph(ctx.params as Record<string, string>);
+    const graph = graphId === undefined ? undefined : kept?.cachedServerGraph(graphId);
+    if (graph !== undefined) {
+      const answer = kept?.answers.lookup(graph, actor.tenant);
+      if (answer !== undefined) return writeSerialised(ctx, answer);
+    }
+    let body: unknown;
+    if (route.method === "POST" || route.method === "PATCH") {
+      const read = await readJsonBody(ctx, { maxBytes: route.maxBodyBytes, maxDepth: route.maxBodyDepth });
+      if (!read.ok) return sendProblem(ctx, read.problem);
+      body = read.value;
+    }
+    const exit = await deps.runtime.runPromiseExit(
+      route
+        .handle({
+          actor,
+          params: ctx.params as Record<string, string>,
+          body,
+          query: ctx.query,
+          ifMatch: ifMatchVersion(ctx.get("If-Match") || undefined),
+        })
+        .pipe(Effect.provideService(AuditContext, auditContextOf(ctx, actor, route))),
+    );
+    if (Exit.isSuccess(exit)) {
+      // The same graph object before and after the use case ran means the use case read that graph (the read
+      // cache never gives an entry's object back once it dropped it): its answer may be kept on it.
+      if (
+        kept !== undefined &&
+        graph !== undefined &&
+        graphId !== undefined &&
+        exit.value.status === 200 &&
+        kept.cachedServerGraph(graphId) === graph
+      )
+        return writeSerialised(ctx, kept.answers.keep(graph, actor.tenant, exit.value));
+      return writeReply(ctx, exit.value);
+    }
+    const failure = Cause.failureOption(exit.cause);
+    if (failure._tag === "Some") {
+      if (failure.value._tag === "ConfigurationFault")
+        deps.logger.error({ requestId: ctx.state.requestId, detail: failure.value.detail }, "configuration fault");
+      // For the refusal counters (operations/metrics.ts).
+      if (failure.value._tag === "ResourceExhausted") ctx.state.refusal = { kind: "quota", label: route.operation };
+      return sendProblem(ctx, problemFor(failure.value));
+    }
+    deps.logger.error(
+      { requestId: ctx.state.requestId, cause: Cause.pretty(exit.cause) },
+      "operation failed unexpectedly",
+    );
+    return sendProblem(ctx, httpProblems.internal());
+  };
 };

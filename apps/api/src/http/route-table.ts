@@ -41,6 +41,12 @@ export interface Route {
   readonly path: string;
   readonly operation: Operation;
   readonly handle: (input: RouteInput) => Effect.Effect<Reply, DomainError, AppServices>;
+  /**
+   * For a read whose 200 answer is a function of the caller's tenant and one server's graph alone (the use
+   * case reads nothing else, and the scope is checked before): the id of that server. Its serialised answer
+   * is then kept per cached graph (serialised-answers.ts).
+   */
+  readonly answerFromServerGraph?: (params: Readonly<Record<string, string>>) => string | undefined;
   /** Largest accepted body, when not the default. */
   readonly maxBodyBytes?: number;
   /** Deepest accepted body nesting, when not the default. */
@@ -275,6 +281,14 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
     Effect.map(U.getServerGitSync(actor, { serverId: params.id! }), (gitSync) => ok({ gitSync })),
 };
 
+/**
+ * The reads whose 200 answer depends on the caller's tenant and one server's graph only (getServer: the
+ * record of `findServerGraph`, shown to its owner), by the path parameter naming that server.
+ */
+const ANSWER_FROM_SERVER_GRAPH: Partial<Record<Operation, NonNullable<Route["answerFromServerGraph"]>>> = {
+  getServer: (params) => params.id,
+};
+
 /** `/providers/{id}/tools/{toolID}` → `/providers/:id/tools/:toolID` (the router's syntax). */
 export const routerPath = (template: string): string => template.replace(/\{([^{}]+)\}/g, ":$1");
 
@@ -287,6 +301,9 @@ export const ROUTES: ReadonlyArray<Route> = MANAGEMENT_ROUTES.map((r) => ({
   path: routerPath(r.path),
   operation: r.operation,
   handle: (input) => Effect.zipRight(pathIds(input.params), HANDLERS[r.operation](input)),
+  ...(ANSWER_FROM_SERVER_GRAPH[r.operation] === undefined
+    ? {}
+    : { answerFromServerGraph: ANSWER_FROM_SERVER_GRAPH[r.operation] }),
   ...(r.maxBodyBytes === undefined ? {} : { maxBodyBytes: r.maxBodyBytes }),
   ...(r.maxBodyDepth === undefined ? {} : { maxBodyDepth: r.maxBodyDepth }),
 }));

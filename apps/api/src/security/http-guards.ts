@@ -11,14 +11,13 @@ const PROBES = new Set(["/healthz", "/readyz"]);
  * Headers every response carries: no sniffing, no caching of API data, no framing, no referrer, and a CSP that
  * forbids everything for JSON answers (the /docs page sets its own). Koa sends no X-Powered-By.
  */
-export const securityHeaders = (): Middleware => async (ctx, next) => {
+export const setSecurityHeaders = (ctx: Parameters<Middleware>[0]): void => {
   ctx.set("X-Content-Type-Options", "nosniff");
   ctx.set("Cache-Control", "no-store");
   ctx.set("X-Frame-Options", "DENY");
   ctx.set("Referrer-Policy", "no-referrer");
   ctx.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
   ctx.set("Cross-Origin-Resource-Policy", "same-origin");
-  await next();
 };
 
 /** Answers a rate-limited request: 429 RESOURCE_EXHAUSTED with Retry-After and RateLimit-* headers. */

@@ -2,7 +2,7 @@
 // operation in the scope policy; the services they run with; and the operator's key rotation.
 
 export type { Actor } from "../tenancy/actor.js";
-export { authorize } from "../scopes/authorize.js";
+export { authorize, scopeRefusal } from "../scopes/authorize.js";
 export { OPERATIONS, type Operation, requiredScope, SCOPE_POLICY } from "../scopes/scope-policy.js";
 export { type AnyUseCase, USE_CASES, type UseCases, type WireOperation } from "../use-case/use-case-table.js";
 export type { NoInput } from "../use-case/define-use-case.js";

@@ -288,5 +288,11 @@ export class Storage extends Context.Tag("@mcpsm/domain/Storage")<
       work: (tx: StorageTx) => Effect.Effect<A, E, R>,
     ) => Effect.Effect<A, E | Unavailable, R>;
     readonly read: <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | Unavailable, R>;
+    /**
+     * The graph of server `id` as a read cache holds it now: the very object `findServerGraph` of a `read`
+     * would answer with, while it would; undefined when no current entry is held (or the adapter keeps none).
+     * Lets callers keep what they derive from a graph for exactly as long as the cache serves that graph.
+     */
+    readonly cachedServerGraph?: (id: string) => ServerGraph | undefined;
   }
 >() {}

@@ -43,11 +43,14 @@ const cached = <A>(cache: PointReadCache, key: string, read: () => Effect.Effect
 /** Only what exists is kept: made-up ids and tokens must not push real entries out. */
 const found = (value: unknown) => value !== undefined;
 
+/** The cache key of a server's graph (also what `cachedServerGraph` of the storage peeks at). */
+export const serverGraphKey = (id: string) => `server-graph:${id}`;
+
 /** `tx` (of a `read`) with its hot point reads answered from `cache` when it holds a current answer. */
 export const withCachedPointReads = (tx: StorageTx, cache: PointReadCache): StorageTx => ({
   ...tx,
   findServer: (id) => cached(cache, `server:${id}`, () => tx.findServer(id), found),
-  findServerGraph: (id) => cached(cache, `server-graph:${id}`, () => tx.findServerGraph(id), found),
+  findServerGraph: (id) => cached(cache, serverGraphKey(id), () => tx.findServerGraph(id), found),
   findProvider: (id) => cached(cache, `provider:${id}`, () => tx.findProvider(id), found),
   findServerTokenByHash: (hash) => cached(cache, `server-token:${hash}`, () => tx.findServerTokenByHash(hash), found),
 });

@@ -61,6 +61,20 @@ export class PointReadCache {
     return { found: true, value: entry.value };
   }
 
+  /**
+   * The entry of `key` if `lookup` would answer it, without counting a lookup or touching its recency: for
+   * callers that only ask whether an answer they derived from an entry is still current.
+   */
+  peek(key: string): unknown {
+    const entry = this.entries.get(key);
+    return entry === undefined ||
+      !this.trusted ||
+      entry.generation !== this.generation ||
+      performance.now() - entry.readAt > this.maxAgeMs
+      ? undefined
+      : entry.value;
+  }
+
   /** The generation a read starting now belongs to: pass it to `store` with the read's answer. */
   get current(): number {
     return this.generation;
