@@ -284,7 +284,10 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
     insertServer: (row, maxServers) =>
       Effect.suspend(() => {
         // The quota is checked first: an insert it refuses reports no breach.
-        if (maxServers !== undefined && [...servers.values()].filter((s) => s.tenant === row.tenant).length >= maxServers)
+        if (
+          maxServers !== undefined &&
+          [...servers.values()].filter((s) => s.tenant === row.tenant).length >= maxServers
+        )
           return Effect.succeed(false);
         return checkServer(row, row.tenant).pipe(
           Effect.andThen(() => insertNew(servers, "server", row)),

@@ -80,7 +80,9 @@ for (const target of targets)
       // (the lock is held from there to COMMIT only); the audit event with COMMIT.
       expect(statements.map(first)).toEqual(["begin", "select", "select", "release"]);
       expect(statements[1]).toMatch(/from providers p[\s\S]*union all[\s\S]*from tools t/);
-      expect(statements[2]).toMatch(/pg_advisory_xact_lock[\s\S]*savepoint[\s\S]*insert into servers[\s\S]*server_counts/);
+      expect(statements[2]).toMatch(
+        /pg_advisory_xact_lock[\s\S]*savepoint[\s\S]*insert into servers[\s\S]*server_counts/,
+      );
       expect(statements.at(-1)).toMatch(/insert into audit_events[\s\S]*commit/);
       const graph = await read((tx) => tx.findServerGraph(exit.value.id));
       expect(graph?.tools).toHaveLength(PROVIDERS * TOOLS_PER_PROVIDER);
