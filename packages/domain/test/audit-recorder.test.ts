@@ -41,3 +41,32 @@ describe("audit recorder coverage", () => {
     expect(recorder.changes()).toEqual([{ kind: "variable", id: row.id, before: undefined, after: row }]);
   });
 });
+
+describe("audit recorder reads", () => {
+  it("remembers the providers and the tools of findProvidersAndTools as their state before a write", async () => {
+    const provider = { id: "prov0000001", tenant: "t", name: "P", version: 1 };
+    const tool = { id: "tool0000001", providerId: provider.id, name: "T" };
+    const tx = {
+      findProvidersAndTools: () => Effect.succeed({ providers: [provider], tools: [tool] }),
+      // Reading a row again would mean the recorder forgot it: these die.
+      findProvider: () => Effect.dieMessage("provider read again"),
+      findTool: () => Effect.dieMessage("tool read again"),
+      updateProvider: () => Effect.succeed(true),
+      updateTool: () => Effect.void,
+    } as unknown as StorageTx;
+    const recorder = recordingTx(tx);
+    const changedProvider = { ...provider, name: "P2", version: 2 };
+    const changedTool = { ...tool, name: "T2" };
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* recorder.tx.findProvidersAndTools([provider.id], [tool.id]);
+        yield* recorder.tx.updateProvider(changedProvider as never, 1);
+        yield* recorder.tx.updateTool(changedTool as never);
+      }),
+    );
+    expect(recorder.changes()).toEqual([
+      { kind: "provider", id: provider.id, before: provider, after: changedProvider },
+      { kind: "tool", id: tool.id, before: tool, after: changedTool },
+    ]);
+  });
+});

@@ -281,8 +281,19 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
         return cloneAll([...variables.values()].filter((row) => row.tenant === tenant && wanted.has(row.name)));
       }),
 
-    insertServer: (row) =>
-      Effect.suspend(() => checkServer(row, row.tenant)).pipe(Effect.andThen(() => insertNew(servers, "server", row))),
+    insertServer: (row, maxServers) =>
+      Effect.suspend(() => {
+        // The quota is checked first: an insert it refuses reports no breach.
+        if (
+          maxServers !== undefined &&
+          [...servers.values()].filter((s) => s.tenant === row.tenant).length >= maxServers
+        )
+          return Effect.succeed(false);
+        return checkServer(row, row.tenant).pipe(
+          Effect.andThen(() => insertNew(servers, "server", row)),
+          Effect.as(true),
+        );
+      }),
     updateServer: (row, expectedVersion) =>
       Effect.suspend(() => {
         const stored = servers.get(row.id);
@@ -417,5 +428,10 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
     findProviders: (ids) =>
       Effect.sync(() => cloneAll([...new Set(ids)].map((id) => providers.get(id)).filter(defined))),
     findTools: (ids) => Effect.sync(() => cloneAll([...new Set(ids)].map((id) => tools.get(id)).filter(defined))),
+    findProvidersAndTools: (providerIds, toolIds) =>
+      Effect.sync(() => ({
+        providers: cloneAll([...new Set(providerIds)].map((id) => providers.get(id)).filter(defined)),
+        tools: cloneAll([...new Set(toolIds)].map((id) => tools.get(id)).filter(defined)),
+      })),
   };
 };

@@ -55,12 +55,12 @@ for (const target of targets)
           operation: "createServer",
         }),
       );
-    const create = async (name: string, serversPerTenant?: number) => {
+    const create = async (name: string, serversPerTenant?: number, providers: typeof links = links) => {
       sent.length = 0;
       counting = true;
       try {
         const exit = await Effect.runPromiseExit(
-          createServer(actor, { server: { name, providers: links } }).pipe(Effect.provide(layer(serversPerTenant))),
+          createServer(actor, { server: { name, providers } }).pipe(Effect.provide(layer(serversPerTenant))),
         );
         return { exit, statements: [...sent] };
       } finally {
@@ -71,15 +71,18 @@ for (const target of targets)
     const auditEvents = () =>
       read((tx) => tx.searchAuditEvents({ tenant: TENANT_A, limit: 100 })).then((page) => page.matchCount);
 
-    it("creates the server, its 50 tool links and its audit event in 5 round trips", async () => {
+    it("creates the server, its 50 tool links and its audit event in 4 round trips", async () => {
       const { exit, statements } = await create("five by ten");
       expect(Exit.isSuccess(exit)).toBe(true);
       if (!Exit.isSuccess(exit)) return;
       const first = (sql: string) => sql.trim().split(/\s+/)[0]?.toLowerCase();
-      // BEGIN with the quota lock and the count; the providers; the tools; the server with its links; the
-      // audit event with COMMIT.
-      expect(statements.map(first)).toEqual(["begin;", "select", "select", "savepoint", "release"]);
-      expect(statements[0]).toContain("pg_advisory_xact_lock");
+      // BEGIN; the providers and the tools; the quota lock with the server, its links and the quota's count
+      // (the lock is held from there to COMMIT only); the audit event with COMMIT.
+      expect(statements.map(first)).toEqual(["begin", "select", "select", "release"]);
+      expect(statements[1]).toMatch(/from providers p[\s\S]*union all[\s\S]*from tools t/);
+      expect(statements[2]).toMatch(
+        /pg_advisory_xact_lock[\s\S]*savepoint[\s\S]*insert into servers[\s\S]*server_counts/,
+      );
       expect(statements.at(-1)).toMatch(/insert into audit_events[\s\S]*commit/);
       const graph = await read((tx) => tx.findServerGraph(exit.value.id));
       expect(graph?.tools).toHaveLength(PROVIDERS * TOOLS_PER_PROVIDER);
@@ -92,7 +95,7 @@ for (const target of targets)
       const { exit, statements } = await create(name);
       expect(Exit.isSuccess(exit)).toBe(true);
       if (!Exit.isSuccess(exit)) return;
-      expect(statements).toHaveLength(5);
+      expect(statements).toHaveLength(4);
       expect((await read((tx) => tx.findServer(exit.value.id)))?.name).toBe(name);
     });
 
@@ -105,6 +108,18 @@ for (const target of targets)
       expect(
         (await read((tx) => tx.listServerGraphs(TENANT_A))).filter((g) => g.server.name === "five by ten"),
       ).toHaveLength(1);
+    });
+
+    it("a write refused for the quota and for what it names answers the quota's 429, as before", async () => {
+      const existing = await read((tx) => tx.countServers(TENANT_A));
+      const unknownTool = [{ id: providers[0]?.id ?? "", tools: [{ id: tool(999, "").id }] }];
+      const full = await create("bad and over", existing, unknownTool);
+      expect(Exit.isFailure(full.exit) && JSON.stringify(full.exit.cause)).toContain("ResourceExhausted");
+      const room = await create("bad, with room", existing + 1, unknownTool);
+      expect(Exit.isFailure(room.exit) && JSON.stringify(room.exit.cause)).toContain("InvalidArgument");
+      const taken = await create("five by ten", existing);
+      expect(Exit.isFailure(taken.exit) && JSON.stringify(taken.exit.cause)).toContain("ResourceExhausted");
+      expect(await read((tx) => tx.countServers(TENANT_A))).toBe(existing);
     });
 
     it("the quota counts what exists: creates up to it, then 429, then room again after a delete", async () => {

@@ -132,6 +132,22 @@ for (const target of targets)
       expect(many.statements).toHaveLength(2);
     });
 
+    it("findProvidersAndTools sends one statement, for 1 id as for 50 providers' 1,000 tools", async () => {
+      const providerIds = Array.from({ length: PROVIDERS }, (_, i) => provider(100 + i).id);
+      const toolIds = providerIds.flatMap((_, i) =>
+        Array.from({ length: TOOLS_PER_PROVIDER }, (_, j) => tool(1000 + i * TOOLS_PER_PROVIDER + j, "").id),
+      );
+      const one = await measure((tx) => tx.findProvidersAndTools([provider(1).id], [tool(1, "").id]));
+      const many = await measure((tx) => tx.findProvidersAndTools(providerIds, toolIds));
+      expect([one.result.providers.length, one.result.tools.length]).toEqual([1, 1]);
+      expect([many.result.providers.length, many.result.tools.length]).toEqual([
+        PROVIDERS,
+        PROVIDERS * TOOLS_PER_PROVIDER,
+      ]);
+      expect(one.statements).toHaveLength(1);
+      expect(many.statements).toHaveLength(1);
+    });
+
     it("inside a transaction the same reads add only BEGIN and COMMIT", async () => {
       sent.length = 0;
       counting = true;

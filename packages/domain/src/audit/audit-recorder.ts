@@ -131,6 +131,7 @@ const AUDITED_TABLES: ReadonlyArray<AuditedTable> = [
     reads: {
       findProviderWithTools: (found: { provider: Row } | undefined) => found?.provider,
       findProviders: (rows: ReadonlyArray<Row>) => rows,
+      findProvidersAndTools: (found: { providers: ReadonlyArray<Row> }) => found.providers,
     },
     insert: "insertProvider",
     casUpdate: "updateProvider",
@@ -139,7 +140,10 @@ const AUDITED_TABLES: ReadonlyArray<AuditedTable> = [
   {
     kind: "tool",
     find: "findTool",
-    reads: { findTools: (rows: ReadonlyArray<Row>) => rows },
+    reads: {
+      findTools: (rows: ReadonlyArray<Row>) => rows,
+      findProvidersAndTools: (found: { tools: ReadonlyArray<Row> }) => found.tools,
+    },
     insert: "insertTool",
     update: "updateTool",
     delete: "deleteTool",
@@ -249,16 +253,22 @@ export const recordingTx = (tx: StorageTx) => {
   for (const table of AUDITED_TABLES) {
     const { kind } = table;
     recorded[table.find] = (id) => Effect.tap(method(table.find)(id), (row) => remember(kind, row as Row | undefined));
-    for (const [name, pick] of Object.entries(table.reads ?? {}))
+    for (const [name, pick] of Object.entries(table.reads ?? {})) {
+      // A read whose answer holds rows of several kinds is wrapped once per kind, each around the last.
+      const read = recorded[name] as AnyMethod;
       recorded[name] = (...args) =>
-        Effect.tap(method(name as Method)(...args), (answer) => {
+        Effect.tap(read(...args), (answer) => {
           const picked = (pick as (a: unknown) => Row | ReadonlyArray<Row> | undefined)(answer);
           for (const row of Array.isArray(picked) ? picked : [picked]) remember(kind, row);
         });
+    }
     if (table.insert !== undefined) {
       const insert = method(table.insert);
-      recorded[table.insert] = (row) =>
-        Effect.tap(insert(row), () => note(kind, (row as Row).id, row as Row, undefined));
+      // A conditional insert (a server within its quota) that answers false wrote nothing.
+      recorded[table.insert] = (row, ...rest) =>
+        Effect.tap(insert(row, ...rest), (inserted) =>
+          inserted === false ? undefined : note(kind, (row as Row).id, row as Row, undefined),
+        );
     }
     if (table.update !== undefined) {
       const update = method(table.update);

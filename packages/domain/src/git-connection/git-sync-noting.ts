@@ -17,9 +17,9 @@ export const notingGitSync =
       const noting: StorageTx = {
         ...tx,
         // A new server without a git connection has no outbox entry to create or turn off: nothing to note.
-        insertServer: (row) =>
-          Effect.tap(tx.insertServer(row), () => {
-            if (row.gitConnectionId) serverIds.add(row.id);
+        insertServer: (row, maxServers) =>
+          Effect.tap(tx.insertServer(row, maxServers), (inserted) => {
+            if (inserted && row.gitConnectionId) serverIds.add(row.id);
           }),
         updateServer: (row, expected) =>
           Effect.tap(tx.updateServer(row, expected), (applied) => {

@@ -9,6 +9,7 @@ export { unmappedWrites } from "../audit/audit-recorder.js";
 export {
   PromptRow,
   ProviderRow,
+  type ProvidersAndTools,
   type ProviderWithTools,
   ResourceRow,
   type ServerGraph,

@@ -37,12 +37,12 @@ export const resolveComposition = (
       prompts: [] as Array<PromptRow>,
     };
     if (input.providers !== undefined) {
-      // Every provider and tool the write names, read in two round trips (not one per id).
+      // Every provider and tool the write names, read in one round trip (not one per id).
       const refs = input.providers;
-      const [providerRows, toolRows] = yield* Effect.all([
-        tx.findProviders([...new Set(refs.map((ref) => ref.id))]),
-        tx.findTools([...new Set(refs.flatMap((ref) => (ref.tools ?? []).map((tool) => tool.id)))]),
-      ]);
+      const { providers: providerRows, tools: toolRows } = yield* tx.findProvidersAndTools(
+        [...new Set(refs.map((ref) => ref.id))],
+        [...new Set(refs.flatMap((ref) => (ref.tools ?? []).map((tool) => tool.id)))],
+      );
       const providersById = new Map(providerRows.map((row) => [row.id, row]));
       const toolsById = new Map(toolRows.map((row) => [row.id, row]));
       const links: Array<ServerProviderLink> = [];

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import { Effect, Either } from "effect";
 import { Aborted, type InvalidArgument, invalidField, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import type { ReferenceViolation, ServerRow, StorageTx } from "../storage/index.js";
@@ -100,20 +100,34 @@ export interface DeleteServerInput {
   readonly expectedVersion?: number | undefined;
 }
 
-/** Creates a server of the actor's tenant from the providers, tools, resources and prompts it names. */
+/**
+ * Creates a server of the actor's tenant from the providers, tools, resources and prompts it names.
+ *
+ * The quota is checked by the insert itself, under the tenant's quota lock, which it takes: concurrent creates
+ * of a tenant wait for each other from their insert to their commit only, not while each reads what it names
+ * (the lock serialises them, so the shorter it is held the more creates a second). A write that the quota
+ * and a check of what it names would both refuse is refused for the quota, as when the count came first.
+ */
 export const createServer = defineUseCase("createServer", (actor: Actor, { server }: CreateServerInput) =>
   Effect.gen(function* () {
     const input = yield* validateInput("server", ServerCreate, server);
     const description = yield* instructionsOf(input);
     const quotas = yield* Quotas;
-    return yield* transact((tx) =>
+    const full = () => new ResourceExhausted({ detail: `the tenant already has ${quotas.serversPerTenant} servers` });
+    const created = yield* transact((tx) =>
       Effect.gen(function* () {
-        yield* lockQuota(tx, "servers", actor.tenant);
-        if ((yield* tx.countServers(actor.tenant)) >= quotas.serversPerTenant)
-          return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.serversPerTenant} servers` });
-        const { composition, chosenTools, named } = yield* resolveComposition(tx, actor, input, EMPTY);
-        yield* checkDistinctToolNames(chosenTools);
-        const git = yield* resolveGitTarget(tx, actor, input, undefined);
+        const named = yield* Effect.either(
+          Effect.gen(function* () {
+            const resolved = yield* resolveComposition(tx, actor, input, EMPTY);
+            yield* checkDistinctToolNames(resolved.chosenTools);
+            return { ...resolved, git: yield* resolveGitTarget(tx, actor, input, undefined) };
+          }),
+        );
+        if (Either.isLeft(named)) {
+          const over = (yield* tx.countServers(actor.tenant)) >= quotas.serversPerTenant;
+          return yield* Effect.fail(over ? full() : named.left);
+        }
+        const { composition, chosenTools, git } = named.right;
         const at = yield* now;
         const row: ServerRow = {
           id: newId(),
@@ -128,18 +142,22 @@ export const createServer = defineUseCase("createServer", (actor: Actor, { serve
           ...composition,
           ...git,
         };
-        yield* tx.insertServer(row).pipe(
+        yield* lockQuota(tx, "servers", actor.tenant);
+        const inserted = yield* tx.insertServer(row, quotas.serversPerTenant).pipe(
           Effect.catchTags({
             UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
             ReferenceViolation: (e) => Effect.fail(deletedMeanwhile(e)),
           }),
         );
+        if (!inserted) return yield* full();
         // Everything the new server shows was read by this transaction (its git connection's kind was
-        // checked by resolveGitTarget): no second read of the graph for the response.
+        // checked by resolveGitTarget): no second read of the graph for the response, which is built once the
+        // transaction has ended.
         const connection = row.gitConnectionId ? yield* tx.findGitConnection(row.gitConnectionId) : undefined;
-        return toServerRecord({ server: row, tools: chosenTools, ...named, gitProvider: connection?.kind ?? null });
+        return { server: row, tools: chosenTools, ...named.right.named, gitProvider: connection?.kind ?? null };
       }),
     );
+    return toServerRecord(created);
   }),
 );
 

@@ -160,6 +160,12 @@ export interface ProviderWithTools {
   readonly tools: ReadonlyArray<ToolRow>;
 }
 
+/** Providers and tools found by their ids (what a server write names), each list in no particular order. */
+export interface ProvidersAndTools {
+  readonly providers: ReadonlyArray<ProviderRow>;
+  readonly tools: ReadonlyArray<ToolRow>;
+}
+
 /**
  * An upstream OAuth connection (docs/api-rules.md §13): the tokens one caller of the MCP endpoint got by
  * consenting to a provider with an `authURL`. `principal` names the caller within `tenant` (`oauth:<sub>` or

@@ -13,6 +13,7 @@ import type { ApiType, VisibilityType } from "../provider/provider-schema.js";
 import type {
   PromptRow,
   ProviderRow,
+  ProvidersAndTools,
   ProviderWithTools,
   ResourceRow,
   ServerGraph,
@@ -158,8 +159,12 @@ export interface StorageTx {
   /** The variables of a tenant with the given names (in no particular order); for resolving `${NAME}`. */
   readonly findVariablesByName: (tenant: string, names: ReadonlyArray<string>) => Op<ReadonlyArray<VariableRow>>;
 
-  /** Inserts a server with its provider, tool, resource and prompt links. */
-  readonly insertServer: (row: ServerRow) => Op<void, UniqueViolation | ReferenceViolation>;
+  /**
+   * Inserts a server with its provider, tool, resource and prompt links; answers true. With `maxServers`, only
+   * while the row's tenant has fewer servers than that (counted by the insert itself, so the caller holds the
+   * tenant's quota lock): otherwise it writes nothing, reports no breach and answers false.
+   */
+  readonly insertServer: (row: ServerRow, maxServers?: number) => Op<boolean, UniqueViolation | ReferenceViolation>;
   /** Replaces a server and its links if its stored version is `expectedVersion`. */
   readonly updateServer: (row: ServerRow, expectedVersion: number) => Op<boolean, UniqueViolation | ReferenceViolation>;
   /** Deletes a server and its tokens. */
@@ -275,6 +280,14 @@ export interface StorageTx {
   readonly findProviders: (ids: ReadonlyArray<string>) => Op<ReadonlyArray<ProviderRow>>;
   /** The tools with these ids, in no particular order (unknown ids are left out). */
   readonly findTools: (ids: ReadonlyArray<string>) => Op<ReadonlyArray<ToolRow>>;
+  /**
+   * `findProviders(providerIds)` and `findTools(toolIds)` at once: one round trip on SQL adapters, as a
+   * server write names both.
+   */
+  readonly findProvidersAndTools: (
+    providerIds: ReadonlyArray<string>,
+    toolIds: ReadonlyArray<string>,
+  ) => Op<ProvidersAndTools>;
 }
 
 /**

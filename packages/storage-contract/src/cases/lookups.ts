@@ -114,6 +114,22 @@ export const lookupCases = (h: Harness) =>
       expect(await h.read((tx) => Effect.all([tx.findProviders([]), tx.findTools([MISSING_ID])]))).toEqual([[], []]);
     });
 
+    it("findProvidersAndTools finds what findProviders and findTools find, in one call", async () => {
+      await h.seed(world);
+      const byId = (rows: ReadonlyArray<{ readonly id: string }>) => [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
+      const found = await h.read((tx) =>
+        tx.findProvidersAndTools([p3.id, MISSING_ID, p1.id, p3.id], [t3.id, t1.id, MISSING_ID, t1.id]),
+      );
+      expect(byId(found.providers)).toEqual(byId([p1, p3]));
+      expect(byId(found.tools)).toEqual(byId([t1, t3]));
+      // A provider id is no tool id and a tool id no provider id: each list holds only its own kind.
+      const crossed = await h.read((tx) => tx.findProvidersAndTools([t1.id], [p1.id]));
+      expect(crossed).toEqual({ providers: [], tools: [] });
+      expect(await h.read((tx) => tx.findProvidersAndTools([], [t1.id]))).toEqual({ providers: [], tools: [t1] });
+      expect(await h.read((tx) => tx.findProvidersAndTools([p1.id], []))).toEqual({ providers: [p1], tools: [] });
+      expect(await h.read((tx) => tx.findProvidersAndTools([], []))).toEqual({ providers: [], tools: [] });
+    });
+
     it("findServerTokenByHash finds the token with that value hash", async () => {
       const tokens = [serverToken(1, sA.id), serverToken(2, sA.id), serverToken(3, sB.id, { tenant: TENANT_B })];
       await h.seed({ ...world, serverTokens: tokens });

@@ -51,6 +51,30 @@ export const referenceCases = (h: Harness) =>
       expect(await h.run((tx) => tx.findServerToken(serverToken(1, MISSING_ID).id))).toBeUndefined();
     });
 
+    it("insertServer within a quota inserts only below it, links included; a refused one reports no breach", async () => {
+      const linked = { providers: [{ providerId: p1.id, toolIds: [t1.id] }], resourceIds: [r1.id], promptIds: [q1.id] };
+      await h.seed({ ...world, servers: [server(1), server(2)] });
+      expect(await h.run((tx) => tx.insertServer(server(3, linked), 2))).toBe(false);
+      expect(await h.run((tx) => tx.findServerGraph(server(3).id))).toBeUndefined();
+      expect(await h.run((tx) => tx.countServers(server(3).tenant))).toBe(2);
+      // Refused for the quota before anything it names is checked: no ReferenceViolation, no UniqueViolation.
+      expect(await h.run((tx) => tx.insertServer(server(4, badLinks[1]?.[1]), 2))).toBe(false);
+      expect(await h.run((tx) => tx.insertServer(server(5, { name: server(1).name }), 2))).toBe(false);
+      // Another tenant's servers do not count.
+      expect(await h.run((tx) => tx.insertServer(server(6, { tenant: TENANT_B }), 1))).toBe(true);
+      expect(await h.run((tx) => tx.insertServer(server(3, linked), 3))).toBe(true);
+      const graph = await h.run((tx) => tx.findServerGraph(server(3).id));
+      expect(graph?.server).toEqual(server(3, linked));
+      expect([graph?.tools, graph?.resources, graph?.prompts]).toEqual([[t1], [r1], [q1]]);
+      expect(await h.run((tx) => tx.countServers(server(3).tenant))).toBe(3);
+      // Below the quota, what it names is checked as without one.
+      expect(await h.failure((tx) => tx.insertServer(server(7, badLinks[1]?.[1]), 10))).toMatchObject(broken("server"));
+      expect(await h.failure((tx) => tx.insertServer(server(8, { name: server(1).name }), 10))).toMatchObject({
+        _tag: "UniqueViolation",
+      });
+      expect(await h.run((tx) => tx.countServers(server(3).tenant))).toBe(3);
+    });
+
     for (const [what, links] of badLinks) {
       it(`insertServer naming ${what} fails and stores nothing`, async () => {
         await h.seed(world);

@@ -161,6 +161,28 @@ export const insertRow = <Row extends object>(table: Table<Row>): RowStatement<R
   params: (row) => table.columns.map((column) => paramOf(column, row)),
 });
 
+/**
+ * `insert into <table> (<every column>) select … where <condition>`: the whole row when `condition` holds,
+ * nothing otherwise. `condition` sees the row's parameters by field (`$n` of `field`) and may use `$` +
+ * (the number of columns + 1) onwards for its own.
+ */
+export const insertRowWhere = <Row extends object>(
+  table: Table<Row>,
+  condition: (param: (field: keyof Row & string) => string) => string,
+): RowStatement<Row> => {
+  const param = (field: keyof Row & string) => {
+    const i = table.columns.findIndex((column) => column.field === field);
+    if (i < 0) throw new Error(`${table.name}: '${field}' is no column`);
+    return `$${i + 1}`;
+  };
+  return {
+    sql: `insert into ${table.name} (${table.columns.map((column) => column.name).join(", ")}) select ${table.columns
+      .map((column, i) => placeholder(column, i + 1))
+      .join(", ")} where ${condition(param)}`,
+    params: (row) => table.columns.map((column) => paramOf(column, row)),
+  };
+};
+
 /** The assignments of an update: every column but the key and the `keep` ones, from `$2` on. */
 const assignments = <Row extends object>(table: Table<Row>, keep: ReadonlyArray<keyof Row & string>) => {
   for (const field of keep)

@@ -1,6 +1,6 @@
 import type { ServerReference, ServerRow } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
-import { insertRow, updateRowIfVersion } from "../table/table.js";
+import { insertRow, insertRowWhere, updateRowIfVersion } from "../table/table.js";
 import { insertBreach } from "./breaches.js";
 import type { Operations } from "./operations.js";
 import type { Runner } from "./runner.js";
@@ -11,9 +11,10 @@ import type { Runner } from "./runner.js";
 
 /**
  * The common table expressions inserting the provider, tool, resource and prompt links of a server (its id
- * is parameter `$first`), and their parameters; undefined when the server links nothing.
+ * is parameter `$first`), and their parameters; undefined when the server links nothing. `onlyIf`: a
+ * condition every link insert is made under (the server row was inserted).
  */
-const linkInserts = (server: ServerRow, first: number) => {
+const linkInserts = (server: ServerRow, first: number, onlyIf = "true") => {
   const toolProviders: Array<string> = [];
   const toolIds: Array<string> = [];
   const toolOrdinals: Array<number> = [];
@@ -29,16 +30,20 @@ const linkInserts = (server: ServerRow, first: number) => {
   return {
     ctes: `linked_providers as (
          insert into server_providers (server_id, provider_id, ordinal)
-         select ${$(1)}, x.id, x.ordinal - 1 from unnest(${$(2)}::text[]) with ordinality as x(id, ordinal)),
+         select ${$(1)}, x.id, x.ordinal - 1 from unnest(${$(2)}::text[]) with ordinality as x(id, ordinal)
+         where ${onlyIf}),
        linked_tools as (
          insert into server_tools (server_id, provider_id, tool_id, ordinal)
-         select ${$(1)}, x.provider_id, x.tool_id, x.ordinal from unnest(${$(3)}::text[], ${$(4)}::text[], ${$(5)}::int[]) as x(provider_id, tool_id, ordinal)),
+         select ${$(1)}, x.provider_id, x.tool_id, x.ordinal from unnest(${$(3)}::text[], ${$(4)}::text[], ${$(5)}::int[]) as x(provider_id, tool_id, ordinal)
+         where ${onlyIf}),
        linked_resources as (
          insert into server_resources (server_id, resource_id, ordinal)
-         select ${$(1)}, x.id, x.ordinal - 1 from unnest(${$(6)}::text[]) with ordinality as x(id, ordinal)),
+         select ${$(1)}, x.id, x.ordinal - 1 from unnest(${$(6)}::text[]) with ordinality as x(id, ordinal)
+         where ${onlyIf}),
        linked_prompts as (
          insert into server_prompts (server_id, prompt_id, ordinal)
-         select ${$(1)}, x.id, x.ordinal - 1 from unnest(${$(7)}::text[]) with ordinality as x(id, ordinal))`,
+         select ${$(1)}, x.id, x.ordinal - 1 from unnest(${$(7)}::text[]) with ordinality as x(id, ordinal)
+         where ${onlyIf})`,
     params: [
       server.id,
       server.providers.map((link) => link.providerId),
@@ -84,6 +89,12 @@ export const serverOperations: Operations<
   const { servers } = tables;
   const { server, serverGraph } = tables.graphs;
   const insert = insertRow(servers);
+  // Within a quota: the tenant's count (kept by the triggers; 0 before its first server) below the limit.
+  const insertWithin = insertRowWhere(
+    servers,
+    (param) =>
+      `coalesce((select n from server_counts where tenant = ${param("tenant")}), 0) < $${servers.columns.length + 1}`,
+  );
   // The compare-and-set is the UPDATE itself; the tenant and creation time stay as stored.
   const update = updateRowIfVersion(servers, ["tenant", "createdAt"]);
   const find = `select ${server.json("s")} as r from servers s where s.id = $1`;
@@ -93,15 +104,33 @@ export const serverOperations: Operations<
   return (ctx) => {
     const { runner } = ctx;
     return {
-      // The row and its links in one statement (the links' foreign keys are checked at its end).
-      insertServer: (row) => {
-        const params = insert.params(row);
-        const links = linkInserts(row, params.length + 1);
+      // The row and its links in one statement (the links' foreign keys are checked at its end). Within a
+      // quota: the row only while the tenant's count is below it, the links only with the row.
+      insertServer: (row, maxServers) => {
+        const breach = insertBreach("server", row.name);
+        if (maxServers === undefined) {
+          const params = insert.params(row);
+          const links = linkInserts(row, params.length + 1);
+          return runner.guarded(
+            (links === undefined
+              ? runner.rows(insert.sql, params)
+              : runner.rows(`with inserted as (${insert.sql}), ${links.ctes} select 1`, [...params, ...links.params])
+            ).pipe(Effect.as(true), Effect.catchTag("ConstraintBreach", breach)),
+          );
+        }
+        const params = [...insertWithin.params(row), maxServers];
+        const links = linkInserts(row, params.length + 1, "exists (select 1 from inserted)");
         return runner.guarded(
-          (links === undefined
-            ? runner.rows(insert.sql, params)
-            : runner.rows(`with inserted as (${insert.sql}), ${links.ctes} select 1`, [...params, ...links.params])
-          ).pipe(Effect.catchTag("ConstraintBreach", insertBreach("server", row.name))),
+          runner
+            .rows(
+              `with inserted as (${insertWithin.sql} returning 1)${links === undefined ? "" : `, ${links.ctes}`}
+               select count(*)::int as n from inserted`,
+              [...params, ...(links?.params ?? [])],
+            )
+            .pipe(
+              Effect.map((result) => Number(result[0]?.n ?? 0) > 0),
+              Effect.catchTag("ConstraintBreach", breach),
+            ),
         );
       },
       // Only when the compare-and-set matched are the links replaced.

@@ -5,6 +5,7 @@ import { gitSyncOperations } from "./git-sync.js";
 import { oauthServerRecordOperations } from "./oauth-server-records.js";
 import { promptOperations } from "./prompts.js";
 import { providerOperations } from "./providers.js";
+import { providerToolLookupOperations } from "./provider-tool-lookups.js";
 import { resourceOperations } from "./resources.js";
 import { type Runner, txContext } from "./runner.js";
 import { secretOperations } from "./secrets.js";
@@ -28,6 +29,7 @@ const PARTS = [
   upstreamConnectionOperations,
   oauthServerRecordOperations,
   gitSyncOperations,
+  providerToolLookupOperations,
 ] as const;
 
 // Compile-time proof that the parts together are a whole StorageTx (the assembly below casts).
