@@ -37,9 +37,7 @@ import { DEFAULT_GIT_SYNC_CONFIG } from "./config/git-sync-config.js";
 import { DEFAULT_OPERATIONS_SETTINGS } from "./config/operations-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
 import { startAuditRetention } from "./operations/audit-retention.js";
-import { createServiceMetrics } from "./operations/metrics.js";
 import { startMetricsListener } from "./operations/metrics-listener.js";
-import { createTracing } from "./operations/tracing.js";
 import { createRateLimiter, tenantBudget } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 import { DescriptionFetcher, policyDescriptionFetcher } from "./openapi-import/description-fetcher.js";
@@ -147,13 +145,17 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   );
   await runtime.runPromise(Effect.void);
   const operations = config.operations ?? DEFAULT_OPERATIONS_SETTINGS;
-  // Metrics are collected only when they can be scraped.
-  const metrics = operations.metricsPort === undefined ? undefined : createServiceMetrics();
-  // Tracing costs nothing unless an OTLP endpoint is configured.
+  // Metrics are collected (and prom-client loaded) only when they can be scraped.
+  const metrics =
+    operations.metricsPort === undefined ? undefined : (await import("./operations/metrics.js")).createServiceMetrics();
+  // Tracing costs nothing unless an OTLP endpoint is configured: not even loading the OpenTelemetry SDK.
   const tracing =
     operations.tracesUrl === undefined
       ? undefined
-      : createTracing({ tracesUrl: operations.tracesUrl, serviceName: operations.serviceName });
+      : (await import("./operations/tracing.js")).createTracing({
+          tracesUrl: operations.tracesUrl,
+          serviceName: operations.serviceName,
+        });
   // With tracing, effects run through `runner` so their SQL statements become spans of the current span.
   const runner = tracing === undefined ? runtime : tracing.runner(runtime);
   const instrumentations = [metrics?.mcpInstrumentation, tracing?.mcpInstrumentation].filter(

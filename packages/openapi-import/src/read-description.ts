@@ -1,6 +1,5 @@
 import { type FieldProblem, InvalidArgument } from "@mcpsm/domain";
 import type { ApiDescription } from "@mcpsm/domain/openapi-import";
-import converter from "swagger2openapi";
 import { describe } from "./describe.js";
 import { isObject, locate } from "./document-path.js";
 import { scanDocument } from "./document-shape.js";
@@ -79,6 +78,9 @@ export const readDescription = async (document: unknown, root: string): Promise<
   let openapi: Record<string, unknown> = value;
   if (version.version === "2.0") {
     try {
+      // Loaded here, not with the service: the converter and what it requires (a YAML parser, an HTTP
+      // client) are only ever needed for a Swagger 2.0 import.
+      const { default: converter } = await import("swagger2openapi");
       // A copy: the converter rewrites the object it is given. `resolve: false`: no reference is ever fetched.
       const converted = await converter.convertObj(
         structuredClone(value) as never,

@@ -1,5 +1,11 @@
 import type { FieldProblem } from "@mcpsm/domain";
-import { parseDocument } from "yaml";
+import { createRequire } from "node:module";
+
+/**
+ * The YAML parser, loaded with the first YAML description rather than with the service (most descriptions
+ * arrive as JSON). yaml is CommonJS under Node, so `require` gives the module `import` would, synchronously.
+ */
+const yaml = () => createRequire(import.meta.url)("yaml") as typeof import("yaml");
 
 /** Largest accepted description (docs/api-rules.md §15), measured as its text, or as compact JSON when sent as an object. */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
@@ -50,9 +56,9 @@ export const readDocumentValue = (document: unknown, root: string): ReadText => 
     } catch {
       // Not JSON after all: YAML (a superset) says where it breaks.
     }
-  let parsed: ReturnType<typeof parseDocument>;
+  let parsed: ReturnType<typeof import("yaml").parseDocument>;
   try {
-    parsed = parseDocument(document, { prettyErrors: true, uniqueKeys: true, strict: true });
+    parsed = yaml().parseDocument(document, { prettyErrors: true, uniqueKeys: true, strict: true });
   } catch (error) {
     return { ok: false, problems: [{ path: root, message: `cannot be read as YAML: ${errorText(error)}` }] };
   }

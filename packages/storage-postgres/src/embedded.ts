@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { connect, createServer, type Server, type Socket } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 
@@ -34,6 +35,23 @@ const SETTLE_LIMIT_MS = 2_000;
  */
 const SETTINGS = ["-c", "shared_buffers=16MB"];
 
+/** PGlite's PostgreSQL WebAssembly module, next to its entry point. */
+const PGLITE_WASM = join(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "pglite.wasm");
+
+/**
+ * PostgreSQL's WebAssembly module, compiled for one database. Left to itself PGlite compiles it once and
+ * keeps it for the life of the process, and with it the machine code of every PostgreSQL function any
+ * instance ever ran (V8 compiles WebAssembly functions on first call): creating the schema on a new data
+ * directory runs far more of PostgreSQL than serving does. A module of its own per database lets that code go
+ * with the database that ran it (docs/performance.md, "Embedded store").
+ */
+const compilePostgres = async (): Promise<PostgresModule> => WebAssembly.compile(await readFile(PGLITE_WASM));
+
+/** A compiled WebAssembly module, as PGlite takes it. */
+type PostgresModule = NonNullable<PGliteOptions["pgliteWasmModule"]>;
+/** The one function of the WebAssembly JS API used here (the project's `lib` setting does not declare it). */
+declare const WebAssembly: { readonly compile: (bytes: Uint8Array) => Promise<PostgresModule> };
+
 /**
  * Starts PGlite (PostgreSQL compiled to WebAssembly) with its data persisted under `dataDir`, behind
  * `@electric-sql/pglite-socket` on a free loopback port, so the regular `pg`-based MikroORM driver connects
@@ -62,6 +80,7 @@ export const startEmbeddedPostgres = async (
   if (!existsSync(join(dataDir, "PG_VERSION"))) await createDataDir(dataDir);
   // pg_trgm: the trigram indexes of the provider filters (the migrations create the extension).
   const db = await PGlite.create(dataDir, {
+    pgliteWasmModule: await compilePostgres(),
     extensions: { pg_trgm },
     startParams: [...PGlite.defaultStartParams, ...SETTINGS],
   });

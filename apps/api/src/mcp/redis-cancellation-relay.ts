@@ -1,6 +1,6 @@
 import type { CancellationRelay, RelayedCancellation } from "@mcpsm/mcp-runtime";
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { newRedisClient } from "../redis/ioredis-client.js";
 
 // The MCP endpoint's cancellation relay over Redis pub/sub (REDIS_URL): a 2025-era `notifications/cancelled`
 // that matches no call of the instance it reached is published, and every instance aborts the call it
@@ -26,8 +26,8 @@ const isCancellation = (value: unknown): value is RelayedCancellation => {
 /** A relay on `channel` of the Redis at `url`. */
 export const redisCancellationRelay = (url: string, channel: string, logger: Logger): RedisCancellationRelay => {
   const options = { connectTimeout: 2_000, maxRetriesPerRequest: 1 };
-  const publisher = new Redis(url, { ...options, enableOfflineQueue: false, commandTimeout: 1_000 });
-  const subscriber = new Redis(url, options);
+  const publisher = newRedisClient(url, { ...options, enableOfflineQueue: false, commandTimeout: 1_000 });
+  const subscriber = newRedisClient(url, options);
   let warned = false;
   const warn = (error: Error) => {
     if (warned) return;

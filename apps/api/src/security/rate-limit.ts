@@ -1,5 +1,5 @@
 import type { TenantRateDecision } from "@mcpsm/mcp-runtime";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import {
   BurstyRateLimiter,
@@ -9,6 +9,7 @@ import {
   RateLimiterRes,
 } from "rate-limiter-flexible";
 import type { RateLimitRule, RateLimitSettings } from "../config/security-config.js";
+import { newRedisClient } from "../redis/ioredis-client.js";
 
 // Rate limits per client address and per tenant with rate-limiter-flexible. Each is a BurstyRateLimiter: a
 // steady budget of `points` per window, and once that is spent a burst allowance of `burst` more per ten
@@ -59,7 +60,7 @@ export const createRateLimiter = (settings: RateLimitSettings, logger: Logger): 
     new RateLimiterMemory(options);
   if (settings.redisUrl !== undefined) {
     // No offline queue: while Redis is away a command fails at once and the insurance limiter answers.
-    const client = new Redis(settings.redisUrl, {
+    const client = newRedisClient(settings.redisUrl, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: 2_000,

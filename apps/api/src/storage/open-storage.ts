@@ -1,9 +1,12 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Storage } from "@mcpsm/domain/storage";
 import { type EmbeddedPostgres, makePostgresStorage, startEmbeddedPostgres } from "@mcpsm/storage-postgres";
 import { Effect, Either, type Layer } from "effect";
 import type { Logger } from "pino";
 import { type DatabaseConfig, redactedUrl } from "../config/database-config.js";
+import { collectStartUpGarbage } from "../launcher/start-up-garbage.js";
+import { createEmbeddedDatabase } from "./create-embedded-database.js";
 
 /** An open store: its layer, a readiness probe and how to release it. */
 export interface OpenedStorage {
@@ -55,23 +58,34 @@ export class PendingMigrations extends Error {
  * request while /readyz says ready.
  */
 export const openStorage = async (config: DatabaseConfig, dataDir: string, logger: Logger): Promise<OpenedStorage> => {
-  let opened = await open(config, dataDir, logger);
+  // A new embedded database is created and migrated by a child process (create-embedded-database.ts says
+  // why); this process then opens it as on a restart.
+  const pgDataDir = embeddedDataDir(dataDir);
+  const created =
+    config.mode === "embedded" && config.migrateOnStart && !existsSync(join(pgDataDir, "PG_VERSION"))
+      ? await createEmbeddedDatabase(pgDataDir)
+      : undefined;
+  let opened: Opened | undefined = await open(config, dataDir, logger);
+  if (created !== undefined)
+    logger.info(
+      { applied: created.length, by: "child process" },
+      "storage: embedded database reopened after migrating",
+    );
   if (config.migrateOnStart) {
-    const applied = await retryWithBackoff("applying migrations", () => opened.postgres.migrate(), logger);
+    const applied = await applyMigrations(opened, logger);
     if (opened.embedded !== undefined && applied.length > 0) {
       // PGlite's WebAssembly memory grows to what a session touched and is never given back; creating a
       // schema touches far more than serving does (fresh DATA_DIR idle RSS, docs/performance.md). Reopening
-      // the database drops that memory with the instance that grew it.
+      // the database drops that memory with the instance that grew it: once nothing references the closed
+      // instance, a collection frees it (and its compiled PostgreSQL code) before the next one opens.
       await closeAll(opened);
+      opened = undefined;
+      collectStartUpGarbage();
       opened = await open(config, dataDir, logger);
       logger.info({ applied: applied.length }, "storage: embedded database reopened after migrating");
     }
   } else {
-    const pending = await retryWithBackoff(
-      "reading the applied migrations",
-      () => opened.postgres.pendingMigrations(),
-      logger,
-    );
+    const pending = await pendingMigrations(opened, logger);
     if (pending.length > 0) {
       await closeAll(opened);
       throw new PendingMigrations(pending);
@@ -89,6 +103,12 @@ export const openStorage = async (config: DatabaseConfig, dataDir: string, logge
     close: () => closeAll(store),
   };
 };
+
+// Separate functions, so that no closure of `openStorage` keeps a store it closed alive.
+const applyMigrations = (opened: Opened, logger: Logger) =>
+  retryWithBackoff("applying migrations", () => opened.postgres.migrate(), logger);
+const pendingMigrations = (opened: Opened, logger: Logger) =>
+  retryWithBackoff("reading the applied migrations", () => opened.postgres.pendingMigrations(), logger);
 
 /** The store's adapter, the embedded database under it (if any) and a probe that throws when it is down. */
 interface Opened {
