@@ -23,7 +23,7 @@
 // The soak (the RSS goal: `ROWS=none SOAK_MIN=10 node bench/hot-paths.mjs`): the mix GET /servers/{id},
 // tools/call, tools/list, tools/call on every connection (c=16 by default), 10 s of warm-up, 20 s closed-loop
 // to measure its peak, then SOAK_SHARE (default 0.8) of that peak at a fixed rate for SOAK_MIN minutes
-// (SOAK_WARMUP_S, SOAK_PEAK_S change the first two). Prints the service's RSS per minute (mean and highest of
+// (SOAK_WARMUP_S, SOAK_PEAK_S change the first two; SOAK_RPS fixes the rate instead, to compare variants). Prints the service's RSS per minute (mean and highest of
 // a sample every 5 s), its JS heap, V8's resident heap pages and external memory (bench/lib/memory-probe.mjs,
 // preloaded into the service for the soak), and the growth between the first and the last minute.
 import { execFileSync, spawn } from "node:child_process";
@@ -291,10 +291,12 @@ try {
       minutes: Number(process.env.SOAK_MIN),
       pid: service.pid,
       rssMiB,
+      cpuSeconds,
       probeFile,
       warmupS: Number(process.env.SOAK_WARMUP_S ?? 10),
       peakS: Number(process.env.SOAK_PEAK_S ?? 20),
       share: Number(process.env.SOAK_SHARE ?? 0.8),
+      fixedRps: process.env.SOAK_RPS === undefined ? undefined : Number(process.env.SOAK_RPS),
     });
   }
   console.log(JSON.stringify({ rows, addedMedianMs, rssMiB: rssMiB(service.pid), soak: soakResult }));

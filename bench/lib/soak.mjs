@@ -41,8 +41,9 @@ const describeProbe = (p) => {
 
 /**
  * Runs the soak against `url` with autocannon `requests` (cycled in order on every connection). `pid` is the
- * service's; `probeFile` where its memory probe writes. Returns the peak, the rate driven, one row per minute
- * and the growth between the first and the last minute (of the mean and of the highest RSS sample).
+ * service's; `probeFile` where its memory probe writes; `cpuSeconds(pid)` its CPU time. Returns the peak, the
+ * rate driven, the service's CPU per call, one row per minute and the growth between the first and the last
+ * minute (of the mean and of the highest RSS sample).
  */
 export const soak = async ({
   perfDir,
@@ -53,10 +54,12 @@ export const soak = async ({
   minutes,
   pid,
   rssMiB,
+  cpuSeconds,
   probeFile,
   warmupS = 10,
   peakS = 20,
   share = 0.8,
+  fixedRps,
   sampleMs = 5000,
   log = (line) => console.error(line),
 }) => {
@@ -72,10 +75,11 @@ export const soak = async ({
   await run({ duration: warmupS });
   const peakRun = await run({ duration: peakS });
   const peakRps = peakRun["2xx"] / peakS;
-  const targetRps = Math.max(connections, Math.round(peakRps * share));
+  // A fixed rate instead (SOAK_RPS) compares variants at the same load on a machine whose peak moves.
+  const targetRps = fixedRps ?? Math.max(connections, Math.round(peakRps * share));
   log(
     `soak: peak of the mix ${peakRps.toFixed(0)} req/s (closed loop, c=${connections}, ${peakS} s after a ${warmupS} s warm-up; ` +
-      `non-2xx ${peakRun.non2xx}, mismatches ${peakRun.mismatches}; RSS then ${rssMiB(pid).toFixed(0)} MiB); driving ${targetRps} req/s (${(share * 100).toFixed(0)}%) for ${minutes} min`,
+      `non-2xx ${peakRun.non2xx}, mismatches ${peakRun.mismatches}; RSS then ${rssMiB(pid).toFixed(0)} MiB); driving ${targetRps} req/s (${((targetRps / peakRps) * 100).toFixed(0)}%) for ${minutes} min`,
   );
 
   const rows = Array.from({ length: minutes }, () => ({ rss: [], probe: undefined, ok: 0, other: 0 }));
@@ -101,11 +105,13 @@ export const soak = async ({
     if (samples % perMinuteSamples === 0) report(m);
   };
   const sampler = setInterval(sample, sampleMs);
+  const cpuBefore = cpuSeconds(pid);
   const result = await run({ duration: minutes * 60, overallRate: targetRps }, (_client, status) => {
     const row = rows[minuteNow()];
     if (status >= 200 && status < 300) row.ok++;
     else row.other++;
   });
+  const cpuMsPerCall = ((cpuSeconds(pid) - cpuBefore) * 1000) / Math.max(1, result["2xx"]);
   clearInterval(sampler);
   // The sampler's last ticks may fall a few milliseconds after autocannon stopped: take them now.
   while (samples < minutes * perMinuteSamples) sample();
@@ -116,7 +122,8 @@ export const soak = async ({
   const growthMaxPct = pct(first.rssMaxMiB, last.rssMaxMiB);
   log(
     `soak: ${(result["2xx"] / (minutes * 60)).toFixed(0)} req/s over ${minutes} min (target ${targetRps}; non-2xx ${result.non2xx}, ` +
-      `errors ${result.errors}, mismatches ${result.mismatches}); p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`,
+      `errors ${result.errors}, mismatches ${result.mismatches}); p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ` +
+      `service CPU ${cpuMsPerCall.toFixed(3)} ms per call`,
   );
   log(
     `soak: RSS first minute ${first.rssMeanMiB.toFixed(0)} MiB (max ${first.rssMaxMiB.toFixed(0)}), last minute ` +
@@ -126,6 +133,7 @@ export const soak = async ({
     peakRps,
     targetRps,
     achievedRps: result["2xx"] / (minutes * 60),
+    cpuMsPerCall,
     non2xx: result.non2xx,
     mismatches: result.mismatches,
     minutes: rows.map(({ rss, probe, ...row }) => ({
