@@ -13,10 +13,19 @@
 // and one call at a time (c=1) tools/call against the upstream directly: the added median latency.
 // CPU per call is robust to other load on the machine (unlike req/s): compare it before and after a change.
 // Environment: PG_ADMIN (default postgres://postgres@127.0.0.1:5432/postgres), PERF_DIR (default ../shared/perf),
-// ROWS (default get,call,list,c1), SOAK_MIN (default 0: minutes of GET and tools/call afterwards, RSS
-// sampled every 30 s), SERVICE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), SERVICE_ENTRY
+// ROWS (default get,call,list,c1; `none` for a soak alone), SOAK_MIN (default 0: minutes of soak afterwards,
+// see below), SERVICE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), SERVICE_ENTRY
 // (default apps/api/dist/main.js; apps/api/dist/serve.js starts the service without the launcher's memory
-// settings, V8's and glibc's defaults, for a before/after).
+// settings, V8's and glibc's defaults, for a before/after), SERVICE_NODE_FLAGS (node flags on the service's
+// command line, where the launcher takes them as the operator's: e.g. `--max-semi-space-size=8
+// --heap-growing-percent=50` to try other heap settings, which NODE_OPTIONS refuses).
+//
+// The soak (the RSS goal: `ROWS=none SOAK_MIN=10 node bench/hot-paths.mjs`): the mix GET /servers/{id},
+// tools/call, tools/list, tools/call on every connection (c=16 by default), 10 s of warm-up, 20 s closed-loop
+// to measure its peak, then SOAK_SHARE (default 0.8) of that peak at a fixed rate for SOAK_MIN minutes
+// (SOAK_WARMUP_S, SOAK_PEAK_S change the first two; SOAK_RPS fixes the rate instead, to compare variants). Prints the service's RSS per minute (mean and highest of
+// a sample every 5 s), its JS heap, V8's resident heap pages and external memory (bench/lib/memory-probe.mjs,
+// preloaded into the service for the soak), and the growth between the first and the last minute.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -26,6 +35,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { soak } from "./lib/soak.mjs";
 
 const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PERF_DIR = resolve(PROJECT, process.env.PERF_DIR ?? "../shared/perf");
@@ -151,6 +161,10 @@ const startChild = (args, env) => {
   return child;
 };
 const dataDir = mkdtempSync(join(tmpdir(), "mcpsm-hot-"));
+// The soak preloads a memory probe into the service (its JS heap beside RSS); the rows run without it.
+const soaking = Number(process.env.SOAK_MIN ?? 0) > 0;
+const PROBE = join(PROJECT, "bench/lib/memory-probe.mjs");
+const probeFile = join(dataDir, "memory-probe.jsonl");
 const cleanup = () => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
 };
@@ -162,20 +176,27 @@ try {
   const upstream = startChild([join(PERF_DIR, "servers/upstream.mjs"), String(upstreamPort)], {});
   const port = await freePort();
   // The environment of ../shared/perf/bench.mjs (serviceEnv), on PostgreSQL.
-  const service = startChild([join(PROJECT, process.env.SERVICE_ENTRY ?? "apps/api/dist/main.js")], {
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "info",
-    UPSTREAM_ALLOWED_NETWORKS: "127.0.0.0/8",
-    RATE_LIMIT_TENANT_POINTS: "1000000000",
-    RATE_LIMIT_TENANT_BURST: "1000000000",
-    RATE_LIMIT_ADDRESS_POINTS: "1000000000",
-    RATE_LIMIT_ADDRESS_BURST: "1000000000",
-    DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${DB}`),
-    ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-    NODE_OPTIONS: process.env.SERVICE_NODE_OPTIONS ?? "",
-  });
+  const service = startChild(
+    [
+      ...(process.env.SERVICE_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean),
+      join(PROJECT, process.env.SERVICE_ENTRY ?? "apps/api/dist/main.js"),
+    ],
+    {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "info",
+      UPSTREAM_ALLOWED_NETWORKS: "127.0.0.0/8",
+      RATE_LIMIT_TENANT_POINTS: "1000000000",
+      RATE_LIMIT_TENANT_BURST: "1000000000",
+      RATE_LIMIT_ADDRESS_POINTS: "1000000000",
+      RATE_LIMIT_ADDRESS_BURST: "1000000000",
+      DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${DB}`),
+      ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      NODE_OPTIONS: [process.env.SERVICE_NODE_OPTIONS ?? "", soaking ? `--import=${PROBE}` : ""].join(" ").trim(),
+      ...(soaking ? { MEMORY_PROBE_FILE: probeFile } : {}),
+    },
+  );
   service.stdout?.resume();
   await waitFor(`http://127.0.0.1:${port}/readyz`, service);
   const token = execFileSync(NODE, [join(PROJECT, "apps/api/dist/cli/token.js"), "--sub", "bench", "--ttl", "86400"], {
@@ -246,23 +267,39 @@ try {
     console.error(`added median latency of tools/call over the upstream at c=1: ${addedMedianMs.toFixed(3)} ms`);
   }
   console.error(`service RSS after the run: ${rssMiB(service.pid).toFixed(0)} MiB`);
-  // Soak: GET and tools/call in turn for SOAK_MIN minutes, RSS sampled every 30 s; growth between the first
-  // and the last minute is what the RSS goal bounds.
-  const soakMin = Number(process.env.SOAK_MIN ?? 0);
-  const soak = [];
-  for (let t = 0; t < soakMin * 2; t++) {
-    await drive(port, t % 2 === 0 ? get : call, { seconds: 30, connections: CONNS, check: () => true });
-    soak.push({ atS: (t + 1) * 30, rssMiB: Number(rssMiB(service.pid).toFixed(1)) });
-    console.error(`soak ${(t + 1) * 30} s: RSS ${soak.at(-1).rssMiB} MiB`);
+  // Soak (bench/lib/soak.mjs): the mix at 80% of its measured peak for SOAK_MIN minutes, RSS per minute and
+  // its growth between the first and the last minute, which is what the RSS goal bounds.
+  let soakResult;
+  if (soaking) {
+    // Each connection cycles through the mix: tools/call half of the requests, GET and tools/list a quarter each.
+    const entry = (make) => {
+      const { method, path, headers, body } = make();
+      return {
+        method,
+        path,
+        headers,
+        ...(body !== undefined ? { setupRequest: (req) => ({ ...req, body: make().body }) } : {}),
+      };
+    };
+    soakResult = await soak({
+      perfDir: PERF_DIR,
+      url: `http://127.0.0.1:${port}`,
+      requests: [entry(get), entry(call), entry(list), entry(call)],
+      verifyBody: (b) =>
+        !b.includes('"isError":true') && !b.includes('"error":') && (b.includes("widget") || b.includes("getP4T9")),
+      connections: CONNS,
+      minutes: Number(process.env.SOAK_MIN),
+      pid: service.pid,
+      rssMiB,
+      cpuSeconds,
+      probeFile,
+      warmupS: Number(process.env.SOAK_WARMUP_S ?? 10),
+      peakS: Number(process.env.SOAK_PEAK_S ?? 20),
+      share: Number(process.env.SOAK_SHARE ?? 0.8),
+      fixedRps: process.env.SOAK_RPS === undefined ? undefined : Number(process.env.SOAK_RPS),
+    });
   }
-  if (soak.length >= 4) {
-    const first = Math.max(soak[0].rssMiB, soak[1].rssMiB);
-    const last = Math.max(soak.at(-2).rssMiB, soak.at(-1).rssMiB);
-    console.error(
-      `soak: RSS first minute ${first} MiB, last minute ${last} MiB (${(((last - first) / first) * 100).toFixed(1)}%)`,
-    );
-  }
-  console.log(JSON.stringify({ rows, addedMedianMs, rssMiB: rssMiB(service.pid) }));
+  console.log(JSON.stringify({ rows, addedMedianMs, rssMiB: rssMiB(service.pid), soak: soakResult }));
 } finally {
   cleanup();
   await sleep(500);

@@ -45,6 +45,26 @@ describe("PointReadCache", () => {
     expect(cache.lookup("k")).toEqual({ found: false });
   });
 
+  it("does not hold entries too old to serve until they are pushed out", () => {
+    let now = 10_000;
+    const cache = new PointReadCache({ trusted: true, maxAgeMs: 1_000, now: () => now });
+    cache.store("a", 1, cache.current, now);
+    cache.store("b", 2, cache.current, now);
+    now += 600;
+    cache.store("c", 3, cache.current, now);
+    expect(cache.size).toBe(3);
+    // a and b are now too old; storing d drops them (least recently used first), not c.
+    now += 600;
+    cache.store("d", 4, cache.current, now);
+    expect(cache.size).toBe(2);
+    expect([cache.lookup("c").found, cache.lookup("d").found]).toEqual([true, true]);
+    // c, used last but read 1,200 ms ago, is not served and goes when it is looked up.
+    now += 600;
+    expect(cache.lookup("c")).toEqual({ found: false });
+    expect(cache.size).toBe(1);
+    expect(cache.lookup("d")).toEqual({ found: true, value: 4 });
+  });
+
   it("keeps at most maxEntries, least recently used out", () => {
     const cache = new PointReadCache({ trusted: true, maxAgeMs: 600_000, maxEntries: 2 });
     for (const key of ["a", "b"]) cache.store(key, key, cache.current, performance.now());

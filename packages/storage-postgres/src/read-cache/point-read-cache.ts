@@ -14,6 +14,8 @@ export interface PointReadCacheOptions {
   readonly maxAgeMs?: number;
   /** Entries kept (least recently used out). Default 10,000. */
   readonly maxEntries?: number;
+  /** The clock of `readAt` (milliseconds): `performance.now` unless a test moves time itself. */
+  readonly now?: () => number;
 }
 
 interface Entry {
@@ -30,6 +32,7 @@ export class PointReadCache {
   private trusted: boolean;
   private readonly maxAgeMs: number;
   private readonly maxEntries: number;
+  private readonly now: () => number;
   /** The reads under way, by generation and key, that concurrent misses share (cached-point-reads.ts). */
   readonly readsInFlight = new Map<string, Promise<unknown>>();
   /** Lookups answered from the cache, and lookups that read the database (tests, diagnostics). */
@@ -39,6 +42,7 @@ export class PointReadCache {
   constructor(options: PointReadCacheOptions & { readonly trusted: boolean }) {
     this.maxAgeMs = Math.max(0, options.maxAgeMs ?? 500);
     this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
+    this.now = options.now ?? (() => performance.now());
     this.trusted = options.trusted;
   }
 
@@ -49,8 +53,10 @@ export class PointReadCache {
       entry === undefined ||
       !this.trusted ||
       entry.generation !== this.generation ||
-      performance.now() - entry.readAt > this.maxAgeMs
+      this.now() - entry.readAt > this.maxAgeMs
     ) {
+      // An entry too old to serve is dropped rather than kept until it is pushed out.
+      if (entry !== undefined) this.entries.delete(key);
       this.misses++;
       return { found: false };
     }
@@ -70,7 +76,7 @@ export class PointReadCache {
     return entry === undefined ||
       !this.trusted ||
       entry.generation !== this.generation ||
-      performance.now() - entry.readAt > this.maxAgeMs
+      this.now() - entry.readAt > this.maxAgeMs
       ? undefined
       : entry.value;
   }
@@ -86,6 +92,20 @@ export class PointReadCache {
     this.entries.delete(key);
     this.entries.set(key, { value, generation: readInGeneration, readAt: readStartedAt });
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.dropExpired();
+  }
+
+  /**
+   * Drops the entries too old to be served from the least recently used end, up to the first one still
+   * young: what the cache holds is then about what was read in the last `maxAgeMs`, not `maxEntries` answers
+   * (server graphs of tens of kilobytes each) that can only be pushed out.
+   */
+  private dropExpired(): void {
+    const oldest = this.now() - this.maxAgeMs;
+    for (const [key, entry] of this.entries) {
+      if (entry.readAt >= oldest) return;
+      this.entries.delete(key);
+    }
   }
 
   /** Something changed (here or elsewhere): no entry read before now is served again. */
