@@ -126,10 +126,10 @@ describe.runIf(serverUrl)("serialised answers of GET /servers/{id}", () => {
     expect(kept.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(kept.headers.get("etag")).toBe(`W/"${server.version}"`);
     expect(kept.body.server.id).toBe(server.id);
-    // Again from the kept bytes: the same answer.
-    const again = await getCounted(a, storeA, path);
-    expect(again.fromKeptBytes).toBe(true);
-    expect(again.res.text).toBe(built.text);
+    // Again from kept bytes: the same answer. (Polled: on a loaded machine the entry's 500 ms lifetime can
+    // end between two reads, and the next read then keeps its answer afresh.)
+    const again = await untilKept(a, storeA, path);
+    expect(again.text).toBe(built.text);
   });
 
   it("another tenant gets its 404, not the owner's kept answer", async () => {
