@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { closedLoop, ms } from "./lib/closed-loop.mjs";
 import { seedProviderLinks } from "./lib/seed.mjs";
-import { apiClient, newEncryptionKey, rssMiB, startServiceProcess } from "./lib/service-process.mjs";
+import { apiClient, newEncryptionKey, processTree, rssMiB, startServiceProcess } from "./lib/service-process.mjs";
 
 const CONNECTIONS = Number(process.argv[2] ?? 16);
 const SECONDS = Number(process.argv[3] ?? 8);
@@ -38,14 +38,6 @@ const seedServer = async (api) => {
   return (await api("POST", "/servers", { server: { name: "Bench server", providers } })).server.id;
 };
 
-/** Pids of `pid` and its descendants. */
-const processTree = (pid) => {
-  let children = [];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
-  } catch {}
-  return [pid, ...children.flatMap((child) => processTree(Number(child)))];
-};
 /** RSS and PSS in MiB summed over `pids`. */
 const memoryOf = (pids) => {
   let rss = 0;

@@ -28,13 +28,14 @@
 // preloaded into the service for the soak), and the growth between the first and the last minute.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { cpuMs, rssMiB } from "./lib/service-process.mjs";
 import { soak } from "./lib/soak.mjs";
 
 const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -57,16 +58,7 @@ const psql = (sql, db = "postgres") =>
   execFileSync("psql", [PG_ADMIN.replace(/\/[^/]*$/, `/${db}`), "-v", "ON_ERROR_STOP=1", "-At", "-c", sql], {
     encoding: "utf8",
   }).trim();
-const CLK_TCK = 100;
-const cpuSeconds = (pid) => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-  } catch {
-    return 0;
-  }
-};
-const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
+const cpuSeconds = (pid) => cpuMs(pid) / 1000;
 const backendPids = () =>
   psql(`select pid from pg_stat_activity where datname = '${DB}' and pid <> pg_backend_pid()`)
     .split("\n")

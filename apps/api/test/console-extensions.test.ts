@@ -1,10 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BrowserUnderTest, launchChromium, shots, watchedPage } from "./support/chromium.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { plant } from "./support/planted-secrets.js";
 import { expectStatus } from "./support/problems.js";
@@ -16,81 +13,23 @@ import { expectStatus } from "./support/problems.js";
 // is off here (startTestService without `gitSync`): an attached server's state stays PENDING.
 // Screenshots land in apps/api/test-results/console/ (git-ignored).
 
-const CHROMIUM = "/usr/bin/chromium";
-const repoRoot = join(import.meta.dirname, "..", "..", "..");
-const shots = join(import.meta.dirname, "..", "test-results", "console");
-
 let svc: TestService;
 let owner: Tenant;
-let userDataDir: string;
-let context: BrowserContext;
-let origin: string;
-const outside: Array<string> = [];
+let browser: BrowserUnderTest;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    execFileSync("bash", [join(repoRoot, "scripts", "ensure-chromium.sh")], { stdio: "inherit", timeout: 540_000 });
   svc = await startTestService();
   owner = await svc.tenant("console-ext");
-  origin = new URL(svc.url).origin;
-  userDataDir = await mkdtemp(join(tmpdir(), "mcpsm-chromium-"));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith("data:")) return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
-  await mkdir(shots, { recursive: true });
+  browser = await launchChromium({ allowedOrigins: [new URL(svc.url).origin], clipboard: true });
 }, 600_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (userDataDir !== undefined) await rm(userDataDir, { recursive: true, force: true });
+  await browser?.close();
   await svc?.close();
 });
 
 /** A page that records console errors and failed requests; `allowed` statuses are answers a test provokes. */
-const openPage = async () => {
-  const page = await context.newPage();
-  await page.addInitScript(
-    'document.addEventListener("securitypolicyviolation", (e) => console.error(["CSP", e.violatedDirective, e.sourceFile, e.lineNumber, e.columnNumber, e.sample].join(" ")));',
-  );
-  const errors: Array<string> = [];
-  const failed: Array<string> = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("requestfailed", (r) => failed.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
-  const check = (allowedStatuses: ReadonlyArray<number> = []) => {
-    const unexpected = errors.filter(
-      (e) =>
-        !allowedStatuses.some((s) =>
-          e.startsWith(`Failed to load resource: the server responded with a status of ${s}`),
-        ),
-    );
-    expect(unexpected).toEqual([]);
-    expect(failed).toEqual([]);
-    expect(outside).toEqual([]);
-  };
-  return { page, check };
-};
+const openPage = () => watchedPage(browser);
 
 /** Opens /console and signs in with `token` (dev-auth mode: a pasted access token). */
 const signIn = async (page: Page, token: string) => {

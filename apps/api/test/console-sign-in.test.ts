@@ -1,9 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CONSOLE_ACCOUNT,
@@ -13,6 +8,7 @@ import {
   startConsoleAuthorizationServer,
 } from "./support/console-authorization-server.js";
 import { loadAppConfig } from "../src/config/app-config.js";
+import { type BrowserUnderTest, launchChromium, shots } from "./support/chromium.js";
 import { startTestService, type TestService } from "./support/harness.js";
 
 // Issue 19, signing in to the console with the authorization code flow + PKCE, in Chromium, against a real
@@ -20,54 +16,22 @@ import { startTestService, type TestService } from "./support/harness.js";
 // service trusts for its management API (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE) and names for the
 // console (AUTH_URL, CONSOLE_OAUTH_CLIENT_ID). The browser may reach the service and that server only.
 
-const CHROMIUM = "/usr/bin/chromium";
-const repoRoot = join(import.meta.dirname, "..", "..", "..");
-const shots = join(import.meta.dirname, "..", "test-results", "console");
-
 let as: ConsoleAuthorizationServer;
 let svc: TestService;
-let userDataDir: string;
-let context: BrowserContext;
-const outside: Array<string> = [];
+let browser: BrowserUnderTest;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    execFileSync("bash", [join(repoRoot, "scripts", "ensure-chromium.sh")], { stdio: "inherit", timeout: 540_000 });
   as = await startConsoleAuthorizationServer();
   svc = await startTestService({
     auth: { mode: "jwks", jwksUrl: as.jwksUrl, issuer: as.url, audience: CONSOLE_AUDIENCE, tenantClaim: "sub" },
     consoleSignIn: { authUrl: as.url, clientId: CONSOLE_CLIENT_ID },
   });
   await as.registerConsole(svc.url);
-  userDataDir = await mkdtemp(join(tmpdir(), "mcpsm-chromium-"));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
-  const allowed = [new URL(svc.url).origin, new URL(as.url).origin];
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (allowed.some((o) => url.startsWith(`${o}/`)) || url.startsWith("data:")) return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
-  await mkdir(shots, { recursive: true });
+  browser = await launchChromium({ allowedOrigins: [new URL(svc.url).origin, new URL(as.url).origin] });
 }, 600_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (userDataDir !== undefined) await rm(userDataDir, { recursive: true, force: true });
+  await browser?.close();
   await svc?.close();
   await as?.close();
 });
@@ -84,7 +48,7 @@ describe("signing in to the console with the authorization code flow", () => {
   });
 
   it("goes to the authorization server, comes back with a code, exchanges it with PKCE and uses the token", async () => {
-    const page = await context.newPage();
+    const page = await browser.context.newPage();
     const errors: Array<string> = [];
     const failed: Array<string> = [];
     page.on("console", (m) => {
@@ -119,7 +83,7 @@ describe("signing in to the console with the authorization code flow", () => {
 
     expect(errors).toEqual([]);
     expect(failed).toEqual([]);
-    expect(outside).toEqual([]);
+    expect(browser.outside).toEqual([]);
     await page.close();
   }, 180_000);
 });

@@ -1,12 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BrowserUnderTest, launchChromium, shots, watchedPage } from "./support/chromium.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { expectStatus } from "./support/problems.js";
 
@@ -17,19 +14,13 @@ import { expectStatus } from "./support/problems.js";
 // logs those as "Failed to load resource: … status of 409"). Screenshots land in
 // apps/api/test-results/console/ (git-ignored).
 
-const CHROMIUM = "/usr/bin/chromium";
-const repoRoot = join(import.meta.dirname, "..", "..", "..");
-const shots = join(import.meta.dirname, "..", "test-results", "console");
-
 let svc: TestService;
 let owner: Tenant;
 let upstream: Server;
 let upstreamUrl: string;
 const upstreamHits: Array<string> = [];
-let userDataDir: string;
-let context: BrowserContext;
+let browser: BrowserUnderTest;
 let origin: string;
-const outside: Array<string> = [];
 
 /** The description the journey imports: two operations of the local upstream. */
 const petStore = () =>
@@ -62,8 +53,6 @@ const petStore = () =>
   );
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    execFileSync("bash", [join(repoRoot, "scripts", "ensure-chromium.sh")], { stdio: "inherit", timeout: 540_000 });
   upstream = createServer((req, res) => {
     upstreamHits.push(`${req.method} ${req.url}`);
     // The description the URL import reads (fetched by the service, never by the browser).
@@ -81,66 +70,17 @@ beforeAll(async () => {
   svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
   owner = await svc.tenant("console");
   origin = new URL(svc.url).origin;
-  userDataDir = await mkdtemp(join(tmpdir(), "mcpsm-chromium-"));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith("data:")) return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
-  await mkdir(shots, { recursive: true });
+  browser = await launchChromium({ allowedOrigins: [origin], clipboard: true });
 }, 600_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (userDataDir !== undefined) await rm(userDataDir, { recursive: true, force: true });
+  await browser?.close();
   await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
   await svc?.close();
 });
 
 /** A page that records console errors and failed requests; `allowed` statuses are answers a test provokes. */
-const openPage = async () => {
-  const page = await context.newPage();
-  // A CSP violation names its source, so a failure says which script broke the policy.
-  await page.addInitScript(
-    'document.addEventListener("securitypolicyviolation", (e) => console.error(["CSP", e.violatedDirective, e.sourceFile, e.lineNumber, e.columnNumber, e.sample].join(" ")));',
-  );
-  const errors: Array<string> = [];
-  const failed: Array<string> = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("requestfailed", (r) => failed.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
-  const check = (allowedStatuses: ReadonlyArray<number> = []) => {
-    const unexpected = errors.filter(
-      (e) =>
-        !allowedStatuses.some((s) =>
-          e.startsWith(`Failed to load resource: the server responded with a status of ${s}`),
-        ),
-    );
-    expect(unexpected).toEqual([]);
-    expect(failed).toEqual([]);
-    expect(outside).toEqual([]);
-  };
-  return { page, check };
-};
+const openPage = () => watchedPage(browser);
 
 /** Opens /console and signs in with `token` (dev-auth mode: a pasted access token). */
 const signIn = async (page: Page, token: string) => {

@@ -1,66 +1,34 @@
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { openApiDocument } from "@mcpsm/openapi";
-import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BrowserUnderTest, launchChromium } from "./support/chromium.js";
 import { startTestService, type TestService } from "./support/harness.js";
 
 // GET /docs in a real browser: Debian's chromium (installed by scripts/ensure-chromium.sh, never downloaded
 // by npm) driven by playwright-core, with every request to another origin refused, so the page must work
 // offline from what the service serves. The screenshot lands in apps/api/test-results/ (git-ignored).
 
-const CHROMIUM = "/usr/bin/chromium";
-const repoRoot = join(import.meta.dirname, "..", "..", "..");
 const resultsDir = join(import.meta.dirname, "..", "test-results");
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 let svc: TestService;
-let userDataDir: string;
-let context: BrowserContext;
-const outside: Array<string> = [];
+let browser: BrowserUnderTest;
 const consoleErrors: Array<string> = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    execFileSync("bash", [join(repoRoot, "scripts", "ensure-chromium.sh")], { stdio: "inherit", timeout: 540_000 });
   svc = await startTestService();
-  userDataDir = await mkdtemp(join(tmpdir(), "mcpsm-chromium-"));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
-  const origin = new URL(svc.url).origin;
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith("data:")) return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
+  browser = await launchChromium({ allowedOrigins: [new URL(svc.url).origin] });
 }, 600_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (userDataDir !== undefined) await rm(userDataDir, { recursive: true, force: true });
+  await browser?.close();
   await svc?.close();
 });
 
 describe("the API reference page in Chromium", () => {
   it("lists every operation of the document, loads nothing from elsewhere and breaks no CSP rule", async () => {
-    const page = await context.newPage();
+    const page = await browser.context.newPage();
     page.on("console", (message) => {
       if (message.type() === "error") consoleErrors.push(message.text());
     });
@@ -100,7 +68,7 @@ describe("the API reference page in Chromium", () => {
     await page.screenshot({ path: join(resultsDir, "docs.png"), fullPage: false });
     await page.screenshot({ path: join(resultsDir, "docs-full.png"), fullPage: true });
 
-    expect(outside).toEqual([]);
+    expect(browser.outside).toEqual([]);
     expect(consoleErrors.filter((e) => /Content.Security.Policy|Refused/i.test(e))).toEqual([]);
     expect(consoleErrors).toEqual([]);
     await page.close();

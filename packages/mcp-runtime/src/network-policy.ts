@@ -25,6 +25,18 @@ export class UpstreamAddressRefused extends Error {
   }
 }
 
+/** Finds an UpstreamAddressRefused anywhere in an error's cause chain (undici may wrap it). */
+export const refusedIn = (error: unknown): UpstreamAddressRefused | undefined => {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof UpstreamAddressRefused) return e;
+    if (e instanceof AggregateError) {
+      const inner = e.errors.find((x) => x instanceof UpstreamAddressRefused);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+};
+
 /** Which upstream addresses may be connected to. */
 export interface NetworkPolicy {
   /** undefined when `address` may be used, else the name of the special range it falls in. */

@@ -1,7 +1,7 @@
 import { Data, Either } from "effect";
 import type { Dispatcher } from "undici";
 import { errors, request } from "undici";
-import { UpstreamAddressRefused } from "./network-policy.js";
+import { refusedIn } from "./network-policy.js";
 
 // One untrusted upstream HTTP exchange: a deadline over the whole exchange, a cap on the body read, and
 // redirects followed only within the same origin. The dispatcher carries the network policy.
@@ -57,18 +57,6 @@ const STATUS_TEXT: Record<number, string> = {
   502: "Bad Gateway",
   503: "Service Unavailable",
   504: "Gateway Timeout",
-};
-
-/** Finds an UpstreamAddressRefused anywhere in an error's cause chain (undici may wrap it). */
-const refusedIn = (error: unknown): UpstreamAddressRefused | undefined => {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (e instanceof UpstreamAddressRefused) return e;
-    if (e instanceof AggregateError) {
-      const inner = e.errors.find((x) => x instanceof UpstreamAddressRefused);
-      if (inner) return inner;
-    }
-  }
-  return undefined;
 };
 
 const firstHeader = (value: string | string[] | undefined): string =>

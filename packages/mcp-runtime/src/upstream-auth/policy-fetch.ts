@@ -1,5 +1,5 @@
 import { type Dispatcher, fetch as undiciFetch } from "undici";
-import { UpstreamAddressRefused } from "../network-policy.js";
+import { refusedIn } from "../network-policy.js";
 import type { UpstreamLimits } from "../upstream-client.js";
 import type { PolicyFetch } from "./upstream-authorization.js";
 
@@ -7,17 +7,6 @@ import type { PolicyFetch } from "./upstream-authorization.js";
 // the policy dispatcher (no loopback, private or link-local address unless allowed), the upstream deadline,
 // the body cap, and no redirects (a token endpoint that redirects is answered as it is). A failure is thrown
 // as an Error whose message is safe to show (it names the host, never a credential).
-
-const refusedIn = (error: unknown): UpstreamAddressRefused | undefined => {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (e instanceof UpstreamAddressRefused) return e;
-    if (e instanceof AggregateError) {
-      const inner = e.errors.find((x) => x instanceof UpstreamAddressRefused);
-      if (inner) return inner;
-    }
-  }
-  return undefined;
-};
 
 const codeIn = (error: unknown): string | undefined => {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {

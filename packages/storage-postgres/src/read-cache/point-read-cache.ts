@@ -49,12 +49,7 @@ export class PointReadCache {
   /** The entry of `key` if it is of the current generation and young enough; `found` false otherwise. */
   lookup(key: string): { readonly found: true; readonly value: unknown } | { readonly found: false } {
     const entry = this.entries.get(key);
-    if (
-      entry === undefined ||
-      !this.trusted ||
-      entry.generation !== this.generation ||
-      this.now() - entry.readAt > this.maxAgeMs
-    ) {
+    if (entry === undefined || !this.isCurrent(entry)) {
       // An entry too old to serve is dropped rather than kept until it is pushed out.
       if (entry !== undefined) this.entries.delete(key);
       this.misses++;
@@ -73,12 +68,12 @@ export class PointReadCache {
    */
   peek(key: string): unknown {
     const entry = this.entries.get(key);
-    return entry === undefined ||
-      !this.trusted ||
-      entry.generation !== this.generation ||
-      this.now() - entry.readAt > this.maxAgeMs
-      ? undefined
-      : entry.value;
+    return entry !== undefined && this.isCurrent(entry) ? entry.value : undefined;
+  }
+
+  /** Whether `lookup` and `peek` may answer `entry`: trusted, of the current generation, young enough. */
+  private isCurrent(entry: Entry): boolean {
+    return this.trusted && entry.generation === this.generation && this.now() - entry.readAt <= this.maxAgeMs;
   }
 
   /** The generation a read starting now belongs to: pass it to `store` with the read's answer. */
