@@ -167,22 +167,30 @@ export interface GitWrite {
  */
 export const resolveGitTarget = (tx: StorageTx, actor: Actor, write: GitWrite, stored: ServerRow | undefined) =>
   Effect.gen(function* () {
-    if (write.gitConnectionID === undefined && write.gitRepoFullName === undefined) return {};
+    if (write.gitConnectionID === undefined && write.gitRepoFullName === undefined)
+      return { fields: {}, kind: undefined };
     const connection =
       write.gitConnectionID !== undefined ? write.gitConnectionID || null : (stored?.gitConnectionId ?? null);
     const repo = write.gitRepoFullName ?? stored?.gitRepoFullName ?? "";
     const problems: Array<FieldProblem> = [];
-    if (write.gitConnectionID !== undefined && connection !== null) {
-      const row = yield* tx.findGitConnection(connection);
-      if (row === undefined || row.tenant !== actor.tenant)
-        problems.push({ path: "server.gitConnectionID", message: `unknown git connection '${connection}'` });
-    }
+    const found =
+      write.gitConnectionID !== undefined && connection !== null ? yield* tx.findGitConnection(connection) : undefined;
+    if (
+      write.gitConnectionID !== undefined &&
+      connection !== null &&
+      (found === undefined || found.tenant !== actor.tenant)
+    )
+      problems.push({ path: "server.gitConnectionID", message: `unknown git connection '${connection}'` });
     if (connection !== null && (repo ?? "") === "")
       problems.push({ path: "server.gitRepoFullName", message: "is required with a gitConnectionID" });
     if (problems.length > 0) return yield* invalid(problems);
-    // Only what changes, so that a write repeating the stored values is no change (and no new version).
     return {
-      ...(connection === (stored?.gitConnectionId ?? null) ? {} : { gitConnectionId: connection }),
-      ...(repo === (stored?.gitRepoFullName ?? "") ? {} : { gitRepoFullName: repo }),
-    } satisfies Partial<ServerRow>;
+      // Only what changes, so that a write repeating the stored values is no change (and no new version).
+      fields: {
+        ...(connection === (stored?.gitConnectionId ?? null) ? {} : { gitConnectionId: connection }),
+        ...(repo === (stored?.gitRepoFullName ?? "") ? {} : { gitRepoFullName: repo }),
+      } satisfies Partial<ServerRow>,
+      /** The kind of the connection the write names, when it named one (read for the check above). */
+      kind: found?.kind,
+    };
   });

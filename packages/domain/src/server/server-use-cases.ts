@@ -140,7 +140,7 @@ export const createServer = defineUseCase("createServer", (actor: Actor, { serve
           requestHeadersProxyEnabled: input.requestHeadersProxyEnabled ?? false,
           dynamicToolDiscoveryEnabled: input.dynamicToolDiscoveryEnabled ?? false,
           ...composition,
-          ...git,
+          ...git.fields,
         };
         yield* lockQuota(tx, "servers", actor.tenant);
         const inserted = yield* tx.insertServer(row, quotas.serversPerTenant).pipe(
@@ -150,11 +150,9 @@ export const createServer = defineUseCase("createServer", (actor: Actor, { serve
           }),
         );
         if (!inserted) return yield* full();
-        // Everything the new server shows was read by this transaction (its git connection's kind was
-        // checked by resolveGitTarget): no second read of the graph for the response, which is built once the
-        // transaction has ended.
-        const connection = row.gitConnectionId ? yield* tx.findGitConnection(row.gitConnectionId) : undefined;
-        return { server: row, tools: chosenTools, ...named.right.named, gitProvider: connection?.kind ?? null };
+        // Everything the new server shows was read by this transaction (its git connection's kind by
+        // resolveGitTarget's check): no second read for the response, which is built once the transaction ended.
+        return { server: row, tools: chosenTools, ...named.right.named, gitProvider: git.kind ?? null };
       }),
     );
     return toServerRecord(created);
@@ -201,7 +199,7 @@ export const updateServer = defineUseCase(
             requestHeadersProxyEnabled: patch.requestHeadersProxyEnabled ?? stored.requestHeadersProxyEnabled,
             dynamicToolDiscoveryEnabled: patch.dynamicToolDiscoveryEnabled ?? stored.dynamicToolDiscoveryEnabled,
             ...composition,
-            ...git,
+            ...git.fields,
           };
           if (JSON.stringify(next) !== JSON.stringify(stored)) {
             const conditional = patch.version !== undefined || ifMatch !== undefined;
