@@ -1,6 +1,7 @@
 import { type DomainError, Unauthenticated } from "@mcpsm/domain/errors";
 import { bearerToken } from "@mcpsm/domain/schemas";
-import { type Actor, AuditContext, scopeRefusal } from "@mcpsm/domain/use-cases";
+import type { ServerGraph } from "@mcpsm/domain/storage";
+import { type Actor, AuditContext, mayReadServerGraph, scopeRefusal } from "@mcpsm/domain/use-cases";
 import { Cause, Effect, Exit } from "effect";
 import type { Context } from "koa";
 import type { Logger } from "pino";
@@ -23,7 +24,7 @@ export interface OperationDeps {
   /** Per-tenant (and per-address) rate limits; none when rate limiting is off. */
   readonly rateLimiter?: RateLimiter | undefined;
   /** The storage's `cachedServerGraph` (none: the store keeps no read cache, answers are built per request). */
-  readonly cachedServerGraph?: ((id: string) => object | undefined) | undefined;
+  readonly cachedServerGraph?: ((id: string) => ServerGraph | undefined) | undefined;
 }
 
 /** The actor behind the request's bearer token, or the error to answer (401, or 503 if keys are unreachable). */
@@ -84,8 +85,9 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => {
     // A read answered from a cached server graph: the answer built from that very graph, when one was kept.
     const graphId = kept?.answerFromServerGraph(ctx.params as Record<string, string>);
     const graph = graphId === undefined ? undefined : kept?.cachedServerGraph(graphId);
-    if (graph !== undefined) {
-      const answer = kept?.answers.lookup(graph, actor.tenant);
+    // Only a caller the domain lets read the graph gets its kept answer; anyone else runs the use case (404).
+    if (graph !== undefined && mayReadServerGraph(actor, graph)) {
+      const answer = kept?.answers.lookup(graph);
       if (answer !== undefined) return writeSerialised(ctx, answer);
     }
     let body: unknown;
@@ -115,7 +117,7 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => {
         exit.value.status === 200 &&
         kept.cachedServerGraph(graphId) === graph
       )
-        return writeSerialised(ctx, kept.answers.keep(graph, actor.tenant, exit.value));
+        return writeSerialised(ctx, kept.answers.keep(graph, exit.value));
       return writeReply(ctx, exit.value);
     }
     const failure = Cause.failureOption(exit.cause);

@@ -6,12 +6,10 @@ import type { Reply } from "./route-table.js";
 // An answer is kept on the graph *object* the storage's read cache holds (a WeakMap), so it lives exactly as
 // long as that cache entry: a change anyone commits (heard at once on the writing instance, by LISTEN on the
 // others), the entry's maximum age, or its eviction gives the next read a new graph object, which has no
-// answer yet. The entry also names the tenant it was built for, the only part of the caller that shapes it.
+// answer yet. Who may read it is the domain's rule (`mayReadServerGraph`), checked before a lookup.
 
 /** A 200 answer as bytes, with the ETag that goes with it. */
 export interface SerialisedAnswer {
-  /** The caller's tenant the answer was built for: another tenant's request does not get it. */
-  readonly tenant: string;
   /** `JSON.stringify` of the reply's body, as Koa would have sent it. */
   readonly body: Buffer;
   readonly etag: string | undefined;
@@ -21,16 +19,14 @@ export interface SerialisedAnswer {
 export class SerialisedAnswers {
   private readonly answers = new WeakMap<object, SerialisedAnswer>();
 
-  /** The answer built for `tenant` from `graph`, if one was kept. */
-  lookup(graph: object, tenant: string): SerialisedAnswer | undefined {
-    const kept = this.answers.get(graph);
-    return kept !== undefined && kept.tenant === tenant ? kept : undefined;
+  /** The answer built from `graph`, if one was kept. */
+  lookup(graph: object): SerialisedAnswer | undefined {
+    return this.answers.get(graph);
   }
 
-  /** Serialises `reply` (a 200 built for `tenant` from `graph`) and keeps it on `graph`. */
-  keep(graph: object, tenant: string, reply: Reply): SerialisedAnswer {
+  /** Serialises `reply` (a 200 built from `graph`) and keeps it on `graph`. */
+  keep(graph: object, reply: Reply): SerialisedAnswer {
     const answer: SerialisedAnswer = {
-      tenant,
       body: Buffer.from(JSON.stringify(reply.body)),
       etag: reply.version === undefined ? undefined : etagOf(reply.version),
     };

@@ -74,6 +74,7 @@ export {
   type GetServerInput,
   getServer,
   listServers,
+  mayReadServerGraph,
   type UpdateServerInput,
   updateServer,
 } from "../server/server-use-cases.js";

@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect";
 import { Aborted, type InvalidArgument, invalidField, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
-import type { ReferenceViolation, ServerRow, StorageTx } from "../storage/index.js";
+import type { ReferenceViolation, ServerGraph, ServerRow, StorageTx } from "../storage/index.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
 import {
@@ -37,10 +37,13 @@ const serverRecord = (tx: StorageTx, id: string) =>
     graph === undefined ? Effect.fail(new NotFound({ kind: "server", id })) : Effect.succeed(toServerRecord(graph)),
   );
 
+/** Whether `actor` may read server `graph` (getServer's rule: its own tenant's servers only). */
+export const mayReadServerGraph = (actor: Actor, graph: ServerGraph): boolean => graph.server.tenant === actor.tenant;
+
 /** A server of the actor's tenant with the records its response shows (one storage round trip), or 404. */
 export const ownedServerGraph = (tx: StorageTx, actor: Actor, id: string) =>
   Effect.flatMap(tx.findServerGraph(id), (graph) =>
-    graph === undefined || graph.server.tenant !== actor.tenant
+    graph === undefined || !mayReadServerGraph(actor, graph)
       ? Effect.fail(new NotFound({ kind: "server", id }))
       : Effect.succeed(graph),
   );
