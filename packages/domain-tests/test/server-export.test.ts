@@ -172,4 +172,20 @@ describe("importServer", () => {
     expect(await failure(alice, "importServer", { document })).toMatchObject({ _tag: "AlreadyExists" });
     expect(await holdings(alice)).toEqual(before);
   });
+
+  it("refuses a tenant at its server quota, storing nothing", async () => {
+    const { server } = await aliceServer();
+    const document = await ok(alice, "exportServer", { serverId: server.id });
+    await runtime.dispose();
+    runtime = ManagedRuntime.make(testServicesLayer(makeMemoryStorage(), { serversPerTenant: 1 }));
+    const { server: full } = await aliceServer();
+    const before = await holdings(alice);
+    const renamed = { ...document, server: { ...document.server, name: "S2" } };
+    expect(await failure(alice, "importServer", { document: renamed })).toMatchObject({
+      _tag: "ResourceExhausted",
+      detail: "the tenant already has 1 servers",
+    });
+    expect(await holdings(alice)).toEqual(before);
+    expect(before.servers.map((s) => s.id)).toEqual([full.id]);
+  });
 });

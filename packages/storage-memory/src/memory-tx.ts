@@ -425,9 +425,6 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
     ...memoryOAuthServerRecords(tables),
     ...memoryGitSync(tables, (reference) => referencingServers(reference)),
 
-    findProviders: (ids) =>
-      Effect.sync(() => cloneAll([...new Set(ids)].map((id) => providers.get(id)).filter(defined))),
-    findTools: (ids) => Effect.sync(() => cloneAll([...new Set(ids)].map((id) => tools.get(id)).filter(defined))),
     findProvidersAndTools: (providerIds, toolIds) =>
       Effect.sync(() => ({
         providers: cloneAll([...new Set(providerIds)].map((id) => providers.get(id)).filter(defined)),

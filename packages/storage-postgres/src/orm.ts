@@ -3,6 +3,7 @@ import { MikroORM, type Options } from "@mikro-orm/postgresql";
 import pg from "pg";
 import { MIGRATIONS } from "./migrations/index.js";
 import { ENTITIES } from "./schema/entities.js";
+import { ROUTINES } from "./schema/routines.js";
 
 /** How the adapter connects: see `PostgresStorageOptions` for the meaning of each field. */
 export interface OrmOptions {
@@ -32,6 +33,7 @@ const countingClient = (onStatement: (sql: string) => void): typeof pg.Client =>
 export const ormConfig = (options: OrmOptions): Options => ({
   clientUrl: options.url,
   entities: [...ENTITIES],
+  routines: [...ROUTINES],
   extensions: [Migrator],
   // The adapter never creates databases behind the operator's back, and connects lazily.
   ensureDatabase: false,

@@ -9,9 +9,10 @@ import { type ChangeListener, listenForChanges, COMMIT_AND_NOTIFY } from "./read
 import { MatchCountCache } from "./read-cache/match-count-cache.js";
 import { PointReadCache, type PointReadCacheOptions } from "./read-cache/point-read-cache.js";
 import {
-  type ConstraintBreach,
+  ConstraintBreach,
   constraintBreachOf,
   DatabaseUnreachable,
+  ExpectedWriteRefused,
   isConnectionError,
   isTransientConflict,
   reasonOf,
@@ -89,6 +90,8 @@ export interface PostgresStorage {
 interface Part {
   readonly sql: string;
   readonly text: string;
+  /** A write expected to succeed (`Runner.expect`): a failure of its round trip runs the transaction again. */
+  readonly expected?: boolean;
 }
 const BEGIN: Part = { sql: "begin", text: "begin" };
 const COMMIT: Part = { sql: COMMIT_AND_NOTIFY, text: COMMIT_AND_NOTIFY };
@@ -155,6 +158,32 @@ const markerOf = (cause: Cause.Cause<unknown>) => {
     defects.find((d): d is TransientConflict => d instanceof TransientConflict)
   );
 };
+
+/** The defect of a round trip that failed while carrying a write expected to succeed, if any. */
+const refusalOf = (cause: Cause.Cause<unknown>) =>
+  [...Cause.defects(cause)].find((d): d is ExpectedWriteRefused => d instanceof ExpectedWriteRefused);
+
+/** What `refuse_expected_write` raises (src/schema/routines.ts). */
+const isRefusalRaised = (error: unknown) =>
+  error instanceof Error &&
+  (error as { readonly code?: unknown }).code === "P0001" &&
+  error.message.startsWith("expected write refused");
+
+/**
+ * A round trip of `parts`: when one of them is a write expected to succeed, its refusal (a constraint breach
+ * or `refuse_expected_write`, of whichever statement: all of them stand before COMMIT) becomes the
+ * ExpectedWriteRefused defect, so that the transaction runs again. Any other error keeps its own handling.
+ */
+const expecting = <A, E>(parts: ReadonlyArray<Part>, roundTrip: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  parts.some((part) => part.expected === true)
+    ? Effect.catchAllCause(roundTrip, (cause) => {
+        const breach = [...Cause.failures(cause)].find((e) => e instanceof ConstraintBreach);
+        const raised = [...Cause.defects(cause)].find(isRefusalRaised);
+        return breach === undefined && raised === undefined
+          ? Effect.failCause(cause)
+          : Effect.die(new ExpectedWriteRefused({ reason: breach?.constraint ?? (raised as Error).message }));
+      })
+    : roundTrip;
 
 /** Turns the "database unreachable" defect of `effect` into the domain's typed Unavailable. */
 const surfaceUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Unavailable, R> =>
@@ -233,6 +262,7 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     guarded: (write) => write,
     matchCounts,
     deferred: (sql, params) => Effect.asVoid(Effect.orDie(send(pool, sql, params))),
+    expect: () => Effect.succeed(false),
   };
 
   /**
@@ -251,11 +281,14 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
 
   /** Sends `parts` as one simple query (the observer sees each of their texts with placeholders). */
   const joined = (client: pg.PoolClient, parts: ReadonlyArray<Part>) =>
-    send(
-      client,
-      parts.map((part) => part.sql).join(";\n"),
-      [],
-      parts.map((part) => part.text),
+    expecting(
+      parts,
+      send(
+        client,
+        parts.map((part) => part.sql).join(";\n"),
+        [],
+        parts.map((part) => part.text),
+      ),
     );
 
   /**
@@ -314,7 +347,10 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     );
   };
 
-  const attempt = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) =>
+  const changed = Effect.sync(() => readCache?.changed());
+
+  /** One run of `work` in a transaction; `mayExpect`: whether writes expected to succeed may be queued. */
+  const attempt = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>, mayExpect: boolean) =>
     Effect.acquireUseRelease(
       begin,
       (conn) =>
@@ -342,6 +378,13 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
                 return yield* result;
               }),
             deferred: (sql, params) => defer(conn, sql, params),
+            expect: (sql, params = []) =>
+              Effect.sync(() => {
+                const inlined = mayExpect ? inlineParams(sql, params) : undefined;
+                if (inlined === undefined) return false;
+                conn.pending.push({ sql: inlined, text: sql, expected: true });
+                return true;
+              }),
           };
           const tx = guardClosed(serialised(makeStorageTx(runner), lock), () => open);
           const value = yield* work(tx).pipe(Effect.ensuring(Effect.sync(() => (open = false))));
@@ -351,7 +394,10 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
             const parts = [...(conn.begun ? [] : [BEGIN]), ...conn.pending, COMMIT];
             conn.pending = [];
             conn.begun = true;
-            yield* Effect.orDie(joined(conn.client, parts));
+            // This instance's own reads after the COMMIT see the change at once, before its notification
+            // arrives. Dropped whatever COMMIT answered: a COMMIT that failed or was cut off may still have
+            // committed. A transaction that never sent COMMIT (its work failed: rolled back) changed nothing.
+            yield* Effect.orDie(joined(conn.client, parts)).pipe(Effect.ensuring(changed));
           }
           conn.committed = true;
           return value;
@@ -362,17 +408,18 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   const transaction = <A, E, R>(
     work: (tx: StorageTx) => Effect.Effect<A, E, R>,
   ): Effect.Effect<A, E | Unavailable, R> => {
-    // This instance's own reads after the COMMIT see the change at once, before its notification arrives.
-    const changed = Effect.sync(() => readCache?.changed());
-    const run = (left: number): Effect.Effect<A, E, R> =>
-      Effect.ensuring(attempt(work), changed).pipe(
-        Effect.catchAllCause((cause) =>
-          left > 1 && !Cause.isInterruptedOnly(cause) && markerOf(cause) instanceof TransientConflict
-            ? run(left - 1)
-            : Effect.failCause(cause),
-        ),
+    // A write expected to succeed that did not (a taken name, a full quota) runs the transaction again with
+    // none expected, so that the work reads the write's real answer (and answers as it always did).
+    const run = (left: number, mayExpect: boolean): Effect.Effect<A, E, R> =>
+      attempt(work, mayExpect).pipe(
+        Effect.catchAllCause((cause) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause);
+          if (left > 1 && markerOf(cause) instanceof TransientConflict) return run(left - 1, mayExpect);
+          if (mayExpect && refusalOf(cause) !== undefined) return run(left, false);
+          return Effect.failCause(cause);
+        }),
       );
-    return surfaceUnavailable(run(maxAttempts));
+    return surfaceUnavailable(run(maxAttempts, true));
   };
 
   const read = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>): Effect.Effect<A, E | Unavailable, R> =>

@@ -140,6 +140,31 @@ for (const target of targets)
       expect((await read((tx) => tx.findServer(serverId(1)))).result?.name).toBe("renamed");
     });
 
+    it("a write that rolls back leaves the cache as it was; the same write committed drops it", async () => {
+      const cache = handle.readCache!;
+      await read((tx) => tx.findServer(serverId(1)));
+      expect((await read((tx) => tx.findServer(serverId(1)))).statements).toBe(0);
+      const stored = (await read((tx) => tx.findServer(serverId(1)))).result!;
+      const renamed = { ...stored, name: "rolled-back", version: stored.version + 1 };
+      const generation = cache.current;
+      const failed = await Effect.runPromiseExit(
+        handle.storage.transaction((tx) =>
+          Effect.zipRight(tx.updateServer(renamed, stored.version), Effect.fail("changed my mind" as const)),
+        ),
+      );
+      expect(failed._tag).toBe("Failure");
+      expect(cache.current).toBe(generation);
+      const kept = await read((tx) => tx.findServer(serverId(1)));
+      expect(kept.statements).toBe(0);
+      expect(kept.result?.name).toBe(stored.name);
+
+      expect(await commit((tx) => tx.updateServer(renamed, stored.version))).toBe(true);
+      const reread = await read((tx) => tx.findServer(serverId(1)));
+      expect(reread.statements).toBe(1);
+      expect(reread.result?.name).toBe("rolled-back");
+      await commit((tx) => tx.updateServer({ ...stored, version: stored.version + 2 }, stored.version + 1));
+    });
+
     it("concurrent misses of one record share one statement", async () => {
       await commit((tx) => tx.findServer(serverId(1)));
       const { result, statements } = await read((tx) =>

@@ -117,21 +117,6 @@ for (const target of targets)
       expect(large.statements).toHaveLength(small.statements.length);
     });
 
-    it("findProviders and findTools send one statement, for 1 id as for 50 providers' 1,000 tools", async () => {
-      const providerIds = Array.from({ length: PROVIDERS }, (_, i) => provider(100 + i).id);
-      const toolIds = providerIds.flatMap((_, i) =>
-        Array.from({ length: TOOLS_PER_PROVIDER }, (_, j) => tool(1000 + i * TOOLS_PER_PROVIDER + j, "").id),
-      );
-      const one = await measure((tx) =>
-        Effect.all([tx.findProviders([provider(1).id]), tx.findTools([tool(1, "").id])]),
-      );
-      const many = await measure((tx) => Effect.all([tx.findProviders(providerIds), tx.findTools(toolIds)]));
-      expect(one.result.map((rows) => rows.length)).toEqual([1, 1]);
-      expect(many.result.map((rows) => rows.length)).toEqual([PROVIDERS, PROVIDERS * TOOLS_PER_PROVIDER]);
-      expect(one.statements).toHaveLength(2);
-      expect(many.statements).toHaveLength(2);
-    });
-
     it("findProvidersAndTools sends one statement, for 1 id as for 50 providers' 1,000 tools", async () => {
       const providerIds = Array.from({ length: PROVIDERS }, (_, i) => provider(100 + i).id);
       const toolIds = providerIds.flatMap((_, i) =>

@@ -130,7 +130,6 @@ const AUDITED_TABLES: ReadonlyArray<AuditedTable> = [
     find: "findProvider",
     reads: {
       findProviderWithTools: (found: { provider: Row } | undefined) => found?.provider,
-      findProviders: (rows: ReadonlyArray<Row>) => rows,
       findProvidersAndTools: (found: { providers: ReadonlyArray<Row> }) => found.providers,
     },
     insert: "insertProvider",
@@ -141,7 +140,6 @@ const AUDITED_TABLES: ReadonlyArray<AuditedTable> = [
     kind: "tool",
     find: "findTool",
     reads: {
-      findTools: (rows: ReadonlyArray<Row>) => rows,
       findProvidersAndTools: (found: { tools: ReadonlyArray<Row> }) => found.tools,
     },
     insert: "insertTool",

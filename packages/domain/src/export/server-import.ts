@@ -173,8 +173,6 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
     // Fixed order: the server quota serialises this tenant's imports, the provider quota its provider creates.
     yield* lockQuota(tx, "servers", actor.tenant);
     yield* lockQuota(tx, "providers", actor.tenant);
-    if ((yield* tx.countServers(actor.tenant)) >= quotas.serversPerTenant)
-      return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.serversPerTenant} servers` });
     const at = yield* now;
     const report = emptyReport();
     const mayCreate = actor.scopes.has("provider:create");
@@ -188,7 +186,8 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
             }),
           );
 
-    // The server first (empty), so that the audit event of the import names the server.
+    // The server first (empty), so that the audit event of the import names the server. Its insert checks the
+    // server quota (as createServer's does): a full tenant gets nothing written.
     const server: ServerRow = {
       id: newId(),
       tenant: actor.tenant,
@@ -204,7 +203,7 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
       promptIds: [],
     };
     newIds.add(server.id);
-    yield* tx.insertServer(server).pipe(
+    const inserted = yield* tx.insertServer(server, quotas.serversPerTenant).pipe(
       Effect.catchTags({
         UniqueViolation: () =>
           Effect.fail(
@@ -215,6 +214,8 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
         ReferenceViolation: (e) => Effect.die(e),
       }),
     );
+    if (!inserted)
+      return yield* new ResourceExhausted({ detail: `the tenant already has ${quotas.serversPerTenant} servers` });
 
     /** Inserts a document's member rows, mapping a uniqueness breach to 409 naming the document path. */
     const insertAll = <R extends { readonly id: string }>(

@@ -146,10 +146,10 @@ const providerFields = (description: ApiDescription, overrides: ProviderPatch) =
     : Either.right({ fields: decoded.right, oauth2Scheme: oauth2?.flow === undefined ? undefined : oauth2.name });
 };
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
 /** Output-only provider fields sent in `import.provider` are ignored, as in every provider write (§6). */
 const withoutProviderOutputFields = (body: unknown): unknown => {
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v);
   if (!isObject(body) || !isObject(body.import) || !isObject(body.import.provider)) return body;
   const provider = Object.fromEntries(
     Object.entries(body.import.provider).filter(
@@ -160,6 +160,17 @@ const withoutProviderOutputFields = (body: unknown): unknown => {
 };
 
 /**
+ * A provider created from a description fetched from `fetchedFrom` documents itself there: the URL becomes
+ * `import.provider.documentURL` unless the caller gave one (checked as if the caller had).
+ */
+const withFetchedDocumentURL = (body: unknown, fetchedFrom: string | undefined): unknown => {
+  if (fetchedFrom === undefined || !isObject(body) || !isObject(body.import)) return body;
+  const provider = body.import.provider;
+  if (provider !== undefined && (!isObject(provider) || "documentURL" in provider)) return body;
+  return { ...body, import: { ...body.import, provider: { ...provider, documentURL: fetchedFrom } } };
+};
+
+/**
  * Decodes the `import` envelope. The description itself is left to the reader: a 10 MiB document is not walked
  * for text no store can keep; the text that is kept (tool and provider fields) is checked where it lands.
  */
@@ -167,8 +178,6 @@ const decodeImport = <A extends { readonly document?: unknown; readonly url?: st
   schema: Schema.Schema<A, I>,
   body: unknown,
 ) => {
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v);
   const decoded =
     !isObject(body) || !isObject(body.import) || !("document" in body.import)
       ? decodeEnvelope("import", schema, [], body)
@@ -247,11 +256,15 @@ const withoutNewIds = (
 /**
  * Creates a provider from an OpenAPI description, one tool per operation (docs/api-rules.md §15), in one
  * transaction; `dryRun` reports the outcome and stores nothing. Answers whether it created the provider.
+ * `fetchedFrom`: the URL the caller fetched `import.document` from (an `import.url` import).
  */
-export const importProvider = (actor: Actor, body: unknown) =>
+export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string) =>
   Effect.gen(function* () {
     yield* authorize(actor, "importProvider");
-    const input = yield* decodeImport(ProviderImport, withoutProviderOutputFields(body));
+    const input = yield* decodeImport(
+      ProviderImport,
+      withoutProviderOutputFields(withFetchedDocumentURL(body, fetchedFrom)),
+    );
     const overrides = input.provider ?? {};
     const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
     const provider = providerFields(description, overrides);

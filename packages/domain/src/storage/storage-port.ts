@@ -162,7 +162,9 @@ export interface StorageTx {
   /**
    * Inserts a server with its provider, tool, resource and prompt links; answers true. With `maxServers`, only
    * while the row's tenant has fewer servers than that (counted by the insert itself, so the caller holds the
-   * tenant's quota lock): otherwise it writes nothing, reports no breach and answers false.
+   * tenant's quota lock): otherwise it writes nothing, reports no breach and answers false. An adapter may
+   * answer true before the insert has run (sending it with COMMIT), provided that, should the insert then be
+   * refused, it rolls the whole transaction back and runs the work again, answering this time what the insert did.
    */
   readonly insertServer: (row: ServerRow, maxServers?: number) => Op<boolean, UniqueViolation | ReferenceViolation>;
   /** Replaces a server and its links if its stored version is `expectedVersion`. */
@@ -271,18 +273,18 @@ export interface StorageTx {
    * `quietSince`, or pending since `pendingBefore`). Concurrent claimers never get the same entry.
    */
   readonly claimGitSyncs: (claim: GitSyncClaim) => Op<ReadonlyArray<GitSyncRow>>;
-  /** Records how a leased push ended, if `owner` still holds the lease (false otherwise); releases it. */
+  /**
+   * Records how a leased push ended, if `owner` still holds the lease (false otherwise); releases it. Pushed:
+   * `pushedSeq` becomes the larger of it and `outcome.seq`, the state SYNCED, or PENDING (pending since the
+   * last change) when a change came after the pushed one; attempts and error are cleared. Failed: FAILED with
+   * the error, one attempt more, next attempt at `outcome.retryAt`. An OFF entry stays OFF either way. Applied
+   * atomically by the store: a change noted meanwhile is never lost.
+   */
   readonly settleGitSync: (serverId: string, owner: string, outcome: GitSyncOutcome) => Op<boolean>;
   /**
-   * The providers with these ids, in no particular order (unknown ids are left out): a server write
-   * resolves every provider it names in one round trip on SQL adapters.
-   */
-  readonly findProviders: (ids: ReadonlyArray<string>) => Op<ReadonlyArray<ProviderRow>>;
-  /** The tools with these ids, in no particular order (unknown ids are left out). */
-  readonly findTools: (ids: ReadonlyArray<string>) => Op<ReadonlyArray<ToolRow>>;
-  /**
-   * `findProviders(providerIds)` and `findTools(toolIds)` at once: one round trip on SQL adapters, as a
-   * server write names both.
+   * The providers with `providerIds` and the tools with `toolIds`, of any tenant, each once and in no
+   * particular order (unknown ids are left out): a server write resolves everything it names in one round
+   * trip on SQL adapters.
    */
   readonly findProvidersAndTools: (
     providerIds: ReadonlyArray<string>,

@@ -104,17 +104,7 @@ export const lookupCases = (h: Harness) =>
       expect(await h.read((tx) => tx.findVariablesByName(TENANT_A, []))).toEqual([]);
     });
 
-    it("findProviders and findTools find the rows of those ids, of any tenant, each once", async () => {
-      await h.seed(world);
-      const byId = (rows: ReadonlyArray<{ readonly id: string }>) => [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
-      const providers = await h.read((tx) => tx.findProviders([p3.id, MISSING_ID, p1.id, p3.id]));
-      expect(byId(providers)).toEqual(byId([p1, p3]));
-      const tools = await h.read((tx) => tx.findTools([t3.id, t1.id, MISSING_ID, t1.id]));
-      expect(byId(tools)).toEqual(byId([t1, t3]));
-      expect(await h.read((tx) => Effect.all([tx.findProviders([]), tx.findTools([MISSING_ID])]))).toEqual([[], []]);
-    });
-
-    it("findProvidersAndTools finds what findProviders and findTools find, in one call", async () => {
+    it("findProvidersAndTools finds the providers and the tools of those ids, of any tenant, each once", async () => {
       await h.seed(world);
       const byId = (rows: ReadonlyArray<{ readonly id: string }>) => [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
       const found = await h.read((tx) =>
@@ -128,6 +118,10 @@ export const lookupCases = (h: Harness) =>
       expect(await h.read((tx) => tx.findProvidersAndTools([], [t1.id]))).toEqual({ providers: [], tools: [t1] });
       expect(await h.read((tx) => tx.findProvidersAndTools([p1.id], []))).toEqual({ providers: [p1], tools: [] });
       expect(await h.read((tx) => tx.findProvidersAndTools([], []))).toEqual({ providers: [], tools: [] });
+      expect(await h.read((tx) => tx.findProvidersAndTools([MISSING_ID], [MISSING_ID]))).toEqual({
+        providers: [],
+        tools: [],
+      });
     });
 
     it("findServerTokenByHash finds the token with that value hash", async () => {

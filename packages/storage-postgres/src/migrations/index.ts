@@ -9,6 +9,8 @@ import { Migration20261124040441_oauth_server_records } from "./Migration2026112
 import { Migration20261124043102_tool_response_schema } from "./Migration20261124043102_tool_response_schema.js";
 import { Migration20261124065011_provider_generations } from "./Migration20261124065011_provider_generations.js";
 import { Migration20261124070251_server_counts } from "./Migration20261124070251_server_counts.js";
+import { Migration20261124095030_expected_write_refusal } from "./Migration20261124095030_expected_write_refusal.js";
+import { Migration20261124101104_tool_of_provider_per_statement } from "./Migration20261124101104_tool_of_provider_per_statement.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -26,4 +28,9 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
   { name: "Migration20261124043102_tool_response_schema", class: Migration20261124043102_tool_response_schema },
   { name: "Migration20261124065011_provider_generations", class: Migration20261124065011_provider_generations },
   { name: "Migration20261124070251_server_counts", class: Migration20261124070251_server_counts },
+  { name: "Migration20261124095030_expected_write_refusal", class: Migration20261124095030_expected_write_refusal },
+  {
+    name: "Migration20261124101104_tool_of_provider_per_statement",
+    class: Migration20261124101104_tool_of_provider_per_statement,
+  },
 ];

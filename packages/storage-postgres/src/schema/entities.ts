@@ -353,24 +353,39 @@ export const ServerToolEntity = defineEntity({
   },
   primaryKeys: ["link", "tool"],
   indexes: [{ name: "server_tools_tool_id_index", properties: ["tool"] }],
-  // The two foreign keys above cannot say that the tool is one of the linked provider's own tools; this
-  // check does, reporting a breach as a foreign key violation. A tool never moves to another provider,
-  // so checking at insert time is enough, and the tool_id foreign key keeps the tool from going away.
-  triggers: [
-    {
-      name: "tool_of_provider",
-      timing: "before",
-      events: ["insert", "update"],
-      forEach: "row",
-      body: `if not exists (select 1 from tools t where t.id = new.tool_id and t.provider_id = new.provider_id) then
-  raise exception using errcode = 'foreign_key_violation', constraint = 'server_tools_tool_of_provider',
-    message = 'the tool is not a tool of the provider it is chosen under',
-    detail = format('Key (tool_id, provider_id)=(%s, %s) is not present in table "tools".', new.tool_id, new.provider_id);
-end if;
-return new;`,
-    },
-  ],
+  // The two foreign keys above cannot say that the tool is one of the linked provider's own tools; these
+  // checks do, reporting a breach as a foreign key violation. A tool never moves to another provider, so
+  // checking at insert (and update) time is enough, and the tool_id foreign key keeps the tool from going away.
+  triggers: [toolOfProviderTrigger("insert"), toolOfProviderTrigger("update")],
 });
+
+/**
+ * A statement-level trigger on server_tools that fails the statement when one of the rows it wrote (its
+ * transition table) chooses a tool under a provider the tool does not belong to: one lookup of all the rows
+ * at the statement's end, instead of a row trigger's function call per row (50 for a server of 5 × 10
+ * tools). It fires after the foreign keys' checks, so a missing tool is reported by `tool_id`'s key.
+ */
+function toolOfProviderTrigger(event: "insert" | "update") {
+  const name = `tool_of_provider_${event}`;
+  const fn = `"server_tools_${name}_fn"`;
+  return {
+    name,
+    timing: "after" as const,
+    events: [event],
+    forEach: "statement" as const,
+    expression: `create or replace function ${fn}() returns trigger as $$ declare bad record; begin
+  select c.tool_id, c.provider_id into bad from changed c
+    where not exists (select 1 from tools t where t.id = c.tool_id and t.provider_id = c.provider_id) limit 1;
+  if found then
+    raise exception using errcode = 'foreign_key_violation', constraint = 'server_tools_tool_of_provider',
+      message = 'the tool is not a tool of the provider it is chosen under',
+      detail = format('Key (tool_id, provider_id)=(%s, %s) is not present in table "tools".', bad.tool_id, bad.provider_id);
+  end if;
+  return null;
+end; $$ language plpgsql;
+create trigger "${name}" after ${event} on "server_tools" referencing new table as changed for each statement execute function ${fn}();`,
+  };
+}
 
 export const ServerResourceEntity = defineEntity({
   name: "ServerResource",

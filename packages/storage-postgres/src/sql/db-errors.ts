@@ -21,6 +21,14 @@ export class DatabaseUnreachable extends Data.TaggedError("DatabaseUnreachable")
   readonly reason: string;
 }> {}
 
+/**
+ * A round trip carrying a write that was expected to succeed (`Runner.expect`) failed: the transaction is
+ * rolled back and run again, the write then sent on its own so that its caller reads its real answer.
+ */
+export class ExpectedWriteRefused extends Data.TaggedError("ExpectedWriteRefused")<{
+  readonly reason: string;
+}> {}
+
 /** A deadlock or serialization failure: running the whole transaction again may succeed. */
 export class TransientConflict extends Data.TaggedError("TransientConflict")<{
   readonly reason: string;

@@ -18,15 +18,17 @@ export const oauthServerRecordOperations: Operations<
 > = (tables) => {
   const { oauthServerRecords: records } = tables;
   const insert = insertRow(records);
+  // A save never forgets the server token a grant was made with, nor that a record was consumed. In the
+  // update, the stored row goes by the table's name (`excluded` is the row the save proposed).
   const set = records.columns
     .filter((column) => column !== records.key)
     .map((column) =>
       column.field === "serverTokenId" || column.field === "consumedAt"
-        ? `${column.name} = coalesce(excluded.${column.name}, r.${column.name})`
+        ? `${column.name} = coalesce(excluded.${column.name}, ${records.name}.${column.name})`
         : `${column.name} = excluded.${column.name}`,
     )
     .join(", ");
-  const upsert = `${insert.sql.replace(/^insert into oauth_server_records /, "insert into oauth_server_records as r ")} on conflict (${records.key.name}) do update set ${set}`;
+  const upsert = `${insert.sql} on conflict (${records.key.name}) do update set ${set}`;
   const select = `select ${records.json("r")} as r from oauth_server_records r`;
 
   return (ctx) => ({

@@ -16,7 +16,6 @@ export const providerOperations: Operations<
   | "findProviderWithTools"
   | "searchProviders"
   | "countProviders"
-  | "findProviders"
 > = (tables) => {
   const { providers } = tables;
   const { providerWithTools } = tables.graphs;
@@ -24,7 +23,6 @@ export const providerOperations: Operations<
   // One compare-and-set statement; the tenant, creation time and secret prefix stay as stored.
   const update = updateRowIfVersion(providers, ["tenant", "createdAt", "secretPrefix"]);
   const find = `select ${providers.json("p")} as r from providers p where p.id = $1`;
-  const findMany = `select ${providers.json("p")} as r from providers p where p.id = any($1::text[])`;
   const findWithTools = `select ${providerWithTools.json("p")} as r from providers p where p.id = $1`;
 
   return (ctx) => {
@@ -166,7 +164,6 @@ export const providerOperations: Operations<
       findProvider: (id) => ctx.one(find, [id], providers.decode),
       findProviderWithTools: (id) => ctx.one(findWithTools, [id], providerWithTools.decode),
       searchProviders,
-      findProviders: (ids) => (ids.length === 0 ? Effect.succeed([]) : ctx.many(findMany, [ids], providers.decode)),
       // provider_counts holds each tenant's count (kept by the providers triggers): no scan of the tenant.
       countProviders: (tenant) =>
         ctx.count("select coalesce(sum(n), 0)::int as n from provider_counts where tenant = $1", [tenant]),

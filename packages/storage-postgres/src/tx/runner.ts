@@ -28,6 +28,16 @@ export interface Runner {
    * COMMIT); outside a transaction at once. An error it meets fails that next statement (or COMMIT).
    */
   readonly deferred: (sql: string, params?: ReadonlyArray<unknown>) => Effect.Effect<void>;
+  /**
+   * Queues a write expected to succeed for the transaction's next round trip (at the latest with COMMIT)
+   * and answers true at once: nothing waits for its answer, so the statements after it (the audit event,
+   * COMMIT) go in the same round trip. `sql` must fail when the write is refused: by a constraint breach, or
+   * by calling `refuse_expected_write` when it wrote nothing. The round trip then stops there, the transaction
+   * is rolled back and run again from the start with no write expected: this answers false then (queuing
+   * nothing), as it does outside a transaction and when a parameter cannot be written into the text, and the
+   * caller runs the write as usual.
+   */
+  readonly expect: (sql: string, params?: ReadonlyArray<unknown>) => Effect.Effect<boolean>;
 }
 
 /** What the operations of one table need: the runner, the tables, and reads that decode their `r` column. */

@@ -120,17 +120,22 @@ export const serverOperations: Operations<
         }
         const params = [...insertWithin.params(row), maxServers];
         const links = linkInserts(row, params.length + 1, "exists (select 1 from inserted)");
-        return runner.guarded(
-          runner
-            .rows(
-              `with inserted as (${insertWithin.sql} returning 1)${links === undefined ? "" : `, ${links.ctes}`}
-               select count(*)::int as n from inserted`,
-              [...params, ...(links?.params ?? [])],
-            )
-            .pipe(
-              Effect.map((result) => Number(result[0]?.n ?? 0) > 0),
-              Effect.catchTag("ConstraintBreach", breach),
-            ),
+        const insertion = `with inserted as (${insertWithin.sql} returning 1)${links === undefined ? "" : `, ${links.ctes}`}`;
+        const allParams = [...params, ...(links?.params ?? [])];
+        // Expected to succeed, so that the audit event and COMMIT go in its round trip and the quota lock is
+        // held for no turn-around of the service: a full quota fails it (refuse_expected_write), and that or
+        // a breach runs the transaction again, where the insert below answers false or the breach.
+        const expected = `${insertion} select refuse_expected_write('the server quota is reached')
+           where not exists (select 1 from inserted)`;
+        return Effect.flatMap(runner.expect(expected, allParams), (queued) =>
+          queued
+            ? Effect.succeed(true)
+            : runner.guarded(
+                runner.rows(`${insertion} select count(*)::int as n from inserted`, allParams).pipe(
+                  Effect.map((result) => Number(result[0]?.n ?? 0) > 0),
+                  Effect.catchTag("ConstraintBreach", breach),
+                ),
+              ),
         );
       },
       // Only when the compare-and-set matched are the links replaced.

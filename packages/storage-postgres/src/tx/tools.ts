@@ -1,12 +1,10 @@
-import { Effect } from "effect";
 import type { Operations } from "./operations.js";
 import { childOperations, childStatements } from "./provider-children.js";
 
-export const toolOperations: Operations<
-  "insertTool" | "updateTool" | "deleteTool" | "findTool" | "listTools" | "findTools"
-> = (tables) => {
+export const toolOperations: Operations<"insertTool" | "updateTool" | "deleteTool" | "findTool" | "listTools"> = (
+  tables,
+) => {
   const statements = childStatements(tables.tools, "t");
-  const findMany = `select ${tables.tools.json("t")} as r from tools t where t.id = any($1::text[])`;
   return (ctx) => {
     const tools = childOperations(ctx, "tool", statements);
     return {
@@ -15,7 +13,6 @@ export const toolOperations: Operations<
       deleteTool: tools.delete,
       findTool: tools.find,
       listTools: tools.list,
-      findTools: (ids) => (ids.length === 0 ? Effect.succeed([]) : ctx.many(findMany, [ids], tables.tools.decode)),
     };
   };
 };
