@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Unauthenticated, Unavailable } from "@mcpsm/domain/errors";
+import { mayCallMcpServer } from "@mcpsm/domain/mcp";
 import type { OAuthAccessTokenVerifier, OAuthPrincipal } from "@mcpsm/mcp-runtime";
 import { createLocalJWKSet, decodeJwt, type JWK, jwtVerify } from "jose";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
@@ -300,7 +301,11 @@ export const createMcpAuthorizationServer = async (
         }),
       );
     const owner = await options.serverOwner(serverId);
-    if (owner === undefined || owner !== outcome.tenant)
+    // The MCP endpoint's own access rule, for the caller the token will name.
+    if (
+      owner === undefined ||
+      !mayCallMcpServer({ kind: "oauth", tenant: outcome.tenant }, { id: serverId, tenant: owner })
+    )
       return sendHtml(
         res,
         403,

@@ -32,20 +32,10 @@ export class CompiledServerCache {
   async current(serverId: string): Promise<CacheLookup> {
     if (!isId(serverId)) return Exit.succeed(undefined);
     const cached = this.entries.get(serverId);
-    if (cached !== undefined) {
-      const exit = await this.runner.runPromiseExit(mcpServerRevision(serverId, cached.dependencyProviderIds));
-      if (Exit.isFailure(exit)) return Exit.failCause(exit.cause);
-      if (exit.value === undefined) {
-        this.entries.delete(serverId);
-        return Exit.succeed(undefined);
-      }
-      if (exit.value.revision === cached.revision) {
-        this.entries.delete(serverId);
-        this.entries.set(serverId, cached);
-        return Exit.succeed(cached);
-      }
-    }
-    return this.load(serverId);
+    if (cached === undefined) return this.load(serverId);
+    const exit = await this.runner.runPromiseExit(mcpServerRevision(serverId, cached.dependencyProviderIds));
+    if (Exit.isFailure(exit)) return Exit.failCause(exit.cause);
+    return this.settle(serverId, cached, exit.value);
   }
 
   /**
@@ -68,16 +58,26 @@ export class CompiledServerCache {
     );
     if (Exit.isFailure(exit)) return Exit.failCause(exit.cause);
     const [done, revision] = exit.value;
-    if (revision === undefined) {
+    return Exit.map(await this.settle(serverId, cached, revision), (compiled) => [done, compiled] as const);
+  }
+
+  /**
+   * The lookup once the store said where `cached`'s server is now: gone, the same revision (used again,
+   * most recently), or moved (compiled anew).
+   */
+  private settle(
+    serverId: string,
+    cached: CompiledServer,
+    now: { readonly revision: string } | undefined,
+  ): CacheLookup | Promise<CacheLookup> {
+    if (now === undefined) {
       this.entries.delete(serverId);
-      return Exit.succeed([done, undefined] as const);
+      return Exit.succeed(undefined);
     }
-    if (revision.revision === cached.revision) {
-      this.entries.delete(serverId);
-      this.entries.set(serverId, cached);
-      return Exit.succeed([done, cached] as const);
-    }
-    return Exit.map(await this.load(serverId), (compiled) => [done, compiled] as const);
+    if (now.revision !== cached.revision) return this.load(serverId);
+    this.entries.delete(serverId);
+    this.entries.set(serverId, cached);
+    return Exit.succeed(cached);
   }
 
   private load(serverId: string): Promise<CacheLookup> {

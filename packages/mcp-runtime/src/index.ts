@@ -42,6 +42,7 @@ export {
   policyLookup,
   UpstreamAddressRefused,
 } from "./network-policy.js";
+export { upstreamAgent } from "./upstream-agent.js";
 export {
   consoleLogger,
   httpFailure,

@@ -31,6 +31,7 @@ import { essence, isJsonType, isTextualType } from "./media-type.js";
 import { guarded, type McpLogger, rpcFailure, toolFailure } from "./error-mapping.js";
 import { discoveryToolCall, discoveryToolList } from "./tool-discovery.js";
 import { toolListPage } from "./tool-list-page.js";
+import { sendWithUpstreamToken } from "./upstream-auth/send-with-upstream-token.js";
 import type {
   PolicyFetch,
   UpstreamAuthorization,
@@ -250,23 +251,14 @@ const callTool = (
           }),
         ),
       );
-    const oauth = tokenRequest(services, compiled, tool, principal);
-    if (oauth === undefined || services.authorization === undefined)
-      return conformingResult(tool.row, toolResultOf(yield* send(undefined), services.limits));
-    // docs/api-rules.md §13: the token goes upstream as a bearer; a 401 forgets it and the call is sent once more
-    // with a fresh (or refreshed) one.
-    const authorization = services.authorization;
-    let answer = yield* Effect.promise(() => authorization.token(oauth));
-    for (let attempt = 0; ; attempt++) {
-      if (answer.kind === "failure") return errorResult(answer.message);
-      if (answer.kind === "consent") return new ConsentRequired(answer);
-      const response = yield* send(answer.accessToken);
-      if (response.status !== 401 || attempt > 0)
-        return conformingResult(tool.row, toolResultOf(response, services.limits));
-      const rejected = answer.accessToken;
-      yield* Effect.promise(() => authorization.rejected(oauth, rejected));
-      answer = yield* Effect.promise(() => authorization.token(oauth));
-    }
+    const sent = yield* sendWithUpstreamToken(
+      services.authorization,
+      tokenRequest(services, compiled, tool, principal),
+      send,
+    );
+    if (sent.kind === "failure") return errorResult(sent.message);
+    if (sent.kind === "consent") return new ConsentRequired(sent);
+    return conformingResult(tool.row, toolResultOf(sent.response, services.limits));
   });
 
 /** The token request of a tool whose provider has `oauth2Config`; undefined for the others. */
@@ -395,22 +387,14 @@ const readResource = (
       );
     // docs/api-rules.md §13: on its provider's base URL, a read sends the upstream OAuth token as tools do
     // (the caller's connection, or a consent to give first; a 401 is retried once with a fresh token).
-    const oauth = onBase ? tokenRequest(services, compiled, { provider }, principal) : undefined;
-    const authorization = services.authorization;
-    let response: UpstreamResponse;
-    if (oauth === undefined || authorization === undefined) response = yield* send(undefined);
-    else {
-      let answer = yield* Effect.promise(() => authorization.token(oauth));
-      for (let attempt = 0; ; attempt++) {
-        if (answer.kind === "failure") return yield* failed("refused", answer.message);
-        if (answer.kind === "consent") return new ConsentRequired(answer);
-        response = yield* send(answer.accessToken);
-        if (response.status !== 401 || attempt > 0) break;
-        const rejected = answer.accessToken;
-        yield* Effect.promise(() => authorization.rejected(oauth, rejected));
-        answer = yield* Effect.promise(() => authorization.token(oauth));
-      }
-    }
+    const sent = yield* sendWithUpstreamToken(
+      services.authorization,
+      onBase ? tokenRequest(services, compiled, { provider }, principal) : undefined,
+      send,
+    );
+    if (sent.kind === "failure") return yield* failed("refused", sent.message);
+    if (sent.kind === "consent") return new ConsentRequired(sent);
+    const { response } = sent;
     if (response.status < 200 || response.status > 299)
       return yield* failed("status", `upstream answered HTTP ${response.status}`);
     const type = mimeType || response.contentType;
@@ -422,6 +406,39 @@ const readResource = (
       return yield* failed("size", `the resource is larger than ${services.limits.maxResponseBytes} bytes`);
     return { contents: [{ uri, mimeType: type, blob: response.body.toString("base64") }] } satisfies ReadResourceResult;
   });
+
+/** The request a tools/call answers: its headers (when the SDK has them), its id and its abort signal. */
+interface ToolCallRequest {
+  readonly incoming: Headers | undefined;
+  readonly id: string | number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A tools/call run as the SDK handler and the fast lane both run it: registered so that the caller's
+ * `notifications/cancelled` for the request id aborts the upstream call; a failure the model can act on is a
+ * tool error result, any other failure is thrown as its JSON-RPC error.
+ */
+const runToolCall = async (
+  services: UpstreamServices,
+  observe: UpstreamObserver,
+  compiled: CompiledServer,
+  caller: string,
+  principal: McpCaller,
+  tool: CompiledTool,
+  args: unknown,
+  request: ToolCallRequest,
+): Promise<CallToolResult | ConsentRequired> => {
+  const call = services.inFlight.start(caller, request.id, request.signal);
+  try {
+    const exit = await services.runner.runPromiseExit(
+      callTool(services, observe, compiled, tool, args, request.incoming, call.signal, principal),
+    );
+    return Exit.isFailure(exit) ? toolFailure(exit.cause, services.log) : exit.value;
+  } finally {
+    call.done();
+  }
+};
 
 const noError = () => undefined;
 
@@ -448,17 +465,12 @@ export const buildMcpServer = (
     args: unknown,
     ctx: ServerContext,
   ): Promise<CallToolResult | InputRequiredResult> => {
-    // Registered so that the caller's `notifications/cancelled` for this request id aborts the upstream call.
-    const call = services.inFlight.start(caller, ctx.mcpReq.id, ctx.mcpReq.signal);
-    try {
-      const exit = await services.runner.runPromiseExit(
-        callTool(services, observe, compiled, tool, args, ctx.http?.req?.headers, call.signal, principal),
-      );
-      if (Exit.isFailure(exit)) return toolFailure(exit.cause, log);
-      return exit.value instanceof ConsentRequired ? consentAnswer(channel, ctx, exit.value.consent) : exit.value;
-    } finally {
-      call.done();
-    }
+    const result = await runToolCall(services, observe, compiled, caller, principal, tool, args, {
+      incoming: ctx.http?.req?.headers,
+      id: ctx.mcpReq.id,
+      signal: ctx.mcpReq.signal,
+    });
+    return result instanceof ConsentRequired ? consentAnswer(channel, ctx, result.consent) : result;
   };
   // Label values stay bounded: the name of a tool the server answers to, else none.
   const discoveryNames = new Set(compiled.discovery ? discoveryToolList(compiled).map((t) => t.name) : []);
@@ -597,17 +609,13 @@ export const callToolDirectly = async (
       instrumentation.operation(
         { method: "tools/call", toolName: tool.row.name },
         async (observe) => {
-          const call = services.inFlight.start(caller, id, signal);
-          try {
-            const exit = await services.runner.runPromiseExit(
-              callTool(services, observe, compiled, tool, args, undefined, call.signal, principal),
-            );
-            if (Exit.isFailure(exit)) return toolFailure(exit.cause, log);
-            if (exit.value instanceof ConsentRequired) throw new Error("a consent reached the fast lane");
-            return exit.value;
-          } finally {
-            call.done();
-          }
+          const result = await runToolCall(services, observe, compiled, caller, principal, tool, args, {
+            incoming: undefined,
+            id,
+            signal,
+          });
+          if (result instanceof ConsentRequired) throw new Error("a consent reached the fast lane");
+          return result;
         },
         (result) => (result.isError === true ? "tool_error" : undefined),
       ),

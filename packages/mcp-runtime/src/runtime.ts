@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { lookup } from "node:dns";
+import type { Dispatcher } from "undici";
 import { NotFound, ResourceExhausted } from "@mcpsm/domain/errors";
 import { type McpCaller, mcpServerForCaller } from "@mcpsm/domain/mcp";
 import { isId } from "@mcpsm/domain/schemas";
@@ -36,7 +37,7 @@ import {
 } from "./mcp-server.js";
 import { fastLane } from "./exchange/fast-lane.js";
 import type { McpAuthentication } from "./auth/mcp-authentication.js";
-import { networkPolicy, policyAgent } from "./network-policy.js";
+import { upstreamAgent } from "./upstream-agent.js";
 import { policyFetch } from "./upstream-auth/policy-fetch.js";
 import type { PolicyFetch, UpstreamAuthorization } from "./upstream-auth/upstream-authorization.js";
 
@@ -53,6 +54,11 @@ export interface McpRuntimeOptions {
   readonly oauthScopes?: ReadonlyArray<string>;
   /** Name resolution for upstream hosts (tests inject one); defaults to the system's. */
   readonly resolve?: typeof lookup;
+  /**
+   * The agent upstream calls go through, owned (and closed) by the caller, who shares it with its other
+   * outbound calls (`upstreamAgent(settings)`); none: the runtime makes its own and closes it.
+   */
+  readonly dispatcher?: Dispatcher | undefined;
   /** Where outages, configuration faults and defects are logged (default: the console). */
   readonly logger?: McpLogger | undefined;
   readonly userAgent?: string;
@@ -135,11 +141,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
       }),
     options.oauthScopes ?? [],
   );
-  const dispatcher = policyAgent({
-    policy: networkPolicy(settings.upstreamAllowedNetworks),
-    ...(options.resolve ? { resolve: options.resolve } : {}),
-    connectTimeoutMs: Math.min(10_000, settings.upstreamTimeoutMs),
-  });
+  const dispatcher = options.dispatcher ?? upstreamAgent(settings, options.resolve);
   const limits = { timeoutMs: settings.upstreamTimeoutMs, maxResponseBytes: settings.upstreamMaxResponseBytes };
   // Token endpoints are reached under the upstream policy too; their answers are small.
   const authFetch = policyFetch(dispatcher, {
@@ -240,17 +242,37 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     return withCors(request, await exchange(request, serverId));
   };
 
+  /**
+   * The gates of an exchange, for the SDK path and the fast lane alike: authentication, the server as of now,
+   * the domain's access rule. A server token and the server's revision are read in one run of the runtime.
+   */
+  const admit = async (
+    authorization: string | null,
+    serverId: string,
+  ): Promise<Exit.Exit<readonly [McpAuthentication, CompiledServer], McpFailure>> => {
+    if (!isId(serverId)) return Exit.fail(new NotFound({ kind: "server", id: serverId }));
+    const token = authorization === null ? undefined : serverTokenOf(authorization);
+    let gate: Exit.Exit<readonly [McpAuthentication, CompiledServer | undefined], McpFailure>;
+    if (token !== undefined) gate = await cache.currentAfter(serverId, serverTokenAuthentication(serverId, token));
+    else {
+      const auth = await authenticate(authorization, serverId);
+      gate = Exit.isFailure(auth)
+        ? Exit.failCause(auth.cause)
+        : Exit.map(await cache.current(serverId), (compiled) => [auth.value, compiled] as const);
+    }
+    if (Exit.isFailure(gate)) return Exit.failCause(gate.cause);
+    const [auth, compiled] = gate.value;
+    const served = mcpServerForCaller(auth.caller, serverId, compiled);
+    return Either.isLeft(served) ? Exit.fail(served.left) : Exit.succeed([auth, served.right] as const);
+  };
+
   const exchange = async (request: Request, serverId: string): Promise<Response> => {
     const failed = (cause: Cause.Cause<McpFailure>) =>
       httpFailure(cause, { log, metadataUrl: site.metadataUrl(serverId), path: new URL(request.url).pathname });
-    if (!isId(serverId)) return failed(Cause.fail(new NotFound({ kind: "server", id: serverId })));
-    const auth = await authenticate(request.headers.get("authorization"), serverId);
-    if (Exit.isFailure(auth)) return failed(auth.cause);
-    const lookup = await cache.current(serverId);
-    if (Exit.isFailure(lookup)) return failed(lookup.cause);
-    const served = mcpServerForCaller(auth.value.caller, serverId, lookup.value);
-    if (Either.isLeft(served)) return failed(Cause.fail(served.left));
-    const budget = await options.tenantRateLimit?.(served.right.tenant);
+    const admitted = await admit(request.headers.get("authorization"), serverId);
+    if (Exit.isFailure(admitted)) return failed(admitted.cause);
+    const [auth, compiled] = admitted.value;
+    const budget = await options.tenantRateLimit?.(compiled.tenant);
     if (budget !== undefined && !budget.allowed)
       return withHeaders(
         failed(
@@ -266,8 +288,8 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     if (options.upstreamAuthorization !== undefined)
       await rememberInitialize(request, callerKey(serverId, request.headers.get("authorization")));
     const answer = await handler.fetch(request, {
-      authInfo: authInfoOf(auth.value, serverId, {
-        compiled: served.right,
+      authInfo: authInfoOf(auth, serverId, {
+        compiled,
         caller: callerKey(serverId, request.headers.get("authorization")),
       }),
     });
@@ -300,23 +322,12 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
   const slowNode = toNodeHandler({ fetch }, { onerror: onError });
   const fastNode = fastLane({
     hostAllowed: (host) => validateHostHeader(host, [...site.allowedHosts()]).ok,
+    // A refusal is the SDK path's to answer.
     admit: async (authorization, serverId) => {
-      if (!isId(serverId)) return undefined;
-      // A server token and the server's revision are read in one run; other credentials as `exchange` does.
-      const token = serverTokenOf(authorization);
-      let gate: Exit.Exit<readonly [McpAuthentication, CompiledServer | undefined], unknown>;
-      if (token !== undefined) gate = await cache.currentAfter(serverId, serverTokenAuthentication(serverId, token));
-      else {
-        const auth = await authenticate(authorization, serverId);
-        gate = Exit.isFailure(auth)
-          ? Exit.failCause(auth.cause)
-          : Exit.map(await cache.current(serverId), (compiled) => [auth.value, compiled] as const);
-      }
-      if (Exit.isFailure(gate)) return undefined;
-      const [auth, compiled] = gate.value;
-      const served = mcpServerForCaller(auth.caller, serverId, compiled);
-      if (Either.isLeft(served)) return undefined;
-      return { auth, compiled: served.right, caller: callerKey(serverId, authorization) };
+      const admitted = await admit(authorization, serverId);
+      if (Exit.isFailure(admitted)) return undefined;
+      const [auth, compiled] = admitted.value;
+      return { auth, compiled, caller: callerKey(serverId, authorization) };
     },
     charge: async (tenant) => options.tenantRateLimit?.(tenant),
     refusal: (serverId, budget) =>
@@ -358,7 +369,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     close: async () => {
       inFlight.close();
       await handler.close();
-      await dispatcher.close();
+      if (options.dispatcher === undefined) await dispatcher.close();
     },
   };
 };

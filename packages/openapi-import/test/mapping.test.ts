@@ -65,6 +65,19 @@ describe("provider fields", () => {
     });
   });
 
+  it("a description fetched from a URL documents the provider there, unless provider.documentURL is given", async () => {
+    const document = doc30({ "/a": { get: {} } });
+    const at = "https://specs.example.com/api.yaml";
+    const fetched = (provider?: Record<string, unknown>) =>
+      run(services, I.importProvider(actor(), importBody(document, { dryRun: true, provider }), at));
+    expect((await fetched()).result.provider.documentURL).toBe(at);
+    expect((await fetched({ documentURL: "" })).result.provider.documentURL).toBe("");
+    expect((await fetched({ documentURL: "https://docs.example.com" })).result.provider.documentURL).toBe(
+      "https://docs.example.com",
+    );
+    expect((await dryRun(document)).result.provider.documentURL).toBe("");
+  });
+
   it("a relative server needs provider.baseURL, and the problem names the document path", async () => {
     const error = await refused(
       services,

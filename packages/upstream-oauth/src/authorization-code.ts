@@ -9,11 +9,9 @@ import {
   type UpstreamConnection,
 } from "@mcpsm/domain/mcp";
 import type { EffectRunner, UpstreamTokenAnswer, UpstreamTokenRequest } from "@mcpsm/mcp-runtime";
-import type { Storage } from "@mcpsm/domain/storage";
-import type { SecretCipher } from "@mcpsm/domain/use-cases";
-import { Cause, type Effect, Exit } from "effect";
 import * as oauth from "oauth4webapi";
 import { encodeConsentState } from "./consent-state.js";
+import { run } from "./run-effect.js";
 import { clientSettingsOf, type TokenEndpoint, type TokenEndpointFault } from "./token-endpoint.js";
 import { useUntil } from "./token-cache.js";
 
@@ -32,13 +30,6 @@ export interface AuthorizationCodeOptions {
   readonly publicUrl: () => string;
   readonly now: () => number;
 }
-
-/** `Effect` → value, or the failure's message (an outage of the store) as a thrown Error. */
-const run = async <A, E>(runner: EffectRunner, effect: Effect.Effect<A, E, Storage | SecretCipher>): Promise<A> => {
-  const exit = await runner.runPromiseExit(effect);
-  if (Exit.isSuccess(exit)) return exit.value;
-  throw Cause.squash(exit.cause);
-};
 
 /** The redirect URI every consent uses: fixed to the service's public URL. */
 export const redirectUriOf = (publicUrl: string) => `${publicUrl}/oauth2/callback`;

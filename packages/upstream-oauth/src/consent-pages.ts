@@ -1,12 +1,12 @@
 import { saveUpstreamConnection, takeUpstreamConsent, upstreamConsentProvider } from "@mcpsm/domain/mcp";
-import type { Storage } from "@mcpsm/domain/storage";
 import { SecretCipher } from "@mcpsm/domain/use-cases";
-import type { EffectRunner, PolicyFetch } from "@mcpsm/mcp-runtime";
-import { Cause, Effect, Exit } from "effect";
-import { redirectUriOf } from "./authorization-code.js";
+import type { PolicyFetch } from "@mcpsm/mcp-runtime";
+import { Effect } from "effect";
+import { type AuthorizationCodeOptions, redirectUriOf } from "./authorization-code.js";
 import { consentPage, PAGE_HEADERS } from "./consent-page.js";
 import { decodeConsentState } from "./consent-state.js";
-import { type TokenEndpoint, TokenEndpointFault } from "./token-endpoint.js";
+import { run } from "./run-effect.js";
+import { clientSettingsOf, TokenEndpointFault } from "./token-endpoint.js";
 
 // The public pages of a consent (docs/api-rules.md §13): `GET /oauth2/authorize?state=…` sends the person to
 // the provider's authURL (authorization code with PKCE S256, the redirect URI fixed to the service's public
@@ -20,13 +20,8 @@ export interface PageAnswer {
   readonly body: string;
 }
 
-export interface ConsentPagesOptions {
-  readonly runner: EffectRunner;
-  readonly endpoint: TokenEndpoint;
-  readonly stateKey: Uint8Array;
-  readonly publicUrl: () => string;
-  readonly now: () => number;
-}
+/** The pages need what the grant that sends people to them needs: the store, the endpoint, the state key. */
+export type ConsentPagesOptions = AuthorizationCodeOptions;
 
 const page = (status: number, kind: "ok" | "error", title: string, message: string): PageAnswer => ({
   status,
@@ -39,12 +34,6 @@ const refusedState = {
   tampered: "The link is not a valid consent link.",
   expired: "The link has expired (consent links are valid for 10 minutes). Call the tool again for a new one.",
 } as const;
-
-const run = async <A, E>(runner: EffectRunner, effect: Effect.Effect<A, E, Storage | SecretCipher>): Promise<A> => {
-  const exit = await runner.runPromiseExit(effect);
-  if (Exit.isSuccess(exit)) return exit.value;
-  throw Cause.squash(exit.cause);
-};
 
 /** The two pages, over the store and cipher `runner` provides. */
 export const consentPages = (options: ConsentPagesOptions) => {
@@ -107,12 +96,8 @@ export const consentPages = (options: ConsentPagesOptions) => {
     const cipherText = config.clientSecretCipher;
     try {
       const tokens = await options.endpoint.authorizationCode(
-        {
-          providerId: provider.id,
-          providerName: provider.name,
-          clientID: config.clientID,
-          tokenURL: config.tokenURL,
-          authURL: config.authURL,
+        clientSettingsOf({
+          provider: { ...provider, oauth2Config: config },
           clientSecret: async () =>
             cipherText === null
               ? ""
@@ -121,7 +106,7 @@ export const consentPages = (options: ConsentPagesOptions) => {
                   Effect.flatMap(SecretCipher, (cipher) => cipher.decrypt(cipherText)),
                 ),
           fetch,
-        },
+        }),
         query,
         raw,
         redirectUriOf(options.publicUrl()),

@@ -219,8 +219,10 @@ export class TokenEndpoint {
   }
 }
 
-/** The client settings of a token request. */
-export const clientSettingsOf = (request: UpstreamTokenRequest): OAuthClientSettings => ({
+/** The client settings of a token request (or of a consent's provider: what a token request names of it). */
+export const clientSettingsOf = (
+  request: Pick<UpstreamTokenRequest, "provider" | "clientSecret" | "fetch">,
+): OAuthClientSettings => ({
   providerId: request.provider.id,
   providerName: request.provider.name,
   clientID: request.provider.oauth2Config.clientID,
