@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import pino from "pino";
 import { loadServiceConfigOrExit } from "./config/load-config.js";
+import { startQuietTimeCollection } from "./launcher/quiet-time-garbage.js";
 import { collectStartUpGarbage } from "./launcher/start-up-garbage.js";
 import { startService } from "./service.js";
 import { openStorage, PendingMigrations } from "./storage/open-storage.js";
@@ -30,6 +31,19 @@ logger.info(
   { rssBeforeMiB: Math.round(rssBefore / 2 ** 20), rssAfterMiB: Math.round(process.memoryUsage.rss() / 2 ** 20) },
   "start-up garbage collected",
 );
+// From now on, the pages a burst of requests grew the heap to are given back once the requests stop.
+const quietCollection = config.memory?.quietCollection;
+if (quietCollection !== undefined)
+  startQuietTimeCollection(service.server, quietCollection, ({ rssBefore, rssAfter, ms }) =>
+    logger.info(
+      {
+        rssBeforeMiB: Math.round(rssBefore / 2 ** 20),
+        rssAfterMiB: Math.round(rssAfter / 2 ** 20),
+        ms: Math.round(ms),
+      },
+      "quiet: garbage collected",
+    ),
+  );
 const stop = (signal: string) => {
   if (stopping) return;
   stopping = true;

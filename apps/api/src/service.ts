@@ -18,8 +18,7 @@ import {
   createMcpRuntime,
   defaultMcpSettings,
   type McpInstrumentation,
-  networkPolicy,
-  policyAgent,
+  upstreamAgent,
 } from "@mcpsm/mcp-runtime";
 import type { Middleware } from "koa";
 import { createLocalJWKSet, createRemoteJWKSet, type JWK } from "jose";
@@ -124,12 +123,12 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   if (options.storage === undefined) logger.info("storage: in memory (records are lost when the process stops)");
   const oldKeys = config.encryptionKeysOld ?? [];
   const security = config.security ?? DEFAULT_SECURITY_SETTINGS;
+  const mcpSettings = config.mcp ?? defaultMcpSettings();
+  // Every outbound call under the upstream address policy goes through one agent (one pool of connections,
+  // closed with the service): MCP upstream calls and token endpoints, import.url, git pushes.
+  const upstream = upstreamAgent(mcpSettings);
   // import.url (docs/api-rules.md §15) is fetched under the upstream address policy and deadline.
-  const importSettings = config.mcp ?? defaultMcpSettings();
-  const descriptionFetcher = policyDescriptionFetcher(
-    policyAgent({ policy: networkPolicy(importSettings.upstreamAllowedNetworks) }),
-    importSettings.upstreamTimeoutMs,
-  );
+  const descriptionFetcher = policyDescriptionFetcher(upstream, mcpSettings.upstreamTimeoutMs);
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(
       storage,
@@ -143,7 +142,8 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       Layer.succeed(DescriptionFetcher, descriptionFetcher),
     ),
   );
-  await runtime.runPromise(Effect.void);
+  // Built once: the store's read cache (cachedServerGraph) and the git sync worker use it directly.
+  const store = await runtime.runPromise(Storage);
   const operations = config.operations ?? DEFAULT_OPERATIONS_SETTINGS;
   // Metrics are collected (and prom-client loaded) only when they can be scraped.
   const metrics =
@@ -177,7 +177,6 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     logger.warn("rate limits: Redis did not answer at start; counting in this process until it does");
   // The MCP endpoint; its default public URL is the listening URL, known once listening.
   let listenUrl = "";
-  const mcpSettings = config.mcp ?? defaultMcpSettings();
   const publicBase = () =>
     Option.match(mcpSettings.publicUrl, {
       onNone: () => listenUrl,
@@ -206,7 +205,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
           throw Cause.squash(exit.cause);
         },
         serverOwner: async (serverId: string) =>
-          (await runtime.runPromise(Effect.flatMap(Storage, (s) => s.read((tx) => tx.findServer(serverId)))))?.tenant,
+          (await runtime.runPromise(store.read((tx) => tx.findServer(serverId))))?.tenant,
         runner: runtime,
         cookieKeys: [Buffer.from(derivedKey(encryptionKey, "mcp-oauth-cookies")).toString("base64url")],
         // Derived from the encryption keys: the same on every instance, across restarts; see docs/decisions.md.
@@ -248,6 +247,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   const mcp = createMcpRuntime({
     runner,
     settings: mcpSettings,
+    dispatcher: upstream,
     listenUrl: () => listenUrl,
     oauth: ownAuthorizationServer === undefined ? mcpVerifier : ownAuthorizationServer.verifierBefore(mcpVerifier),
     defaultAuthorizationServers:
@@ -267,9 +267,8 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     config.authUrl ??
     (config.auth.mode !== "dev" && /^https?:\/\//i.test(config.auth.issuer) ? config.auth.issuer : undefined);
   // The store's read cache, when it keeps one: GET /servers/{id} keeps its serialised answer per cached graph.
-  const { cachedServerGraph } = await runtime.runPromise(Storage);
   const app = createApp({
-    cachedServerGraph,
+    cachedServerGraph: store.cachedServerGraph,
     runtime: runner,
     verifier,
     logger,
@@ -337,23 +336,19 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   if (metricsListener !== undefined) logger.info({ url: metricsListener.url }, "metrics listening");
   // The git sync worker (docs/api-rules.md §17): git hosts are reached under the upstream address policy.
   const gitSyncConfig = config.gitSync ?? DEFAULT_GIT_SYNC_CONFIG;
-  const gitDispatcher = gitSyncConfig.enabled
-    ? policyAgent({ policy: networkPolicy(mcpSettings.upstreamAllowedNetworks) })
-    : undefined;
-  const gitSync =
-    gitDispatcher === undefined
-      ? undefined
-      : startGitSyncWorker({
-          storage: await runtime.runPromise(Storage),
-          cipher: aesGcmCipher(encryptionKey, oldKeys),
-          dispatcher: gitDispatcher,
-          settings: gitSyncConfig,
-          onPush: (report) => metrics?.counters.gitPushes.inc({ outcome: report.reason ?? report.result }),
-          logger: {
-            warn: (fields, message) => logger.warn(fields, message),
-            error: (fields, message) => logger.error(fields, message),
-          },
-        });
+  const gitSync = !gitSyncConfig.enabled
+    ? undefined
+    : startGitSyncWorker({
+        storage: store,
+        cipher: aesGcmCipher(encryptionKey, oldKeys),
+        dispatcher: upstream,
+        settings: gitSyncConfig,
+        onPush: (report) => metrics?.counters.gitPushes.inc({ outcome: report.reason ?? report.result }),
+        logger: {
+          warn: (fields, message) => logger.warn(fields, message),
+          error: (fields, message) => logger.error(fields, message),
+        },
+      });
   return {
     url,
     server,
@@ -364,8 +359,9 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       await tracing?.close();
       await auditRetention.stop();
       await gitSync?.stop();
-      await gitDispatcher?.close();
       await mcp.close();
+      // After everything that sends through it has stopped.
+      await upstream.close();
       await cancellationRelay?.close();
       await rateLimiter?.close();
       await runtime.dispose();

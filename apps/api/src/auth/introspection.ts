@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import type { Actor } from "@mcpsm/domain";
 import { Unauthenticated, Unavailable } from "@mcpsm/domain/errors";
 import type { OAuthAccessTokenVerifier, OAuthPrincipal } from "@mcpsm/mcp-runtime";
 import { LRUCache } from "lru-cache";
 import type { AccessTokenVerifier } from "./access-token-verifier.js";
 import { scopesOf } from "./access-token-verifier.js";
+import { tokenDigest } from "./token-digest.js";
 
 // Opaque access tokens, checked by RFC 7662 token introspection at the authorization server. The service
 // authenticates itself with client_secret_basic. An answer is cached for at most min(60 s, time left until the
@@ -140,7 +140,7 @@ export const introspectionVerifiers = (options: IntrospectionOptions) => {
 
   /** The answer for `token`, from the cache when it is fresh; throws EndpointFailure. */
   const introspect = async (token: string): Promise<Answer> => {
-    const key = createHash("sha256").update(token).digest("base64url");
+    const key = tokenDigest(token);
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
     let pending = inFlight.get(key);

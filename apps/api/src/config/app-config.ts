@@ -1,6 +1,7 @@
 import { type McpSettings, mcpSettingsConfig } from "@mcpsm/mcp-runtime";
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect";
 import { type GitSyncConfig, gitSyncConfig } from "./git-sync-config.js";
+import { type MemorySettings, memoryConfig } from "./memory-config.js";
 import { type OperationsSettings, operationsConfig } from "./operations-config.js";
 import { securityConfig, type SecuritySettings } from "./security-config.js";
 
@@ -76,6 +77,8 @@ export interface AppConfig {
   readonly operations?: OperationsSettings;
   /** The git sync worker (docs/api-rules.md §17); on with defaults when absent. */
   readonly gitSync?: GitSyncConfig;
+  /** The quiet-time collection of the service's entry point; none when absent. */
+  readonly memory?: MemorySettings;
 }
 
 /** The service as a client of the identity provider, for consent by signing in. */
@@ -234,6 +237,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   ),
   operations: operationsConfig,
   gitSync: gitSyncConfig,
+  memory: memoryConfig,
 });
 
 /** Loads the configuration, or a readable message listing every bad value. */

@@ -155,7 +155,7 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
   // The import use cases still take the wire body (see @mcpsm/domain/openapi-import).
   importProvider: ({ actor, body }) =>
     Effect.map(
-      importFromUrl(body, (b) => I.importProvider(actor, b), true),
+      importFromUrl(body, (b, fetchedFrom) => I.importProvider(actor, b, fetchedFrom)),
       ({ created: stored, result }) =>
         stored ? created(result, `/providers/${result.provider.id}`, result.provider.version) : ok(result),
     ),

@@ -5,13 +5,13 @@
 // Why (measured, docs/performance.md "RSS"): the live JS heap of the service under load is 60–80 MB, yet its
 // RSS grew past 600 MiB. V8's defaults let the young generation grow to 2 × 64 MiB semi-spaces and the old
 // generation to several times its live size before a full collection, and those pages stay resident;
-// 16 MiB semi-spaces and a 1.5× growing factor keep the heap near its live size for a few per cent more GC
+// 8 MiB semi-spaces and a 1.5× growing factor keep the heap near its live size for a few per cent more GC
 // time. glibc's allocator keeps what the I/O threads and large buffers freed: an arena per thread, and a
 // mmap threshold that rises after the first large buffer is freed, after which large buffers come from the
 // heap and fragment it. Two arenas and a fixed 128 KiB threshold (large buffers mapped and unmapped) give it back.
 
 /** V8 flags that only take effect when given at process start. */
-export const HEAP_FLAGS: ReadonlyArray<string> = ["--max-semi-space-size=16", "--heap-growing-percent=50"];
+export const HEAP_FLAGS: ReadonlyArray<string> = ["--max-semi-space-size=8", "--heap-growing-percent=50"];
 
 /** glibc malloc tunables, read from the environment when the process starts. */
 export const MALLOC_ENV: Readonly<Record<string, string>> = {

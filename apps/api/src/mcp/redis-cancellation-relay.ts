@@ -25,9 +25,8 @@ const isCancellation = (value: unknown): value is RelayedCancellation => {
 
 /** A relay on `channel` of the Redis at `url`. */
 export const redisCancellationRelay = (url: string, channel: string, logger: Logger): RedisCancellationRelay => {
-  const options = { connectTimeout: 2_000, maxRetriesPerRequest: 1 };
-  const publisher = newRedisClient(url, { ...options, enableOfflineQueue: false, commandTimeout: 1_000 });
-  const subscriber = newRedisClient(url, options);
+  const publisher = newRedisClient(url, "commands");
+  const subscriber = newRedisClient(url, "subscriber");
   let warned = false;
   const warn = (error: Error) => {
     if (warned) return;

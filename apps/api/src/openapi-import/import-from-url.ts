@@ -23,24 +23,18 @@ const atUrl = (error: DomainError): DomainError => {
 
 /**
  * Runs an import use case on `body`; an `import.url` (without a document) is first fetched by the service
- * (DescriptionFetcher) and given to the use case as the document's text. Domain stays pure: it gets a document.
- * With `asDocumentURL` (a create), the URL also becomes the provider's `documentURL` unless the caller gave one.
+ * (DescriptionFetcher) and given to the use case as the document's text, with the URL it came from (what the
+ * domain makes of that URL is its rule). Domain stays pure: it gets a document.
  */
 export const importFromUrl = <A, R>(
   body: unknown,
-  useCase: (body: unknown) => Effect.Effect<A, DomainError, R>,
-  asDocumentURL = false,
+  useCase: (body: unknown, fetchedFrom?: string) => Effect.Effect<A, DomainError, R>,
 ): Effect.Effect<A, DomainError, R | DescriptionFetcher> => {
   if (!isObject(body) || !isObject(body.import) || "document" in body.import || typeof body.import.url !== "string")
     return useCase(body);
   const { url, ...rest } = body.import;
-  const provider = rest.provider;
-  const withDocumentURL =
-    asDocumentURL && (provider === undefined || (isObject(provider) && !("documentURL" in provider)))
-      ? { ...rest, provider: { ...provider, documentURL: url } }
-      : rest;
   return Effect.flatMap(DescriptionFetcher, (fetcher) => fetcher.fetch(url as string)).pipe(
-    Effect.flatMap((document) => useCase({ ...body, import: { ...withDocumentURL, document } })),
+    Effect.flatMap((document) => useCase({ ...body, import: { ...rest, document } }, url as string)),
     Effect.mapError(atUrl),
   );
 };

@@ -59,13 +59,8 @@ export const createRateLimiter = (settings: RateLimitSettings, logger: Logger): 
   let store: (options: IRateLimiterOptions) => RateLimiterMemory | RateLimiterRedis = (options) =>
     new RateLimiterMemory(options);
   if (settings.redisUrl !== undefined) {
-    // No offline queue: while Redis is away a command fails at once and the insurance limiter answers.
-    const client = newRedisClient(settings.redisUrl, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2_000,
-      commandTimeout: 1_000,
-    });
+    // While Redis is away a command fails at once and the insurance limiter answers.
+    const client = newRedisClient(settings.redisUrl, "commands");
     redis = client;
     let healthy = true;
     client.on("error", (error: Error) => {
