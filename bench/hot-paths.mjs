@@ -17,8 +17,9 @@
 // see below), SERVICE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), SERVICE_ENTRY
 // (default apps/api/dist/main.js; apps/api/dist/serve.js starts the service without the launcher's memory
 // settings, V8's and glibc's defaults, for a before/after), SERVICE_NODE_FLAGS (node flags on the service's
-// command line, where the launcher takes them as the operator's: e.g. `--max-semi-space-size=8
-// --heap-growing-percent=50` to try other heap settings, which NODE_OPTIONS refuses).
+// command line, where the launcher takes them as the operator's, which NODE_OPTIONS refuses: e.g.
+// `--max-semi-space-size=16 --heap-growing-percent=50`, with MEMORY_QUIET_COLLECT_MS=0, is the service as it
+// was before the memory branch of issue 15).
 //
 // The soak (the RSS goal: `ROWS=none SOAK_MIN=10 node bench/hot-paths.mjs`): the mix GET /servers/{id},
 // tools/call, tools/list, tools/call on every connection (c=16 by default), 10 s of warm-up, 20 s closed-loop

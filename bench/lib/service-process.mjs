@@ -61,7 +61,10 @@ const LIMITS = {
 export const startServiceProcess = async ({ dataDir, env = {}, nodeOptions = "" }) => {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const started = Date.now();
-  const child = spawn(process.execPath, [join(ROOT, "apps/api/dist/main.js")], {
+  // SERVICE_NODE_FLAGS: node flags on the service's command line (the launcher takes heap flags there as the
+  // operator's), to compare heap settings.
+  const flags = (process.env.SERVICE_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...flags, join(ROOT, "apps/api/dist/main.js")], {
     cwd: ROOT,
     env: {
       ...process.env,
