@@ -114,7 +114,6 @@ describe.runIf(serverUrl !== undefined)("concurrency (postgresql server)", () =>
         Effect.gen(function* () {
           if ((yield* tx.serversReferencing({ kind: "provider", id: p.id })).length > 0) return yield* refuse("in use");
           yield* bothChecked;
-          yield* Effect.sleep(round % 3);
           yield* tx.deleteProvider(p.id);
         }),
       );
@@ -123,7 +122,6 @@ describe.runIf(serverUrl !== undefined)("concurrency (postgresql server)", () =>
         Effect.gen(function* () {
           if ((yield* tx.findProvider(p.id)) === undefined) return yield* refuse("gone");
           yield* bothChecked;
-          yield* Effect.sleep((round + 1) % 3);
           yield* tx.insertServer(s);
         }),
       );
@@ -198,28 +196,56 @@ describe.runIf(serverUrl !== undefined)("concurrency (postgresql server)", () =>
     const [a, b] = [provider(2001, { name: "dl-a" }), provider(2002, { name: "dl-b" })];
     await run((tx) => Effect.zipRight(tx.insertProvider(a), tx.insertProvider(b)));
     let attempts = 0;
-    // Opposite lock orders with a pause in between: PostgreSQL aborts one of the two (40P01).
-    const lockBoth = (first: typeof a, second: typeof a) =>
+    // Opposite lock orders: the first transaction updates a, then lets the second start, which updates b and
+    // then waits on a lock the first holds (a, or the tenant's listing generation that both updates stamp).
+    // Once the database shows it waiting, the first goes on to b: a cycle, and PostgreSQL aborts one of the
+    // two (40P01). A rerun finds both signals given and goes straight through.
+    const firstLocked = Effect.runSync(Deferred.make<void>());
+    const secondWaiting = Effect.runSync(Deferred.make<void>());
+    const update = (tx: StorageTx, target: typeof a, by: string) =>
+      Effect.gen(function* () {
+        const row = yield* tx.findProvider(target.id);
+        return yield* tx.updateProvider({ ...row!, description: `by ${by}`, version: row!.version + 1 }, row!.version);
+      });
+    const lockBoth = (first: typeof a, second: typeof a, before: Effect.Effect<void>, between: Effect.Effect<void>) =>
       handle.storage.transaction((tx) =>
         Effect.gen(function* () {
           attempts++;
-          const one = yield* tx.findProvider(first.id);
-          const firstApplied = yield* tx.updateProvider(
-            { ...one!, description: `by ${first.name}`, version: one!.version + 1 },
-            one!.version,
-          );
-          yield* Effect.sleep(200);
-          const two = yield* tx.findProvider(second.id);
-          const secondApplied = yield* tx.updateProvider(
-            { ...two!, description: `by ${first.name}`, version: two!.version + 1 },
-            two!.version,
-          );
+          yield* before;
+          const firstApplied = yield* update(tx, first, first.name);
+          yield* between;
+          const secondApplied = yield* update(tx, second, first.name);
           return { [first.id]: firstApplied, [second.id]: secondApplied };
         }),
       );
+    const waitingOnALock = async () => {
+      const deadline = Date.now() + 30_000;
+      const connection = handle.orm.em.getConnection();
+      for (;;) {
+        const [row] = await connection.execute<Array<{ n: string }>>(
+          "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+        );
+        if (Number(row?.n) > 0) return;
+        if (Date.now() > deadline) throw new Error("the second transaction never waited on a lock");
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const first = lockBoth(
+      a,
+      b,
+      Effect.void,
+      Effect.zipRight(Deferred.succeed(firstLocked, undefined), Deferred.await(secondWaiting)),
+    );
+    const second = lockBoth(b, a, Deferred.await(firstLocked), Effect.void);
+    const watcher = Effect.zipRight(
+      Deferred.await(firstLocked),
+      Effect.zipRight(Effect.promise(waitingOnALock), Deferred.succeed(secondWaiting, undefined)),
+    );
     // Neither transaction fails: the victim's first attempt is rolled back and it runs again (a
     // compare-and-set in the rerun may still find the version moved, which the domain handles).
-    const results = await Effect.runPromise(Effect.all([lockBoth(a, b), lockBoth(b, a)], { concurrency: "unbounded" }));
+    const [results] = await Effect.runPromise(
+      Effect.all([Effect.all([first, second], { concurrency: "unbounded" }), watcher], { concurrency: "unbounded" }),
+    );
     expect(attempts).toBe(3);
     const applied = (id: string) => results.filter((r) => r[id] === true).length;
     const [storedA, storedB] = await run((tx) => Effect.all([tx.findProvider(a.id), tx.findProvider(b.id)]));

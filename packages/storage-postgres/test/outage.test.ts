@@ -1,6 +1,6 @@
 import { Unavailable } from "@mcpsm/domain/errors";
 import { provider, TENANT_A } from "@mcpsm/storage-contract";
-import { Cause, Effect, Exit, Fiber } from "effect";
+import { Cause, Deferred, Effect, Exit, Fiber } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makePostgresStorage, migrate, type PostgresStorage } from "../src/index.js";
 import { type OutageProxy, startOutageProxy } from "../src/testing/index.js";
@@ -91,13 +91,21 @@ for (const target of targets)
     });
 
     it("a request that waits too long for a pooled connection fails with Unavailable", async () => {
-      // The only connection is held by a slow transaction; a read that cannot get it in time gives up.
+      // The only connection is held by a transaction until the test lets it go; a read that cannot get it
+      // in time (connectTimeoutMs) gives up.
+      const holding = Effect.runSync(Deferred.make<void>());
+      const release = Effect.runSync(Deferred.make<void>());
       const slow = Effect.runFork(
-        handle.storage.transaction((tx) => Effect.zipRight(tx.countProviders(TENANT_A), Effect.sleep(2_500))),
+        handle.storage.transaction((tx) =>
+          tx
+            .countProviders(TENANT_A)
+            .pipe(Effect.zipRight(Deferred.succeed(holding, undefined)), Effect.zipRight(Deferred.await(release))),
+        ),
       );
-      await Effect.runPromise(Effect.sleep(200));
+      await Effect.runPromise(Deferred.await(holding));
       const starved = await Effect.runPromiseExit(handle.storage.read((tx) => tx.countProviders(TENANT_A)));
       expect(failureOf(starved)).toBeInstanceOf(Unavailable);
+      await Effect.runPromise(Deferred.succeed(release, undefined));
       await Effect.runPromise(Fiber.join(slow));
       expect(await Effect.runPromise(handle.storage.read((tx) => tx.countProviders(TENANT_A)))).toBe(2);
     });
