@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
 const storeIndependent = [
   "test/graceful-shutdown.test.ts",
   "test/launcher-memory-settings.test.ts",
-  "test/start-up-garbage.test.ts",
+  "test/memory-reducing-collection.test.ts",
   "test/modules-on-demand.test.ts",
   "test/create-embedded-database.test.ts",
   "test/docs-page.test.ts",

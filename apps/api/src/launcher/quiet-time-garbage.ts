@@ -5,10 +5,11 @@ import { collectAllGarbage } from "./memory-reducing-collection.js";
 // only in a memory-reducing collection, which its memory reducer starts some 8–20 s after allocation stops,
 // so a service between bursts of traffic keeps the RSS of its busiest moment (docs/performance.md, "RSS:
 // a collection when the service goes quiet"). One such collection once the requests stop returns 60–80 MiB.
-// It is taken only when a whole interval passed without a request (it pauses the process for 50–400 ms, and
-// a request arriving meanwhile waits), when RSS grew by at least `minGrowthBytes` since the last one and when
-// the last one is at least `minSpacingMs` ago, so that a service with sparse traffic, where short pauses
-// between requests are the rule, pays at most one collection per spacing.
+// It is taken only when a whole interval passed without a request (it pauses the process, 50–400 ms here
+// and up to ~1.2 s on a loaded machine, and a request arriving meanwhile waits), when RSS grew by at least
+// `minGrowthBytes` since the last one and when the last one is at least `minSpacingMs` ago, so that a service
+// with sparse traffic, where short pauses between requests are the rule, pays at most one collection per
+// spacing.
 
 /** How the quiet-time collection is configured: how often to look, and the growth that makes it worth it. */
 export interface QuietCollectionSettings {

@@ -5,7 +5,7 @@ import { type EmbeddedPostgres, makePostgresStorage, startEmbeddedPostgres } fro
 import { Effect, Either, type Layer } from "effect";
 import type { Logger } from "pino";
 import { type DatabaseConfig, redactedUrl } from "../config/database-config.js";
-import { collectStartUpGarbage } from "../launcher/start-up-garbage.js";
+import { collectAllGarbage } from "../launcher/memory-reducing-collection.js";
 import { createEmbeddedDatabase } from "./create-embedded-database.js";
 
 /** An open store: its layer, a readiness probe and how to release it. */
@@ -80,7 +80,7 @@ export const openStorage = async (config: DatabaseConfig, dataDir: string, logge
       // instance, a collection frees it (and its compiled PostgreSQL code) before the next one opens.
       await closeAll(opened);
       opened = undefined;
-      collectStartUpGarbage();
+      collectAllGarbage();
       opened = await open(config, dataDir, logger);
       logger.info({ applied: applied.length }, "storage: embedded database reopened after migrating");
     }

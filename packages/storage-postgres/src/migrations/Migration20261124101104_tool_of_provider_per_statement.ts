@@ -38,11 +38,5 @@ export class Migration20261124101104_tool_of_provider_per_statement extends Migr
     this.addSql(
       `create trigger "tool_of_provider" BEFORE INSERT OR UPDATE on "server_tools" for each ROW execute function "server_tools_tool_of_provider_fn"();`,
     );
-
-    this.addSql(`drop function if exists "refuse_expected_write"(text);`);
-
-    this.addSql(
-      `create or replace function "refuse_expected_write"("reason" text) returns boolean security invoker volatile language plpgsql as $$ begin raise exception using errcode = 'P0001', message = 'expected write refused: ' || reason; end $$;`,
-    );
   }
 }
