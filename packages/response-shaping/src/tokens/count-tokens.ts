@@ -1,0 +1,56 @@
+import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+
+/**
+ * Token counts with the o200k_base tokenizer (`gpt-tokenizer`, ranks shipped in the package).
+ *
+ * The rule that keeps counting cheap: a token is at least one byte of UTF-8, so a text of at most `limit`
+ * bytes has at most `limit` tokens and is never counted to decide whether it fits. A longer text is counted
+ * exactly up to a prefix long enough to prove it does not fit (`PREFIX_CHARS_PER_TOKEN` characters per
+ * token of the limit); beyond that prefix its count is extrapolated and said to be an estimate.
+ */
+export const countTokens = (text: string): number => countO200k(text);
+
+/** Characters per token of the limit counted before a text is declared over it (JSON runs 2.5 to 4). */
+export const PREFIX_CHARS_PER_TOKEN = 6;
+
+/** Texts up to this many characters are counted exactly when a count is asked for. */
+const EXACT_BELOW_CHARS = 2048;
+
+export interface TokenMeasure {
+  /** The count (exact) or the estimate. */
+  readonly tokens: number;
+  readonly exact: boolean;
+  /** True when the text has at most `limit` tokens. */
+  readonly within: boolean;
+}
+
+const estimateFromSample = (text: string, bytes: number): number => {
+  const start = Math.max(0, Math.floor(text.length / 2) - EXACT_BELOW_CHARS / 2);
+  const sample = text.slice(start, start + EXACT_BELOW_CHARS);
+  const sampleBytes = Buffer.byteLength(sample);
+  return sampleBytes === 0 ? 0 : Math.ceil((countO200k(sample) / sampleBytes) * bytes);
+};
+
+/**
+ * Whether `text` fits `limit` tokens, and its size in tokens: exact where it was counted, else estimated
+ * from a counted sample (texts that fit by their byte length) or from the counted prefix (texts over it).
+ */
+export const measureTokens = (text: string, limit: number): TokenMeasure => {
+  if (text.length <= EXACT_BELOW_CHARS) {
+    const tokens = countO200k(text);
+    return { tokens, exact: true, within: tokens <= limit };
+  }
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= limit) return { tokens: Math.min(bytes, estimateFromSample(text, bytes)), exact: false, within: true };
+  const prefixChars = limit * PREFIX_CHARS_PER_TOKEN;
+  if (text.length <= prefixChars) {
+    const tokens = countO200k(text);
+    return { tokens, exact: true, within: tokens <= limit };
+  }
+  const prefixTokens = countO200k(text.slice(0, prefixChars));
+  if (prefixTokens > limit)
+    return { tokens: Math.ceil((prefixTokens / prefixChars) * text.length), exact: false, within: false };
+  // A dense prefix and a long text: count all of it.
+  const tokens = countO200k(text);
+  return { tokens, exact: true, within: tokens <= limit };
+};
