@@ -1,8 +1,9 @@
-// Response shaping (issue 28, docs/api-rules.md §19): what shaping adds per call, how fast a hostile filter
+// Response shaping (issue 28, the API contract's §19): what shaping adds per call, how fast a hostile filter
 // is stopped, and how many tokens a one-line filter saves on list operations of real APIs.
 //   ./run build && node bench/response-shaping.mjs [calls=400]
 import { readFileSync, readdirSync } from "node:fs";
 import { sample } from "openapi-sampler";
+import { parse as parseYaml } from "yaml";
 import {
   applyFilter,
   compileFilter,
@@ -111,12 +112,11 @@ const resolve = (spec, node) => {
       .reduce((o, k) => o?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], spec);
   return n;
 };
-for (const file of readdirSync(corpus)
-  .filter((f) => f.endsWith(".json"))
-  .sort()) {
+for (const file of readdirSync(corpus).sort()) {
   let spec;
   try {
-    spec = JSON.parse(readFileSync(`${corpus}/${file}`, "utf8"));
+    const text = readFileSync(`${corpus}/${file}`, "utf8");
+    spec = file.endsWith(".json") ? JSON.parse(text) : parseYaml(text, { maxAliasCount: -1 });
   } catch {
     continue;
   }
@@ -158,7 +158,7 @@ for (const file of readdirSync(corpus)
     if (!out.ok) continue;
     const before = countTokens(JSON.stringify(answer));
     const after = countTokens(out.text);
-    rows.push({ api: file.replace(/\.json$/, ""), op: `GET ${path}`, expression, before, after });
+    rows.push({ api: file.replace(/\.(json|ya?ml)$/, ""), op: `GET ${path}`, expression, before, after });
     taken += 1;
   }
 }

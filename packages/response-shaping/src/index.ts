@@ -1,5 +1,5 @@
 /**
- * @mcpsm/response-shaping: what a tool answers, shaped before a model reads it (`docs/api-rules.md` §19).
+ * @mcpsm/response-shaping: what a tool answers, shaped before a model reads it (the API contract's §19).
  * A bounded JMESPath or jq filter, the filtered result's `outputSchema`, o200k_base token counts, and a cut
  * at JSON boundaries to a token budget. No I/O; the one thread it starts is the filter sandbox.
  */

@@ -1,4 +1,4 @@
-/** A tool's `responseFilter` (`docs/api-rules.md` §19): the language and the tenant-written expression. */
+/** A tool's `responseFilter` (the API contract's §19): the language and the tenant-written expression. */
 export type FilterLanguage = "jmespath" | "jq";
 
 export interface ResponseFilter {

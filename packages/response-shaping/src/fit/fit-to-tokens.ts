@@ -18,6 +18,7 @@ export interface FitOutcome {
   readonly text: string;
   /** False when even the smallest cut the schema allows is over the limit (the runtime answers a tool error). */
   readonly fits: boolean;
+  /** Before and after the cut; `after` is counted whenever a cut was made, `exact` says whether `before` was. */
   readonly tokens: { readonly before: number; readonly after: number; readonly exact: boolean };
   readonly cut: CutNote | undefined;
 }
@@ -161,7 +162,7 @@ export const fitToTokens = (value: unknown, limit: number, options: FitOptions =
     value: current,
     text: currentText,
     fits,
-    tokens: { before: first.tokens, after: tokens, exact: false },
+    tokens: { before: first.tokens, after: tokens, exact: first.exact },
     cut: {
       arrays,
       properties: dropped,

@@ -24,9 +24,15 @@ const workerURL = (): URL =>
 export class FilterSandbox {
   #worker: Worker | undefined;
   #ready = false;
+  #closed = false;
   #nextId = 1;
   #queue: Array<Job> = [];
   #running: { readonly id: number; readonly job: Job; readonly timer: NodeJS.Timeout } | undefined;
+  /** True once `close` was called: a closed sandbox runs nothing more. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** How many threads were ended for running past a budget (for tests and metrics). */
   terminations = 0;
 
@@ -39,6 +45,7 @@ export class FilterSandbox {
 
   /** Ends the thread; runs still queued get `failed`. */
   async close(): Promise<void> {
+    this.#closed = true;
     const worker = this.#worker;
     this.#worker = undefined;
     for (const job of this.#queue.splice(0)) job.settle({ ok: false, reason: "failed", message: "the sandbox closed" });
@@ -85,10 +92,11 @@ export class FilterSandbox {
     return worker;
   }
 
+  /** Ends `worker` and starts its successor at once, so the next run waits as little as possible. */
   #replace(worker: Worker): void {
-    if (this.#worker === worker) this.#worker = undefined;
     this.terminations += 1;
     void worker.terminate();
+    if (this.#worker === worker) this.#worker = this.#closed ? undefined : this.#spawn();
   }
 
   #finish(outcome: FilterOutcome & { readonly text?: string }): void {
@@ -106,6 +114,7 @@ export class FilterSandbox {
 
   #pump(): void {
     if (this.#running !== undefined || this.#queue.length === 0) return;
+    if (this.#closed) return this.#failAll("the sandbox closed");
     this.#worker ??= this.#spawn();
     if (!this.#ready) return;
     const worker = this.#worker;
@@ -129,6 +138,6 @@ let shared: FilterSandbox | undefined;
 
 /** The process's sandbox, made on first use. */
 export const sharedSandbox = (): FilterSandbox => {
-  shared ??= new FilterSandbox();
+  if (shared === undefined || shared.closed) shared = new FilterSandbox();
   return shared;
 };

@@ -5,13 +5,16 @@ import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
  *
  * The rule that keeps counting cheap: a token is at least one byte of UTF-8, so a text of at most `limit`
  * bytes has at most `limit` tokens and is never counted to decide whether it fits. A longer text is counted
- * exactly up to a prefix long enough to prove it does not fit (`PREFIX_CHARS_PER_TOKEN` characters per
- * token of the limit); beyond that prefix its count is extrapolated and said to be an estimate.
+ * exactly up to a prefix long enough to prove it does not fit (4, then 8, characters per token of the
+ * limit: `PREFIX_CHARS_PER_TOKEN`); beyond that prefix its count is extrapolated and said to be an estimate.
  */
 export const countTokens = (text: string): number => countO200k(text);
 
-/** Characters per token of the limit counted before a text is declared over it (JSON runs 2.5 to 4). */
-export const PREFIX_CHARS_PER_TOKEN = 6;
+/**
+ * The prefixes counted, in characters per token of the limit, before a long text is counted whole: JSON
+ * runs 2.5 to 4 characters a token, so the first usually proves a text over the limit.
+ */
+export const PREFIX_CHARS_PER_TOKEN: ReadonlyArray<number> = [4, 8];
 
 /** Texts up to this many characters are counted exactly when a count is asked for. */
 const EXACT_BELOW_CHARS = 2048;
@@ -42,14 +45,13 @@ export const measureTokens = (text: string, limit: number): TokenMeasure => {
   }
   const bytes = Buffer.byteLength(text);
   if (bytes <= limit) return { tokens: Math.min(bytes, estimateFromSample(text, bytes)), exact: false, within: true };
-  const prefixChars = limit * PREFIX_CHARS_PER_TOKEN;
-  if (text.length <= prefixChars) {
-    const tokens = countO200k(text);
-    return { tokens, exact: true, within: tokens <= limit };
+  for (const perToken of PREFIX_CHARS_PER_TOKEN) {
+    const prefixChars = limit * perToken;
+    if (text.length <= prefixChars) break;
+    const prefixTokens = countO200k(text.slice(0, prefixChars));
+    if (prefixTokens > limit)
+      return { tokens: Math.ceil((prefixTokens / prefixChars) * text.length), exact: false, within: false };
   }
-  const prefixTokens = countO200k(text.slice(0, prefixChars));
-  if (prefixTokens > limit)
-    return { tokens: Math.ceil((prefixTokens / prefixChars) * text.length), exact: false, within: false };
   // A dense prefix and a long text: count all of it.
   const tokens = countO200k(text);
   return { tokens, exact: true, within: tokens <= limit };
