@@ -61,12 +61,21 @@ const replaced = (value: unknown, path: Path, next: unknown, remove = false): un
   return copy;
 };
 
-/** Arrays of the answer outside other arrays, largest (by JSON length) first. */
-const arraysOf = (value: unknown, path: Path = [], depth = 0): Array<{ path: Path; size: number }> => {
-  if (Array.isArray(value)) return value.length > 0 ? [{ path, size: JSON.stringify(value).length }] : [];
+/** The paths of the answer's non-empty arrays outside other arrays. */
+const arrayPaths = (value: unknown, path: Path = [], depth = 0): Array<Path> => {
+  if (Array.isArray(value)) return value.length > 0 ? [path] : [];
   if (!isObject(value) || depth > 6) return [];
-  return Object.entries(value).flatMap(([k, v]) => arraysOf(v, [...path, k], depth + 1));
+  return Object.entries(value).flatMap(([k, v]) => arrayPaths(v, [...path, k], depth + 1));
 };
+
+/**
+ * Those arrays with their JSON length, largest first. An array's length is the answer's less the answer's
+ * with the array emptied: cheap when the array is most of the answer, as the one worth cutting is.
+ */
+const arraysOf = (value: unknown, textLength: number): Array<{ path: Path; size: number }> =>
+  arrayPaths(value)
+    .map((path) => ({ path, size: textLength - JSON.stringify(replaced(value, path, [])).length + 2 }))
+    .sort((a, b) => b.size - a.size);
 
 const pathText = (path: Path): string => path.join(".");
 
@@ -118,7 +127,7 @@ export const fitToTokens = (value: unknown, limit: number, options: FitOptions =
     // Aim a little under the limit, at the token density the answer has.
     const targetChars = Math.floor((currentText.length * limit * 0.97) / tokens);
     let excess = currentText.length - targetChars;
-    for (const array of arraysOf(current)) {
+    for (const array of arraysOf(current, currentText.length)) {
       if (excess <= 0) break;
       const items = at(current, array.path) as ReadonlyArray<unknown>;
       const minItems = Number(schemaAt(options.schema, array.path)?.minItems ?? 0);

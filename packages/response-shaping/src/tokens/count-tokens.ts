@@ -7,6 +7,8 @@ import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
  * bytes has at most `limit` tokens and is never counted to decide whether it fits. A longer text is counted
  * exactly up to a prefix long enough to prove it does not fit (4, then 8, characters per token of the
  * limit: `PREFIX_CHARS_PER_TOKEN`); beyond that prefix its count is extrapolated and said to be an estimate.
+ * A text whose three counted 1 KB slices put it over 1.5 times the limit even at the least dense one is
+ * declared over on that estimate alone (`OBVIOUSLY_OVER`).
  */
 export const countTokens = (text: string): number => countO200k(text);
 
@@ -27,12 +29,30 @@ export interface TokenMeasure {
   readonly within: boolean;
 }
 
-const estimateFromSample = (text: string, bytes: number): number => {
-  const start = Math.max(0, Math.floor(text.length / 2) - EXACT_BELOW_CHARS / 2);
-  const sample = text.slice(start, start + EXACT_BELOW_CHARS);
-  const sampleBytes = Buffer.byteLength(sample);
-  return sampleBytes === 0 ? 0 : Math.ceil((countO200k(sample) / sampleBytes) * bytes);
+/** Tokens per byte of a counted 1 KB slice from the middle of `text`. */
+const middleDensity = (text: string): number => {
+  const start = Math.max(0, Math.floor(text.length / 2) - EXACT_BELOW_CHARS / 4);
+  const slice = text.slice(start, start + EXACT_BELOW_CHARS / 2);
+  return countO200k(slice) / Math.max(1, Buffer.byteLength(slice));
 };
+
+/** Tokens per byte of three counted slices of `text` (start, middle, end): the least, and their mean. */
+const sampledDensity = (text: string): { readonly least: number; readonly mean: number } => {
+  const size = EXACT_BELOW_CHARS / 2;
+  const starts = [0, Math.floor(text.length / 2) - size / 2, text.length - size].map((s) => Math.max(0, s));
+  const densities = starts.map((start) => {
+    const slice = text.slice(start, start + size);
+    const bytes = Buffer.byteLength(slice);
+    return bytes === 0 ? 0 : countO200k(slice) / bytes;
+  });
+  return { least: Math.min(...densities), mean: densities.reduce((a, b) => a + b, 0) / densities.length };
+};
+
+/**
+ * A text whose sampled estimate, at its least dense slice, is over `OBVIOUSLY_OVER` times the limit is
+ * declared over without an exact count (the cut that follows is counted exactly).
+ */
+export const OBVIOUSLY_OVER = 1.5;
 
 /**
  * Whether `text` fits `limit` tokens, and its size in tokens: exact where it was counted, else estimated
@@ -44,7 +64,11 @@ export const measureTokens = (text: string, limit: number): TokenMeasure => {
     return { tokens, exact: true, within: tokens <= limit };
   }
   const bytes = Buffer.byteLength(text);
-  if (bytes <= limit) return { tokens: Math.min(bytes, estimateFromSample(text, bytes)), exact: false, within: true };
+  if (bytes <= limit)
+    return { tokens: Math.min(bytes, Math.ceil(middleDensity(text) * bytes)), exact: false, within: true };
+  const density = sampledDensity(text);
+  if (density.least * bytes > OBVIOUSLY_OVER * limit)
+    return { tokens: Math.ceil(density.mean * bytes), exact: false, within: false };
   for (const perToken of PREFIX_CHARS_PER_TOKEN) {
     const prefixChars = limit * perToken;
     if (text.length <= prefixChars) break;
