@@ -114,7 +114,10 @@ export class FilterSandbox {
 
   #pump(): void {
     if (this.#running !== undefined || this.#queue.length === 0) return;
-    if (this.#closed) return this.#failAll("the sandbox closed");
+    if (this.#closed) {
+      this.#failAll("the sandbox closed");
+      return;
+    }
     this.#worker ??= this.#spawn();
     if (!this.#ready) return;
     const worker = this.#worker;
