@@ -98,6 +98,39 @@ for (const [language, expression] of [
   );
 }
 
+// 2b. Other calls while a hostile filter runs again and again: p50/p99 of in-process shaping of a 10 KB
+// answer (each call awaited, as a request would), idle and under a hostile jq loop.
+{
+  const value = answerOf(10_000);
+  const text = JSON.stringify(value);
+  const cheap = await compiled("jmespath", "data[*].{id: id, email: email}");
+  const hostile = await compiled("jq", "def f: f; f");
+  const measure = async () => {
+    const times = [];
+    const until = performance.now() + 1500;
+    while (performance.now() < until) {
+      const t0 = performance.now();
+      await shape(cheap, value, text);
+      await new Promise((r) => setImmediate(r));
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    return `${times.length} calls, p50 ${times[Math.floor(times.length / 2)].toFixed(3)} ms, p99 ${times[Math.floor(times.length * 0.99)].toFixed(3)} ms`;
+  };
+  const idle = await measure();
+  let stop = false;
+  let stopped = 0;
+  const loop = (async () => {
+    while (!stop) if (!(await applyFilter(hostile, value)).ok) stopped += 1;
+  })();
+  const underAttack = await measure();
+  stop = true;
+  await loop;
+  console.log(
+    `\nOther calls (in-process JMESPath, 10 KB): idle ${idle}; with a hostile jq filter run again and again (${stopped} runs stopped) ${underAttack}`,
+  );
+}
+
 // 3. Token savings on list operations of real APIs: an answer of 50 items sampled from the operation's
 // response schema, and a one-line JMESPath keeping what a task needs (identifier, name, state).
 const corpus = "/work/shared/openapi-corpus/docs";

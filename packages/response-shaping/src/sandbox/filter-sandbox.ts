@@ -1,6 +1,13 @@
 import { Worker } from "node:worker_threads";
 import type { FilterOutcome } from "../filter/response-filter.js";
-import type { SandboxJob, SandboxReady, SandboxReply, SandboxRequest } from "./filter-worker.js";
+import {
+  compileJqModule,
+  type SandboxJob,
+  type SandboxReady,
+  type SandboxReply,
+  type SandboxRequest,
+  type SandboxStart,
+} from "./filter-worker.js";
 
 /** Limits of the sandbox thread's JavaScript heap (jq's WebAssembly memory has its own cap). */
 export const SANDBOX_RESOURCE_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 };
@@ -23,6 +30,8 @@ const workerURL = (): URL =>
  */
 export class FilterSandbox {
   #worker: Worker | undefined;
+  /** jq's compiled WebAssembly module, shared by every thread (a restart does not compile it again). */
+  #jqModule: Promise<object> | undefined;
   #ready = false;
   #closed = false;
   #nextId = 1;
@@ -54,8 +63,14 @@ export class FilterSandbox {
   }
 
   #spawn(): Worker {
+    this.#jqModule ??= compileJqModule();
     const worker = new Worker(workerURL(), { resourceLimits: SANDBOX_RESOURCE_LIMITS });
     worker.unref();
+    // The thread waits for its module before it says it is ready.
+    this.#jqModule.then(
+      (jqModule) => worker.postMessage({ jqModule } satisfies SandboxStart),
+      () => worker.postMessage({ jqModule: undefined } satisfies SandboxStart),
+    );
     this.#ready = false;
     worker.on("message", (message: SandboxReply | SandboxReady) => {
       if ("ready" in message) {

@@ -66,11 +66,15 @@ const capMemory = (imports: Imports): Imports => {
   return capped;
 };
 
+/** jq's WebAssembly module, compiled from the package's `jq.wasm`. */
+export const compileJqModule = async (): Promise<object> =>
+  wasm.compile(await readFile(createRequire(import.meta.url).resolve("jq-wasm/jq.wasm")));
+
 let jqLoading: Promise<Jq> | undefined;
-const jq = (): Promise<Jq> => {
+/** jq, instantiated from `given` (the module the pool compiled once for all its threads) or compiled here. */
+const jq = (given?: object): Promise<Jq> => {
   jqLoading ??= (async () => {
-    const wasmPath = createRequire(import.meta.url).resolve("jq-wasm/jq.wasm");
-    const module = await wasm.compile(await readFile(wasmPath));
+    const module = given ?? (await compileJqModule());
     type Hook = NonNullable<Parameters<typeof loadJq>[0]>["instantiateWasm"];
     type HookArgs = Parameters<NonNullable<Hook>>;
     return loadJq({
@@ -124,13 +128,18 @@ const run = async (request: SandboxRequest): Promise<SandboxReply> => {
   return { id, ok: true, text };
 };
 
-// Load jq before the first run, so that no run's deadline pays for compiling its WebAssembly.
-jq().then(
-  () => parentPort?.postMessage({ ready: true }),
-  (error: unknown) => parentPort?.postMessage({ ready: false, message: messageOf(error) }),
-);
+/** The pool's first message: jq's compiled module (or none). */
+export type SandboxStart = { readonly jqModule: object | undefined };
 
-parentPort?.on("message", (request: SandboxRequest) => {
+parentPort?.on("message", (request: SandboxRequest | SandboxStart) => {
+  if ("jqModule" in request) {
+    // Load jq before the first run, so that no run's deadline pays for it.
+    jq(request.jqModule).then(
+      () => parentPort?.postMessage({ ready: true } satisfies SandboxReady),
+      (error: unknown) => parentPort?.postMessage({ ready: false, message: messageOf(error) } satisfies SandboxReady),
+    );
+    return;
+  }
   run(request).then(
     (reply) => parentPort?.postMessage(reply),
     (error: unknown) =>
