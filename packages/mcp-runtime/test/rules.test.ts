@@ -117,7 +117,7 @@ describe("upstream request plan", () => {
     const get = planUpstreamRequest("https://e.com", tool({ method: "GET" }), { bodyArgs: { a: 1 } });
     expect(Either.getOrThrow(get).body).toBeUndefined();
     const post = planUpstreamRequest("https://e.com", tool({ method: "POST" }), { bodyArgs: [1, 2] });
-    expect(Either.getOrThrow(post).body).toBe("[1,2]");
+    expect(Either.getOrThrow(post).body).toEqual({ kind: "bytes", contentType: "application/json", data: "[1,2]" });
   });
 });
 

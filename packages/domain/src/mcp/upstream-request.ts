@@ -3,7 +3,9 @@ import { FailedPrecondition, type FieldProblem, InvalidArgument } from "../error
 import type { ToolRow } from "../storage/rows.js";
 import { pathPlaceholders } from "../tool/tool-schema.js";
 import { MAX_UPSTREAM_PATH_CHARS } from "./expansion-limits.js";
+import { fixedQueryValues } from "./fixed-query.js";
 import { holdsVariableReference } from "./header-templates.js";
+import { type PlannedBody, planBody } from "./request-body.js";
 
 // The pure half of `tools/call`: validated MCP arguments in, the upstream HTTP request out. No I/O here.
 
@@ -11,8 +13,8 @@ import { holdsVariableReference } from "./header-templates.js";
 export interface UpstreamRequestPlan {
   readonly method: ToolRow["method"];
   readonly url: URL;
-  /** JSON text of `bodyArgs`, when the call carries a body. */
-  readonly body: string | undefined;
+  /** `bodyArgs` in the tool's `reqContentType`, when the call carries a body. */
+  readonly body: PlannedBody | undefined;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -116,7 +118,8 @@ export const planUpstreamRequest = (
     );
   const problems: Array<FieldProblem> = [];
   const pathArgs = isRecord(args.pathArgs) ? args.pathArgs : {};
-  const queryArgs = isRecord(args.queryArgs) ? args.queryArgs : {};
+  // docs/api-rules.md §15a: fixed query pairs (`const` properties) are sent when the caller leaves them out.
+  const queryArgs = { ...fixedQueryValues(tool), ...(isRecord(args.queryArgs) ? args.queryArgs : {}) };
   const path = buildPath(tool, pathArgs, problems);
   let url: URL;
   try {
@@ -129,7 +132,7 @@ export const planUpstreamRequest = (
     return Either.left(invalidArguments([{ path: "baseURL", message: "the provider's base URL is not a valid URL" }]));
   }
   appendQuery(url, queryArgs, problems);
-  const body = args.bodyArgs !== undefined && !BODYLESS.has(tool.method) ? JSON.stringify(args.bodyArgs) : undefined;
+  const body = BODYLESS.has(tool.method) ? undefined : planBody(tool, args.bodyArgs, problems);
   if (problems.length > 0) return Either.left(invalidArguments(problems));
   return Either.right({ method: tool.method, url, body });
 };

@@ -1,0 +1,37 @@
+import type { PlannedBody } from "@mcpsm/domain/mcp";
+
+// The bytes of a planned upstream body (docs/api-rules.md §15a). A multipart body is assembled by the
+// platform's own FormData serialiser (WHATWG fetch's, in Node: undici), which picks the boundary; its
+// Content-Type then must win over any a tool header sets, or the upstream could not find the parts.
+
+/** A request body ready to send. */
+export interface EncodedBody {
+  readonly contentType: string;
+  readonly data: string | Uint8Array;
+  /** True when `contentType` carries what the bytes need (a multipart boundary): no header may replace it. */
+  readonly fixedType: boolean;
+}
+
+/** The encoded form of `body` (undefined when none is sent). */
+export const encodedBody = async (body: PlannedBody | undefined): Promise<EncodedBody | undefined> => {
+  if (body === undefined) return undefined;
+  if (body.kind === "bytes") return { contentType: body.contentType, data: body.data, fixedType: false };
+  const form = new FormData();
+  for (const part of body.parts) {
+    if (typeof part.value === "string" && part.contentType === undefined) form.append(part.name, part.value);
+    else
+      form.append(
+        part.name,
+        new Blob([typeof part.value === "string" ? part.value : new Uint8Array(part.value)], {
+          type: part.contentType ?? "application/octet-stream",
+        }),
+        part.filename ?? part.name,
+      );
+  }
+  const serialised = new Response(form);
+  return {
+    contentType: serialised.headers.get("content-type") ?? "multipart/form-data",
+    data: new Uint8Array(await serialised.arrayBuffer()),
+    fixedType: true,
+  };
+};
