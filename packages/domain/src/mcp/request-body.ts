@@ -13,7 +13,7 @@ import { formPairs } from "./form-encoding.js";
 export interface MultipartPart {
   readonly name: string;
   readonly value: string | Uint8Array;
-  /** Set for file parts (bytes), and for JSON parts. */
+  /** Set for file parts (bytes). */
   readonly contentType?: string | undefined;
   readonly filename?: string | undefined;
 }
@@ -110,7 +110,9 @@ const partsOf = (
   const text = scalarText(value);
   if (text !== undefined)
     return [{ name, value: text, ...(encoding?.contentType ? { contentType: encoding.contentType } : {}) }];
-  return [{ name, value: JSON.stringify(value), contentType: encoding?.contentType ?? "application/json" }];
+  // OpenAPI's default for an object part is JSON: sent as a field holding its JSON text (FormData gives a
+  // field no media type of its own, and servers read such fields as text to parse).
+  return [{ name, value: JSON.stringify(value) }];
 };
 
 /**
