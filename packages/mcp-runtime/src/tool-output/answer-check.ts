@@ -7,7 +7,8 @@ import { outputSchemaOf } from "../wire/list-entries.js";
 
 // docs/api-rules.md §15a: a 2xx answer of a tool that declares an `outputSchema` is checked against it. With
 // the default (outputSchemaMode LENIENT) it reaches the caller as a successful result whatever the check
-// says; a mismatch is logged (tool and provider ids, the reason and a count: no value of the answer) and
+// says (an answer that does not fit keeps its text content and gets the empty structuredContent the lenient
+// schema accepts, which clients check); a mismatch is logged (tool and provider ids, the reason and a count: no value of the answer) and
 // counted. With EXACT, a mismatch is a tool error saying why, as clients reject such structuredContent.
 
 /** Where a lenient mismatch is reported. */
@@ -50,9 +51,13 @@ export const checkedAnswer = (tool: ToolRow, result: CallToolResult, services: A
     );
   }
   services.instrumentation.outputMismatch?.(mismatch.reason);
+  // The answer is in the text content whole; the structuredContent a client requires of a tool with an
+  // outputSchema (and checks against it) is then the empty form the lenient schema accepts, so the success
+  // reaches the caller as one: `{}`, or `{result: null}` for a wrapped schema.
+  const placeholder = { structuredContent: "required" in schema ? { result: null } : {} };
   services.log.warn(
     { toolId: tool.id, providerId: tool.providerId, reason: mismatch.reason, problems: mismatch.problems.length },
     "a tool's 2xx answer does not match its lenient outputSchema; returned as a success",
   );
-  return result;
+  return { ...result, ...placeholder };
 };
