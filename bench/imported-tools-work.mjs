@@ -99,7 +99,7 @@ const answerOf = (doc, operation) => {
   };
 };
 
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const operationsOf = (doc) => {
   const ops = [];
   for (const [raw, item] of Object.entries(isRecord(doc.paths) ? doc.paths : {})) {
@@ -112,7 +112,7 @@ const operationsOf = (doc) => {
     const regex = new RegExp(
       `^${pathPart
         .split(/\{[^{}]*\}/)
-        .map(escape)
+        .map(escapeRegExp)
         .join("[^/]+")}$`,
     );
     for (const method of METHODS)
@@ -185,23 +185,41 @@ const withBase64Patterns = (node) => {
   if (out.contentEncoding === "base64") out.pattern = "^(?:[A-Za-z0-9+/]{4}){1,3}$";
   return out;
 };
+/** Arguments valid against the tool's inputSchema, or why none could be made. */
+/** A path argument a caller would give: not empty, `.` or `..` (the service refuses those, rightly). */
+const withNamedPathArgs = (input) => {
+  const pathArgs = input.properties?.pathArgs;
+  if (!isRecord(pathArgs?.properties)) return input;
+  const properties = Object.fromEntries(
+    Object.entries(pathArgs.properties).map(([name, p]) => [
+      name,
+      isRecord(p) && p.type === "string" && p.pattern === undefined && p.enum === undefined && p.format === undefined
+        ? { ...p, pattern: `^[A-Za-z0-9_-]{${Math.max(1, p.minLength ?? 1)},${Math.max(8, p.maxLength ?? 8)}}$` }
+        : p,
+    ]),
+  );
+  return { ...input, properties: { ...input.properties, pathArgs: { ...pathArgs, properties } } };
+};
+
 const argumentsFor = (tool) => {
-  const schema = withBase64Patterns(tool.inputSchema);
+  const schema = withNamedPathArgs(withBase64Patterns(tool.inputSchema));
   let validate;
   try {
     validate = ajv.compile(tool.inputSchema);
-  } catch {
-    validate = () => true;
+  } catch (error) {
+    return { why: `ajv: ${error.message}` };
   }
+  let why = "";
   for (let seed = 1; seed <= 8; seed++) {
     try {
-      const args = generateSync(schema, { seed, optionalsProbability: 0.3, maxItems: 2, maxLength: 16 });
-      if (validate(args)) return args;
-    } catch {
-      // try the next seed
+      const args = generateSync(schema, { seed, optionalsProbability: 0.3, maxItems: 2 });
+      if (validate(args)) return { args };
+      why = ajv.errorsText(validate.errors).slice(0, 160);
+    } catch (error) {
+      why = `faker: ${String(error.message).slice(0, 160)}`;
     }
   }
-  return undefined;
+  return { why };
 };
 
 // --- the run ----------------------------------------------------------------------------------------------
@@ -267,9 +285,9 @@ for (const [index, file] of files.entries()) {
   for (const tool of listed) {
     calls++;
     const stored = provider.tools.find((t) => t.name === tool.name);
-    const args = argumentsFor(tool);
+    const { args, why } = argumentsFor(tool);
     if (args === undefined) {
-      fail("bench: no valid arguments generated", tool.name);
+      fail("bench: no valid arguments generated", `${label} ${tool.name}: ${why}`);
       continue;
     }
     let result;
@@ -327,13 +345,18 @@ console.log("| description | tools | successes |");
 console.log("|---|---:|---:|");
 for (const d of perDescription) console.log(`| ${d.label} | ${d.tools} | ${d.ok}${d.note ? ` (${d.note})` : ""} |`);
 console.log("");
+const unarguable = reasons.get("bench: no valid arguments generated")?.count ?? 0;
+const pct = (n, d) => `${((100 * n) / Math.max(1, d)).toFixed(2)}%`;
 console.log(
-  `descriptions: ${files.length} (${refused} refused at import); calls: ${calls}; successes: ${successes} (${((100 * successes) / Math.max(1, calls)).toFixed(2)}%) in ${seconds.toFixed(0)} s`,
+  `descriptions: ${files.length} (${refused} refused at import); calls: ${calls}; successes: ${successes} (${pct(successes, calls)}) in ${seconds.toFixed(0)} s`,
+);
+console.log(
+  `calls the bench could make arguments for: ${calls - unarguable}; successes among them: ${pct(successes, calls - unarguable)}`,
 );
 console.log("");
 console.log("| failure reason | calls | example |");
 console.log("|---|---:|---|");
 for (const [reason, { count, example }] of [...reasons].sort((a, b) => b[1].count - a[1].count))
   console.log(
-    `| ${reason.replaceAll("|", "\\|")} | ${count} | ${String(example).replaceAll("|", "\\|").slice(0, 100)} |`,
+    `| ${reason.replaceAll("|", "\\|")} | ${count} | ${String(example).replaceAll("|", "\\|").replaceAll("\n", " ").slice(0, 400)} |`,
   );

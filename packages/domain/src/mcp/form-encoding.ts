@@ -27,7 +27,7 @@ const bracketPairs = (key: string, value: unknown, out: Array<Pair>) => {
   if (value === null || value === undefined) return;
   const text = scalarText(value);
   if (text !== undefined) out.push([key, text]);
-  else if (Array.isArray(value)) value.forEach((item, i) => bracketPairs(`${key}[${i}]`, item, out));
+  else if (Array.isArray(value)) for (const [i, item] of value.entries()) bracketPairs(`${key}[${i}]`, item, out);
   else if (isRecord(value))
     for (const [name, item] of Object.entries(value)) bracketPairs(`${key}[${name}]`, item, out);
 };
