@@ -1,4 +1,5 @@
 import type { Client } from "@modelcontextprotocol/client";
+import qs from "qs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   actorOf,
@@ -74,6 +75,15 @@ beforeAll(async () => {
       reqBodyJSONSchema: { type: "string", contentEncoding: "base64" },
     }),
     await post("sendJson", "application/vnd.api+json", { reqBodyJSONSchema: { type: "object" } }),
+    await m.tool(provider.id, {
+      name: "listCharges",
+      method: "GET",
+      path: "/charges",
+      queryArgsJSONSchema: {
+        type: "object",
+        properties: { created: { type: "object" }, expand: { type: "array" }, limit: { type: "integer" } },
+      },
+    }),
     await m.tool(provider.id, {
       name: "describeRegions",
       method: "GET",
@@ -211,6 +221,19 @@ describe.each(ERAS)("protocol %s", (era) => {
     });
     expect(notFile.isError).toBe(true);
     expect(JSON.stringify(notFile.content)).toContain("bodyArgs.file");
+  });
+
+  it("an object query value takes bracket keys (Stripe's deepObject), read back by qs", async () => {
+    const seen = await call("listCharges", {
+      queryArgs: { created: { gt: 1700000000, lte: 1800000000 }, expand: ["data.customer", "x"], limit: 3 },
+    });
+    const query = new URL(seen.url, "http://x").search.slice(1);
+    expect(qs.parse(query)).toEqual({
+      created: { gt: "1700000000", lte: "1800000000" },
+      expand: ["data.customer", "x"],
+      limit: "3",
+    });
+    expect(query).toContain("expand=data.customer&expand=x");
   });
 
   it("fills in fixed query values the caller leaves out; one given must equal the const", async () => {

@@ -23,7 +23,7 @@ const scalarText = (value: unknown): string | undefined =>
       : undefined;
 
 /** `value` under bracket keys: `key[a][0]=v` at any depth. */
-const bracketPairs = (key: string, value: unknown, out: Array<Pair>) => {
+export const bracketPairs = (key: string, value: unknown, out: Array<[string, string]>): void => {
   if (value === null || value === undefined) return;
   const text = scalarText(value);
   if (text !== undefined) out.push([key, text]);

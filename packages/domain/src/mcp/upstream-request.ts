@@ -4,6 +4,7 @@ import type { ToolRow } from "../storage/rows.js";
 import { pathPlaceholders } from "../tool/tool-schema.js";
 import { MAX_UPSTREAM_PATH_CHARS } from "./expansion-limits.js";
 import { fixedQueryValues } from "./fixed-query.js";
+import { bracketPairs } from "./form-encoding.js";
 import { holdsVariableReference } from "./header-templates.js";
 import { type PlannedBody, planBody } from "./request-body.js";
 
@@ -65,9 +66,19 @@ const buildPath = (tool: ToolRow, pathArgs: Record<string, unknown>, problems: A
   return path;
 };
 
-/** Query parameters from `queryArgs`: arrays become repeated keys, null/undefined are left out. */
+/**
+ * Query parameters from `queryArgs`: arrays of scalars become repeated keys, null/undefined are left out;
+ * an object (or an array holding one) takes bracket keys, `created[gt]=1`, `items[0][id]=a`
+ * (docs/api-rules.md §15a: Stripe's `deepObject` query parameters).
+ */
 const appendQuery = (url: URL, queryArgs: Record<string, unknown>, problems: Array<FieldProblem>) => {
   for (const [key, value] of Object.entries(queryArgs)) {
+    if (isRecord(value) || (Array.isArray(value) && value.some((item) => typeof item === "object" && item !== null))) {
+      const pairs: Array<[string, string]> = [];
+      bracketPairs(key, value, pairs);
+      for (const [name, text] of pairs) url.searchParams.append(name, text);
+      continue;
+    }
     const values = Array.isArray(value) ? value : [value];
     for (const [i, item] of values.entries()) {
       if (item === null || item === undefined) continue;
