@@ -196,7 +196,8 @@ describe.each(ERAS)("protocol %s", (era) => {
     expect(seen.parts).toHaveLength(4);
     expect(seen.parts).toEqual(
       expect.arrayContaining([
-        { name: "file", filename: "file", mimeType: "application/octet-stream", base64: WAV.toString("base64") },
+        // The bytes are a WAV file: named and typed so, as OpenAI tells formats by the file name.
+        { name: "file", filename: "file.wav", mimeType: "audio/wav", base64: WAV.toString("base64") },
         { name: "model", value: "whisper-1", mimeType: "text/plain" },
         { name: "timestamp_granularities", value: "word", mimeType: "text/plain" },
         { name: "timestamp_granularities", value: "segment", mimeType: "text/plain" },

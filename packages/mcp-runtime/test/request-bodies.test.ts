@@ -189,7 +189,7 @@ describe.each(ERAS)("protocol %s", (era) => {
     expect(seen.contentType).toMatch(/^multipart\/form-data; boundary=/);
     expect(seen.parts).toEqual(
       expect.arrayContaining([
-        { name: "file", filename: "file", mimeType: "audio/mpeg", base64: AUDIO.toString("base64") },
+        { name: "file", filename: "file.mp3", mimeType: "audio/mpeg", base64: AUDIO.toString("base64") },
         { name: "model", value: "whisper-1", mimeType: "text/plain" },
         { name: "temperature", value: "0.2", mimeType: "text/plain" },
         { name: "include", value: "logprobs", mimeType: "text/plain" },
