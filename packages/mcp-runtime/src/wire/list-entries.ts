@@ -63,6 +63,17 @@ const wrapped = (inner: Record<string, unknown>): Tool["outputSchema"] => {
  * schema is unknown or does not say its type (it could be either shape).
  */
 export const outputSchemaOf = (tool: ToolRow): Tool["outputSchema"] => {
+  // Rows are not changed in place (a revision is a new row): each one's schema is made once, listed and
+  // checked against on every call.
+  if (declared.has(tool)) return declared.get(tool);
+  const schema = declaredOutputSchema(tool);
+  declared.set(tool, schema);
+  return schema;
+};
+
+const declared = new WeakMap<ToolRow, Tool["outputSchema"]>();
+
+const declaredOutputSchema = (tool: ToolRow): Tool["outputSchema"] => {
   const schema = tool.respBodyJSONSchema;
   if (schema === null) return undefined;
   const exact = tool.outputSchemaMode === "EXACT";
