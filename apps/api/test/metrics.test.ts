@@ -82,6 +82,12 @@ beforeAll(async () => {
   });
   await createTool(alice.api, provider.id, { name: "okTool", path: "/ok" });
   await createTool(alice.api, provider.id, { name: "failTool", path: "/fail" });
+  // Its description says `ok` is a string; the upstream answers a boolean (docs/api-rules.md §15a).
+  await createTool(alice.api, provider.id, {
+    name: "sloppyTool",
+    path: "/ok",
+    respBodyJSONSchema: { type: "object", properties: { ok: { type: "string" } } },
+  });
   const server = await createMcpServer(alice.api, { providers: [{ id: provider.id }] });
   serverId = server.id;
   const token = await createToken(alice.api, server.id);
@@ -170,6 +176,17 @@ describe("the /metrics listener", () => {
     expect([...methods].every((m) => ["GET", "POST", "PATCH", "DELETE", "HEAD", "_OTHER"].includes(m ?? ""))).toBe(
       true,
     );
+  });
+
+  it("counts a 2xx answer that fits not even the lenient outputSchema, by reason only", async () => {
+    const mismatches = (series: Series) => total(series, "mcpsm_tool_output_mismatches_total", { reason: "schema" });
+    const before = mismatches((await scrape()).series);
+    await client.listTools();
+    const result = await client.callTool({ name: "sloppyTool" });
+    expect(result.isError).toBeFalsy();
+    const { series, text } = await scrape();
+    expect(mismatches(series) - before).toBe(1);
+    expect(text).not.toMatch(/mcpsm_tool_output_mismatches_total\{[^}]*sloppyTool/);
   });
 
   it("exposes the process defaults and declares the refusal, OAuth and git counters", async () => {

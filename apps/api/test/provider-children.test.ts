@@ -54,6 +54,10 @@ describe("tools", () => {
       },
       queryArgsJSONSchema: { type: "object", properties: { page: { type: "integer" } } },
       reqBodyJSONSchema: { type: "array", items: { type: "string" } },
+      reqContentType: "application/json",
+      reqBodyEncoding: {},
+      respBodyJSONSchema: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+      outputSchemaMode: "EXACT",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a variable reference, stored as written
       headers: [{ key: "Authorization", value: "Bearer ${API_EXAMPLE_COM_TOKEN}" }],
       oauth2Scopes: ["repo", "read:org"],
@@ -67,7 +71,7 @@ describe("tools", () => {
     expect(await versionOf(provider.id)).toBe(2);
   });
 
-  it("defaults: empty title and description, {} schemas, no headers or scopes", async () => {
+  it("defaults: empty title and description, {} schemas, JSON body, no answer schema, no headers or scopes", async () => {
     const provider = await createProvider(alice.api);
     const res = await alice.api.post(`/providers/${provider.id}/tools`, {
       tool: { name: "listItems", method: "DELETE", path: "/items" },
@@ -84,9 +88,60 @@ describe("tools", () => {
       pathArgsJSONSchema: {},
       queryArgsJSONSchema: {},
       reqBodyJSONSchema: {},
+      reqContentType: "application/json",
+      reqBodyEncoding: {},
+      respBodyJSONSchema: null,
+      outputSchemaMode: "LENIENT",
       headers: [],
       oauth2Scopes: [],
     });
+  });
+
+  it("body media type, encoding, answer schema and its mode: written, read back, null clears the schema", async () => {
+    const provider = await createProvider(alice.api);
+    const tool = await createTool(alice.api, provider.id, {
+      method: "POST",
+      reqContentType: "application/x-www-form-urlencoded",
+      reqBodyEncoding: { metadata: { style: "deepObject", explode: true }, tags: { explode: false } },
+      respBodyJSONSchema: { type: "object", properties: { id: { type: "string" } } },
+    });
+    expect(tool).toMatchObject({
+      reqContentType: "application/x-www-form-urlencoded",
+      reqBodyEncoding: { metadata: { style: "deepObject", explode: true }, tags: { explode: false } },
+      respBodyJSONSchema: { type: "object", properties: { id: { type: "string" } } },
+      outputSchemaMode: "LENIENT",
+    });
+    const path = `/providers/${provider.id}/tools/${tool.id}`;
+    const exact = await alice.api.patch(path, { tool: { outputSchemaMode: "EXACT" } });
+    expectStatus(exact, 200);
+    expect(exact.body.tool).toMatchObject({ outputSchemaMode: "EXACT", reqContentType: tool.reqContentType });
+    expect(exact.body.tool.respBodyJSONSchema).toEqual(tool.respBodyJSONSchema);
+    const cleared = await alice.api.patch(path, { tool: { respBodyJSONSchema: null } });
+    expectStatus(cleared, 200);
+    expect(cleared.body.tool.respBodyJSONSchema).toBeNull();
+    expect((await fetchRecord(alice.api, path, "tool")).respBodyJSONSchema).toBeNull();
+    const empty = await alice.api.patch(path, { tool: { respBodyJSONSchema: { type: "array" } } });
+    expect(empty.body.tool.respBodyJSONSchema).toEqual({ type: "array" });
+    expect((await alice.api.patch(path, { tool: { respBodyJSONSchema: {} } })).body.tool.respBodyJSONSchema).toBeNull();
+  });
+
+  it("refuses a media type that is not one, an unknown mode or style, and an invalid answer schema", async () => {
+    const provider = await createProvider(alice.api);
+    const res = await alice.api.post(`/providers/${provider.id}/tools`, {
+      tool: {
+        ...toolWrite(),
+        reqContentType: "json",
+        reqBodyEncoding: { a: { style: "matrix" } },
+        respBodyJSONSchema: { type: "nope" },
+        outputSchemaMode: "STRICT",
+      },
+    });
+    expect(expectInvalid(res).sort()).toEqual([
+      "tool.outputSchemaMode",
+      "tool.reqBodyEncoding.a.style",
+      "tool.reqContentType",
+      "tool.respBodyJSONSchema",
+    ]);
   });
 
   it("GET lists and reads tools; GET /providers/{id} carries them", async () => {

@@ -120,6 +120,10 @@ const buildSource = async (owner: Tenant, secret: string) => {
     method: "POST",
     path: "/things",
     reqBodyJSONSchema: { type: "object", properties: { label: { type: "string" } }, required: ["label"] },
+    reqContentType: "application/x-www-form-urlencoded",
+    reqBodyEncoding: { label: { style: "form", explode: true } },
+    respBodyJSONSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+    outputSchemaMode: "EXACT",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a variable reference, not a template
     headers: [{ key: "X-Api-Key", value: "${LOCALHOST_KEY}" }],
   });
@@ -178,6 +182,17 @@ describe("GET /servers/{id}/export", () => {
     });
     expect(doc.providers.map((p: Json) => p.name)).toEqual([local.name, oauth.name]);
     expect(doc.providers[0].tools.map((t: Json) => t.name)).toEqual(["createThing", "getThing"]);
+    expect(doc.providers[0].tools[0]).toMatchObject({
+      reqContentType: "application/x-www-form-urlencoded",
+      reqBodyEncoding: { label: { style: "form", explode: true } },
+      respBodyJSONSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+      outputSchemaMode: "EXACT",
+    });
+    expect(doc.providers[0].tools[1]).toMatchObject({
+      reqContentType: "application/json",
+      respBodyJSONSchema: null,
+      outputSchemaMode: "LENIENT",
+    });
     expect(doc.providers[0].prompts.map((p: Json) => p.name)).toEqual([prompt.name]);
     expect(doc.providers[0].resources.map((r: Json) => r.name)).toEqual([resource.name]);
     expect(doc.providers[1]).toMatchObject({

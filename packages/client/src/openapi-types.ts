@@ -1016,6 +1016,15 @@ export interface components {
              */
             errorCount?: number;
         };
+        BodyEncoding: {
+            [key: string]: components["schemas"]["BodyPropertyEncoding"];
+        };
+        BodyPropertyEncoding: {
+            /** @enum {string} */
+            style?: "form" | "spaceDelimited" | "pipeDelimited" | "deepObject";
+            explode?: boolean;
+            contentType?: string;
+        };
         /** @description RFC 9457 problem details of a 409 answer */
         ConflictProblem: {
             /** @enum {string} */
@@ -1217,6 +1226,18 @@ export interface components {
             reqBodyJSONSchema?: {
                 [key: string]: unknown;
             };
+            /** @description the media type the tool sends its body as; default application/json */
+            reqContentType?: string;
+            reqBodyEncoding?: components["schemas"]["BodyEncoding"];
+            /** @description the JSON Schema of the upstream's success answer (the MCP outputSchema); null or {} for none */
+            respBodyJSONSchema?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description LENIENT (default): tools/list declares respBodyJSONSchema with required dropped, null and extra properties allowed, so every 2xx answer is a success; EXACT: the schema as written, and an answer that does not match is a tool error
+             * @enum {string}
+             */
+            outputSchemaMode?: "LENIENT" | "EXACT";
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -1409,6 +1430,17 @@ export interface components {
                     reqBodyJSONSchema: {
                         [key: string]: unknown;
                     };
+                    reqContentType: string;
+                    reqBodyEncoding: components["schemas"]["BodyEncoding"];
+                    /** @description the JSON Schema of the upstream's success answer (the MCP outputSchema); null when none */
+                    respBodyJSONSchema: {
+                        [key: string]: unknown;
+                    } | null;
+                    /**
+                     * @description LENIENT (default): tools/list declares respBodyJSONSchema with required dropped, null and extra properties allowed, so every 2xx answer is a success; EXACT: the schema as written, and an answer that does not match is a tool error
+                     * @enum {string}
+                     */
+                    outputSchemaMode: "LENIENT" | "EXACT";
                     headers: {
                         /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                         key: string;
@@ -1517,6 +1549,17 @@ export interface components {
             reqBodyJSONSchema: {
                 [key: string]: unknown;
             };
+            reqContentType: string;
+            reqBodyEncoding: components["schemas"]["BodyEncoding"];
+            /** @description the JSON Schema of the upstream's success answer (the MCP outputSchema); null when none */
+            respBodyJSONSchema: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description LENIENT (default): tools/list declares respBodyJSONSchema with required dropped, null and extra properties allowed, so every 2xx answer is a success; EXACT: the schema as written, and an answer that does not match is a tool error
+             * @enum {string}
+             */
+            outputSchemaMode: "LENIENT" | "EXACT";
             headers: {
                 /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                 key: string;
@@ -2028,6 +2071,17 @@ export interface components {
             reqBodyJSONSchema: {
                 [key: string]: unknown;
             };
+            reqContentType: string;
+            reqBodyEncoding: components["schemas"]["BodyEncoding"];
+            /** @description the JSON Schema of the upstream's success answer (the MCP outputSchema); null when none */
+            respBodyJSONSchema: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description LENIENT (default): tools/list declares respBodyJSONSchema with required dropped, null and extra properties allowed, so every 2xx answer is a success; EXACT: the schema as written, and an answer that does not match is a tool error
+             * @enum {string}
+             */
+            outputSchemaMode: "LENIENT" | "EXACT";
             headers: {
                 /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                 key: string;
@@ -2449,6 +2503,18 @@ export interface components {
             reqBodyJSONSchema?: {
                 [key: string]: unknown;
             };
+            /** @description the media type the tool sends its body as; default application/json */
+            reqContentType?: string;
+            reqBodyEncoding?: components["schemas"]["BodyEncoding"];
+            /** @description the JSON Schema of the upstream's success answer (the MCP outputSchema); null or {} for none */
+            respBodyJSONSchema?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description LENIENT (default): tools/list declares respBodyJSONSchema with required dropped, null and extra properties allowed, so every 2xx answer is a success; EXACT: the schema as written, and an answer that does not match is a tool error
+             * @enum {string}
+             */
+            outputSchemaMode?: "LENIENT" | "EXACT";
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -2497,6 +2563,18 @@ export interface components {
             reqBodyJSONSchema?: {
                 [key: string]: unknown;
             };
+            /** @description the media type the tool sends its body as; default application/json */
+            reqContentType?: string;
+            reqBodyEncoding?: components["schemas"]["BodyEncoding"];
+            /** @description the JSON Schema of the upstream's success answer (the MCP outputSchema); null or {} for none */
+            respBodyJSONSchema?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description LENIENT (default): tools/list declares respBodyJSONSchema with required dropped, null and extra properties allowed, so every 2xx answer is a success; EXACT: the schema as written, and an answer that does not match is a tool error
+             * @enum {string}
+             */
+            outputSchemaMode?: "LENIENT" | "EXACT";
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)

@@ -23,6 +23,7 @@ export {
   type McpInstrumentation,
   type McpOperation,
   NO_INSTRUMENTATION,
+  type OutputMismatch,
   type UpstreamExchange,
   type UpstreamObserver,
 } from "./instrumentation.js";
@@ -78,4 +79,4 @@ export {
   type UpstreamLimits,
   type UpstreamOutcome,
 } from "./upstream-client.js";
-export { promptEntry, resourceEntry, toolEntry } from "./wire/list-entries.js";
+export { outputSchemaOf, promptEntry, resourceEntry, toolEntry } from "./wire/list-entries.js";

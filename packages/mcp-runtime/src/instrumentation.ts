@@ -28,6 +28,9 @@ export type UpstreamObserver = (
   run: (extraHeaders: ReadonlyArray<readonly [string, string]>) => Promise<UpstreamOutcome>,
 ) => Promise<UpstreamOutcome>;
 
+/** Why a 2xx answer did not fit a tool's lenient outputSchema (docs/api-rules.md §15a): a bounded label. */
+export type OutputMismatch = "schema" | "not_json";
+
 export interface McpInstrumentation {
   /**
    * Observes one MCP operation: `run` performs it, observing its upstream exchanges with the observer it is
@@ -39,6 +42,8 @@ export interface McpInstrumentation {
     run: (upstream: UpstreamObserver) => Promise<T>,
     errorTypeOf: (result: T) => McpErrorType,
   ) => Promise<T>;
+  /** A tool's 2xx answer did not fit its lenient outputSchema and was returned as a success anyway. */
+  readonly outputMismatch?: ((reason: OutputMismatch) => void) | undefined;
 }
 
 const unobserved: UpstreamObserver = (_exchange, run) => run([]);
@@ -56,6 +61,10 @@ export const errorTypeOfUpstream = (outcome: UpstreamOutcome): string | undefine
 
 /** Both observers, `outer` around `inner` (e.g. metrics around traces); the extra upstream headers of both. */
 export const combineInstrumentation = (outer: McpInstrumentation, inner: McpInstrumentation): McpInstrumentation => ({
+  outputMismatch: (reason) => {
+    outer.outputMismatch?.(reason);
+    inner.outputMismatch?.(reason);
+  },
   operation: (operation, run, errorTypeOf) =>
     outer.operation(
       operation,

@@ -5,6 +5,7 @@ import {
   planUpstreamRequest,
   renderPrompt,
   resolveToolHeaders,
+  withFixedQuery,
 } from "@mcpsm/domain/mcp";
 import type { ToolHeader } from "@mcpsm/domain/schemas";
 import type { McpCaller } from "@mcpsm/domain/mcp";
@@ -23,7 +24,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { Cause, Effect, Either, Exit } from "effect";
 import type { Dispatcher } from "undici";
-import { argumentProblems, outputProblems } from "./argument-validator.js";
+import { argumentProblems } from "./argument-validator.js";
 import type { McpInstrumentation, UpstreamObserver } from "./instrumentation.js";
 import type { InFlightCalls } from "./exchange/in-flight-calls.js";
 import type { CompiledResource, CompiledServer, CompiledTool } from "./compiled-server.js";
@@ -38,7 +39,8 @@ import type {
   UpstreamTokenAnswer,
   UpstreamTokenRequest,
 } from "./upstream-auth/upstream-authorization.js";
-import { outputSchemaOf } from "./wire/list-entries.js";
+import { type EncodedBody, encodedBody } from "./request-body/encoded-body.js";
+import { checkedAnswer } from "./tool-output/answer-check.js";
 import {
   callUpstream,
   type UpstreamCall,
@@ -191,7 +193,7 @@ const upstreamHeaders = (
   compiled: CompiledServer,
   incoming: Headers | undefined,
   toolHeaders: ReadonlyArray<readonly [string, string]>,
-  hasBody: boolean,
+  body: EncodedBody | undefined,
   userAgent: string,
 ) => {
   const headers = new Map<string, readonly [string, string]>();
@@ -202,9 +204,10 @@ const upstreamHeaders = (
   if (compiled.forwardRequestHeaders) headers.delete("accept");
   if (!headers.has("user-agent")) put("User-Agent", userAgent);
   put("Accept", "application/json, */*;q=0.8");
-  if (hasBody) put("Content-Type", "application/json");
+  if (body !== undefined) put("Content-Type", body.contentType);
   else headers.delete("content-type");
   for (const [key, value] of toolHeaders) put(key, value);
+  if (body?.fixedType === true) put("Content-Type", body.contentType);
   return [...headers.values()];
 };
 
@@ -214,12 +217,13 @@ const callTool = (
   observe: UpstreamObserver,
   compiled: CompiledServer,
   tool: CompiledTool,
-  args: unknown,
+  given: unknown,
   incoming: Headers | undefined,
   signal: AbortSignal,
   principal: McpCaller,
 ) =>
   Effect.gen(function* () {
+    const args = withFixedQuery(tool.row, given);
     const problems = argumentProblems(tool.row, args);
     if (problems.length > 0)
       return yield* new InvalidArgument({
@@ -233,6 +237,7 @@ const callTool = (
       });
     const plan = yield* planUpstreamRequest(tool.provider.baseURL, tool.row, (args ?? {}) as Record<string, unknown>);
     const toolHeaders = yield* resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers);
+    const body = yield* Effect.promise(() => encodedBody(plan.body));
     const send = (bearer: string | undefined) =>
       Effect.flatten(
         Effect.promise(() =>
@@ -243,10 +248,10 @@ const callTool = (
               compiled,
               incoming,
               bearer === undefined ? toolHeaders : [...toolHeaders, ["Authorization", `Bearer ${bearer}`]],
-              plan.body !== undefined,
+              body,
               services.userAgent,
             ),
-            body: plan.body,
+            body: body?.data,
             signal,
           }),
         ),
@@ -258,7 +263,7 @@ const callTool = (
     );
     if (sent.kind === "failure") return errorResult(sent.message);
     if (sent.kind === "consent") return new ConsentRequired(sent);
-    return conformingResult(tool.row, toolResultOf(sent.response, services.limits));
+    return checkedAnswer(tool.row, toolResultOf(sent.response, services.limits), services);
   });
 
 /** The token request of a tool whose provider has `oauth2Config`; undefined for the others. */
@@ -292,28 +297,6 @@ const tokenRequest = (
     serverScopes: [...serverScopes].sort(),
     fetch: services.authFetch,
   };
-};
-
-/**
- * A result of a tool that declares an `outputSchema`: clients reject `structuredContent` that does not match
- * it (or is missing), so an answer that does not is a tool error saying why, with the answer's text.
- */
-const conformingResult = (tool: ToolRow, result: CallToolResult): CallToolResult => {
-  const schema = outputSchemaOf(tool);
-  if (schema === undefined || result.isError === true) return result;
-  const text = result.content
-    .map((block) => (block.type === "text" ? block.text : ""))
-    .filter((t) => t !== "")
-    .join("\n");
-  if (result.structuredContent === undefined)
-    return errorResult(
-      `the upstream's answer is not the JSON its description declares (outputSchema)${text !== "" ? `\n${text}` : ""}`,
-    );
-  const problems = outputProblems(tool, schema, result.structuredContent);
-  if (problems.length === 0) return result;
-  return errorResult(
-    `the upstream's answer does not match the schema its description declares (outputSchema): ${problems.join("; ")}${text !== "" ? `\n${text}` : ""}`,
-  );
 };
 
 /** True when `url` is under the provider's base URL (same origin, within its path). */

@@ -17,7 +17,7 @@ export interface UpstreamCall {
   readonly method: string;
   readonly url: URL;
   readonly headers: ReadonlyArray<readonly [string, string]>;
-  readonly body?: string | undefined;
+  readonly body?: string | Uint8Array | undefined;
   /** Aborts the exchange (the MCP client went away or cancelled). */
   readonly signal?: AbortSignal | undefined;
 }

@@ -1,7 +1,6 @@
-import { Storage } from "@mcpsm/domain/storage";
 import type { Client } from "@modelcontextprotocol/client";
-import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OutputMismatch } from "../src/index.js";
 import {
   actorOf,
   connect,
@@ -14,16 +13,21 @@ import {
 } from "./support/harness.js";
 import { startUpstream, type Upstream } from "./support/upstream.js";
 
-// Issue 16, outputSchema: a tool whose upstream answer's schema is known (stored by the OpenAPI import as
-// `respBodyJSONSchema`) declares it as `outputSchema` in the shape `structuredContent` takes (an object schema
-// as is, an array or scalar wrapped as `{result}`), and a call returns matching `structuredContent` — checked
-// by the SDK client itself — or, when the upstream's answer does not match, a tool error saying why.
+// docs/api-rules.md §15a, answer schemas: a tool whose answer schema is known (`respBodyJSONSchema`) declares
+// it as `outputSchema` in the shape `structuredContent` takes (an object schema as is, an array or scalar
+// wrapped as `{result}`). By default (outputSchemaMode LENIENT) the declared schema is a form every real
+// answer satisfies, and a 2xx is always a success — checked by the SDK client itself, which validates
+// structuredContent; an answer that still does not fit is returned as a success (its text whole, an empty
+// structuredContent the schema accepts), logged and counted. With
+// EXACT, the schema is declared as written and an answer that does not match is a tool error saying why.
 
 let services: Services;
 let upstream: Upstream;
 let mcp: RunningMcp;
 let serverId: string;
 let token: string;
+const mismatches: Array<OutputMismatch> = [];
+const warnings: Array<{ fields: object; message: string }> = [];
 
 const ECHO = {
   type: "object",
@@ -31,43 +35,84 @@ const ECHO = {
   required: ["method", "path"],
 };
 
+/** A description that is slightly wrong about what /echo answers: required fields it lacks, a closed object, … */
+const SLOPPY = {
+  type: "object",
+  required: ["method", "path", "missing"],
+  additionalProperties: false,
+  properties: {
+    method: { type: "string", enum: ["PUT"] },
+    path: { type: "string", pattern: "^/never$" },
+    body: { $ref: "#/$defs/Body" },
+  },
+  $defs: {
+    Body: {
+      type: "object",
+      required: ["id", "gone"],
+      additionalProperties: false,
+      properties: {
+        id: { type: "string" },
+        status: { type: "string", enum: ["old"] },
+        count: { type: "integer", maximum: 1 },
+        items: { type: "array", maxItems: 1, items: { oneOf: [{ type: "string" }, { type: "string", minLength: 1 }] } },
+      },
+    },
+  },
+};
+/** What the sloppy tool sends, and so what /echo answers under `body`. */
+const SLOPPY_BODY = { id: null, status: "new", count: 2.5, extra: true, items: ["a", "b"] };
+
 beforeAll(async () => {
   services = makeServices();
   upstream = await startUpstream();
-  mcp = await startMcp(services, { upstreamAllowedNetworks: ["127.0.0.0/8"] });
+  mcp = await startMcp(
+    services,
+    { upstreamAllowedNetworks: ["127.0.0.0/8"] },
+    {
+      instrumentation: {
+        operation: (_op, run) => run((_exchange, call) => call([])),
+        outputMismatch: (r) => mismatches.push(r),
+      },
+      logger: { warn: (fields, message) => warnings.push({ fields, message }), error: () => undefined },
+    },
+  );
   const m = manage(services, actorOf("outputs"));
   const provider = await m.provider({ name: "Typed", baseURL: `http://localhost:${upstream.port}/api/` });
-  const t = (name: string, path: string) => m.tool(provider.id, { name, method: "GET", path });
-  const tools = {
-    matching: await t("matching", "/echo/m"),
-    mismatching: await t("mismatching", "/echo/x"),
-    array: await t("array", "/array"),
-    notJson: await t("notJson", "/text"),
-    untyped: await t("untyped", "/echo/u"),
-    plain: await t("plain", "/echo/p"),
-  };
-  // What the import stores for a described answer (respBodyJSONSchema is no management API field).
-  const schemas: Record<string, Record<string, unknown>> = {
-    matching: ECHO,
-    mismatching: { type: "object", required: ["missing"], properties: { missing: { type: "string" } } },
-    array: { type: "array", items: { type: "integer" } },
-    notJson: { type: "object" },
-    untyped: { properties: { method: { type: "string" } } },
-  };
-  await services.runPromise(
-    Effect.flatMap(Storage, (storage) =>
-      storage.transaction((tx) =>
-        Effect.forEach(Object.entries(schemas), ([name, schema]) =>
-          Effect.flatMap(tx.findTool(tools[name as keyof typeof tools].id), (row) =>
-            row === undefined ? Effect.void : tx.updateTool({ ...row, respBodyJSONSchema: schema }),
-          ),
-        ),
-      ),
-    ) as never,
-  );
+  const t = (name: string, path: string, fields: Record<string, unknown> = {}) =>
+    m.tool(provider.id, { name, method: "GET", path, ...fields });
+  const tools = [
+    await t("matching", "/echo/m", { respBodyJSONSchema: ECHO, outputSchemaMode: "EXACT" }),
+    await t("mismatching", "/echo/x", {
+      respBodyJSONSchema: { type: "object", required: ["missing"], properties: { missing: { type: "string" } } },
+      outputSchemaMode: "EXACT",
+    }),
+    await t("array", "/array", {
+      respBodyJSONSchema: { type: "array", items: { type: "integer" } },
+      outputSchemaMode: "EXACT",
+    }),
+    await t("notJson", "/text", { respBodyJSONSchema: { type: "object" }, outputSchemaMode: "EXACT" }),
+    await t("untyped", "/echo/u", { respBodyJSONSchema: { properties: { method: { type: "string" } } } }),
+    await t("plain", "/echo/p"),
+    await t("sloppy", "/echo/s", {
+      method: "POST",
+      reqBodyJSONSchema: { type: "object" },
+      respBodyJSONSchema: SLOPPY,
+    }),
+    await t("lenientArray", "/array", {
+      respBodyJSONSchema: {
+        type: "array",
+        items: { $ref: "#/$defs/N" },
+        $defs: { N: { type: "integer", minimum: 5 } },
+      },
+    }),
+    await t("wrongType", "/echo/w", {
+      respBodyJSONSchema: { type: "object", properties: { method: { type: "integer" } } },
+    }),
+    await t("lenientText", "/text", { respBodyJSONSchema: { type: "object" } }),
+  ];
   const server = await m.server({
     name: "Typed answers",
-    providers: [{ id: provider.id, tools: Object.values(tools).map((x) => ({ id: x.id })) }],
+    providers: [{ id: provider.id, tools: tools.map((x) => ({ id: x.id })) }],
   });
   serverId = server.id;
   token = (await m.token(server.id)).value;
@@ -88,7 +133,7 @@ describe.each(ERAS)("protocol %s", (era) => {
     await client?.close();
   });
 
-  it("declares outputSchema: object schemas as is, others wrapped as {result}, none when the type is unknown", async () => {
+  it("EXACT declares the schema as written: object schemas as is, others wrapped as {result}", async () => {
     const tools = Object.fromEntries((await client.listTools()).tools.map((tool) => [tool.name, tool]));
     expect(tools.matching?.outputSchema).toEqual(ECHO);
     expect(tools.array?.outputSchema).toEqual({
@@ -100,6 +145,39 @@ describe.each(ERAS)("protocol %s", (era) => {
     expect(tools.plain?.outputSchema).toBeUndefined();
   });
 
+  it("LENIENT declares a form without required, closed objects or value constraints, null allowed, $defs kept", async () => {
+    const tools = Object.fromEntries((await client.listTools()).tools.map((tool) => [tool.name, tool]));
+    expect(tools.sloppy?.outputSchema).toEqual({
+      type: "object",
+      properties: {
+        method: { type: ["string", "null"] },
+        path: { type: ["string", "null"] },
+        body: { $ref: "#/$defs/Body" },
+      },
+      $defs: {
+        Body: {
+          type: ["object", "null"],
+          properties: {
+            id: { type: ["string", "null"] },
+            status: { type: ["string", "null"] },
+            count: { type: ["number", "null"] },
+            items: {
+              type: ["array", "null"],
+              items: { anyOf: [{ type: ["string", "null"] }, { type: ["string", "null"] }] },
+            },
+          },
+        },
+      },
+    });
+    // A wrapped schema takes its $defs to the root, where its local $refs resolve.
+    expect(tools.lenientArray?.outputSchema).toEqual({
+      type: "object",
+      properties: { result: { type: ["array", "null"], items: { $ref: "#/$defs/N" } } },
+      required: ["result"],
+      $defs: { N: { type: ["number", "null"] } },
+    });
+  });
+
   it("returns structuredContent matching it (the SDK client validates it)", async () => {
     await client.listTools();
     const matching = await client.callTool({ name: "matching" });
@@ -109,7 +187,39 @@ describe.each(ERAS)("protocol %s", (era) => {
     expect(array.structuredContent).toEqual({ result: [1, 2, 3] });
   });
 
-  it("answers a tool error when the upstream's answer does not match, or is not JSON", async () => {
+  it("LENIENT: an answer the description is slightly wrong about is a success the SDK client accepts", async () => {
+    await client.listTools();
+    const before = mismatches.length;
+    const sloppy = await client.callTool({ name: "sloppy", arguments: { bodyArgs: SLOPPY_BODY } });
+    expect(sloppy.isError).toBeFalsy();
+    expect(sloppy.structuredContent).toMatchObject({ method: "POST", path: "/echo/s", body: SLOPPY_BODY });
+    const array = await client.callTool({ name: "lenientArray" });
+    expect(array.structuredContent).toEqual({ result: [1, 2, 3] });
+    expect(mismatches.length).toBe(before);
+  });
+
+  it("LENIENT: an answer that fits not even the lenient form is still a success, logged without values and counted", async () => {
+    const before = { mismatches: mismatches.length, warnings: warnings.length };
+    // The answer is in the text; structuredContent is the empty form the schema accepts (the SDK checks it).
+    await client.listTools();
+    const wrong = await client.callTool({ name: "wrongType" });
+    expect(wrong.isError).toBeFalsy();
+    expect(JSON.stringify(wrong.content)).toContain('\\"path\\":\\"/echo/w\\"');
+    expect(wrong.structuredContent).toEqual({});
+    // A text answer of a tool that declared JSON: the text, and the empty structuredContent the SDK accepts.
+    const text = await client.callTool({ name: "lenientText" });
+    expect(text.isError).toBeFalsy();
+    expect(JSON.stringify(text.content)).toContain("plain text");
+    expect(text.structuredContent).toEqual({});
+    expect(mismatches.slice(before.mismatches)).toEqual(["schema", "not_json"]);
+    const logged = warnings.slice(before.warnings);
+    expect(logged).toHaveLength(2);
+    expect(JSON.stringify(logged)).not.toContain("/echo/w");
+    expect(JSON.stringify(logged)).not.toContain("GET");
+    expect(logged[0]?.fields).toMatchObject({ reason: "schema", problems: 1 });
+  });
+
+  it("EXACT: answers a tool error when the upstream's answer does not match, or is not JSON", async () => {
     await client.listTools();
     const mismatching = await client.callTool({ name: "mismatching" });
     expect(mismatching.isError).toBe(true);

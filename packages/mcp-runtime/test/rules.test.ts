@@ -26,7 +26,10 @@ const tool = (over: Partial<ToolRow>): ToolRow => ({
   pathArgsJSONSchema: null,
   queryArgsJSONSchema: null,
   reqBodyJSONSchema: null,
+  reqContentType: "application/json",
+  reqBodyEncoding: {},
   respBodyJSONSchema: null,
+  outputSchemaMode: "LENIENT",
   headers: [],
   oauth2Scopes: [],
   imported: false,
@@ -96,25 +99,29 @@ describe("upstream request plan", () => {
     });
     expect(Either.getOrThrow(planned).url.href).toBe("https://api.example.com/v3/repos/a%20b/x%2Fy?q=1&q=2&q=true");
   });
-  it("keeps the base URL's own query and refuses objects in path or query", () => {
+  it("keeps the base URL's own query, refuses objects in a path, sends query objects with bracket keys", () => {
     const planned = planUpstreamRequest("https://api.example.com/?key=1", tool({ path: "/a/{id}" }), {
       pathArgs: { id: { nested: 1 } },
-      queryArgs: { f: { a: 1 } },
+      queryArgs: { f: ["a", { b: 1 }] },
     });
     expect(Either.isLeft(planned)).toBe(true);
     if (Either.isLeft(planned)) {
       expect(planned.left._tag).toBe("InvalidArgument");
       if (planned.left._tag === "InvalidArgument")
-        expect(planned.left.errors.map((p) => p.path)).toEqual(["pathArgs.id", "queryArgs.f"]);
+        expect(planned.left.errors.map((p) => p.path)).toEqual(["pathArgs.id"]);
     }
-    const fine = planUpstreamRequest("https://api.example.com/?key=1", tool({ path: "/a" }), { queryArgs: { b: 2 } });
-    expect(Either.getOrThrow(fine).url.href).toBe("https://api.example.com/a?key=1&b=2");
+    const fine = planUpstreamRequest("https://api.example.com/?key=1", tool({ path: "/a" }), {
+      queryArgs: { b: 2, f: ["a", { b: 1 }], created: { gt: 1 } },
+    });
+    expect(Either.getOrThrow(fine).url.href).toBe(
+      "https://api.example.com/a?key=1&b=2&f%5B0%5D=a&f%5B1%5D%5Bb%5D=1&created%5Bgt%5D=1",
+    );
   });
   it("sends no body with GET or HEAD", () => {
     const get = planUpstreamRequest("https://e.com", tool({ method: "GET" }), { bodyArgs: { a: 1 } });
     expect(Either.getOrThrow(get).body).toBeUndefined();
     const post = planUpstreamRequest("https://e.com", tool({ method: "POST" }), { bodyArgs: [1, 2] });
-    expect(Either.getOrThrow(post).body).toBe("[1,2]");
+    expect(Either.getOrThrow(post).body).toEqual({ kind: "bytes", contentType: "application/json", data: "[1,2]" });
   });
 });
 

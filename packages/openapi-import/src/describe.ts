@@ -95,13 +95,42 @@ const securityOf = (value: unknown): ReadonlyArray<SecurityRequirement> | undefi
 
 const isJson = (mediaType: string) => /^application\/(?:[\w.+-]+\+)?json\b|^\*\/\*$/i.test(mediaType);
 const isForm = (mediaType: string) => /^application\/x-www-form-urlencoded\b/i.test(mediaType);
+const isMultipart = (mediaType: string) => /^multipart\/form-data\b/i.test(mediaType);
+const isText = (mediaType: string) => /^text\/|[/+]xml\b/i.test(mediaType);
 
-/** The schema of the preferred media type of a `content` map: JSON first, then a form. */
+/**
+ * The preferred media type of a `content` map and its schema and encoding (docs/api-rules.md §15a): JSON
+ * first, then a form, multipart, text or XML, then any other (sent as a string or base64 bytes).
+ */
 const pickContent = (content: Record<string, unknown>) => {
   const mediaTypes = Object.keys(content);
-  const mediaType = mediaTypes.find(isJson) ?? mediaTypes.find(isForm);
+  const mediaType =
+    mediaTypes.find(isJson) ??
+    mediaTypes.find(isForm) ??
+    mediaTypes.find(isMultipart) ??
+    mediaTypes.find(isText) ??
+    mediaTypes[0];
   const entry = mediaType === undefined ? undefined : content[mediaType];
-  return { mediaTypes, mediaType, schema: isObject(entry) ? entry.schema : undefined };
+  return {
+    mediaTypes,
+    mediaType,
+    schema: isObject(entry) ? entry.schema : undefined,
+    encoding: isObject(entry) && isObject(entry.encoding) ? entry.encoding : undefined,
+  };
+};
+
+/** The Encoding Objects of a form or multipart body, reduced to what a tool carries (valid values only). */
+const bodyEncoding = (encoding: Record<string, unknown> | undefined): DescribedBody["encoding"] => {
+  const out: Record<string, { style?: string; explode?: boolean; contentType?: string }> = {};
+  for (const [name, raw] of Object.entries(encoding ?? {})) {
+    if (!isObject(raw)) continue;
+    const entry: { style?: string; explode?: boolean; contentType?: string } = {};
+    if (typeof raw.style === "string") entry.style = raw.style;
+    if (typeof raw.explode === "boolean") entry.explode = raw.explode;
+    if (typeof raw.contentType === "string") entry.contentType = raw.contentType;
+    if (Object.keys(entry).length > 0) out[name] = entry;
+  }
+  return out;
 };
 
 /** Reads a (converted) OpenAPI 3.x document. `warnings` collects what could be read past. */
@@ -169,6 +198,7 @@ export const describe = (
           mediaTypes: picked.mediaTypes,
           mediaType: picked.mediaType,
           schema: picked.mediaType === undefined ? undefined : schemaOf(picked.schema ?? {}),
+          encoding: bodyEncoding(picked.encoding),
           required: body.required === true,
         };
       }

@@ -168,7 +168,7 @@ describe("operations to tools", () => {
     });
   });
 
-  it("keeps the success answer's JSON schema on the stored tool (its MCP outputSchema), not on the wire", async () => {
+  it("keeps the success answer's JSON schema on the tool (its MCP outputSchema), on the wire too", async () => {
     const pet = { type: "object", required: ["name"], properties: { name: { type: "string" } } };
     const document = doc30(
       {
@@ -220,7 +220,7 @@ describe("operations to tools", () => {
     expect((await stored("getPet"))?.respBodyJSONSchema).toEqual(pet);
     expect((await stored("listPets"))?.respBodyJSONSchema).toEqual({ type: "array", items: pet });
     expect((await stored("clearPets"))?.respBodyJSONSchema).toBeNull();
-    expect(toolNamed(result, "getPet")).not.toHaveProperty("respBodyJSONSchema");
+    expect(toolNamed(result, "getPet")).toHaveProperty("respBodyJSONSchema", pet);
     // An answer schema that is no valid JSON Schema is left out, with a warning.
     expect((await stored("addPet"))?.respBodyJSONSchema).toBeNull();
     expect(result.result.report.warnings).toContainEqual({
@@ -355,21 +355,120 @@ describe("operations to tools", () => {
       },
     });
     const { report, provider } = (await dryRun(document)).result;
-    expect(provider.tools.map((t) => t.name)).toEqual(["putFile", "listFiles", "postForm"]);
+    expect(provider.tools.map((t) => t.name)).toEqual(["upload", "putFile", "listFiles", "postForm"]);
     expect(report.skipped).toEqual([
       { method: "TRACE", path: "/files", reason: expect.stringContaining("method TRACE") },
-      { method: "POST", path: "/files", reason: expect.stringContaining("multipart/form-data") },
       { method: "GET", path: "/search?mode=fast", reason: expect.stringContaining("query or fragment") },
     ]);
     expect(report.warnings).toEqual([
-      { path: "import.document.paths['/files'].put.requestBody", message: expect.stringContaining("not mapped") },
       {
         path: "import.document.paths['/files'].get.parameters",
         message: expect.stringMatching(/cookie parameter 'session' \(required\), header parameter 'X-Trace'$/),
       },
-      { path: "import.document.paths['/forms'].post.requestBody", message: expect.stringContaining("sent as JSON") },
     ]);
     expect(report.added.length + report.skipped.length).toBe(6);
+  });
+
+  it("maps every request body to bodyArgs in its media type: form and multipart encodings, base64 binaries, text", async () => {
+    const binary = { type: "string", format: "binary" };
+    const document = doc30({
+      "/v1/customers": {
+        post: {
+          operationId: "PostCustomers",
+          requestBody: {
+            content: {
+              "application/x-www-form-urlencoded": {
+                schema: {
+                  type: "object",
+                  properties: {
+                    email: { type: "string" },
+                    metadata: { type: "object", additionalProperties: { type: "string" } },
+                    expand: { type: "array", items: { type: "string" } },
+                  },
+                },
+                encoding: {
+                  metadata: { explode: true, style: "deepObject" },
+                  expand: { explode: true, style: "deepObject" },
+                  odd: { style: "matrix", allowReserved: true },
+                },
+              },
+            },
+          },
+        },
+      },
+      "/audio/transcriptions": {
+        post: {
+          operationId: "createTranscription",
+          requestBody: {
+            required: true,
+            content: {
+              "multipart/form-data": {
+                schema: {
+                  type: "object",
+                  required: ["file", "model"],
+                  properties: { file: binary, model: { type: "string" }, extra: { type: "array", items: binary } },
+                },
+                encoding: { file: { contentType: "audio/mpeg, audio/wav" } },
+              },
+            },
+          },
+        },
+      },
+      "/blobs": {
+        put: { operationId: "putBlob", requestBody: { content: { "application/octet-stream": { schema: binary } } } },
+        post: { operationId: "postNote", requestBody: { content: { "text/plain": { schema: { type: "string" } } } } },
+        patch: {
+          operationId: "patchXml",
+          requestBody: { content: { "application/xml": { schema: { type: "object" } } } },
+        },
+        delete: { operationId: "deleteImages", requestBody: { content: { "image/*": {} } } },
+      },
+      "/items": {
+        post: {
+          operationId: "postApi",
+          requestBody: { content: { "application/vnd.api+json": { schema: { type: "object" } } } },
+        },
+      },
+    });
+    const { report, provider } = (await dryRun(document)).result;
+    expect(report.skipped).toEqual([]);
+    expect(report.warnings).toEqual([]);
+    const tool = (name: string) => provider.tools.find((t) => t.name === name);
+    expect(tool("postCustomers")).toMatchObject({
+      reqContentType: "application/x-www-form-urlencoded",
+      reqBodyEncoding: {
+        metadata: { explode: true, style: "deepObject" },
+        expand: { explode: true, style: "deepObject" },
+      },
+      reqBodyJSONSchema: { type: "object", properties: { email: { type: "string" } } },
+    });
+    expect(tool("createTranscription")).toMatchObject({
+      reqContentType: "multipart/form-data",
+      reqBodyEncoding: { file: { contentType: "audio/mpeg" } },
+      reqBodyJSONSchema: {
+        required: ["file", "model"],
+        properties: {
+          file: { type: "string", contentEncoding: "base64" },
+          extra: { type: "array", items: { type: "string", contentEncoding: "base64" } },
+        },
+      },
+    });
+    expect(tool("createTranscription")?.reqBodyJSONSchema.properties.file).not.toHaveProperty("format");
+    expect(tool("putBlob")).toMatchObject({
+      reqContentType: "application/octet-stream",
+      reqBodyJSONSchema: { type: "string", contentEncoding: "base64" },
+    });
+    expect(tool("postNote")).toMatchObject({ reqContentType: "text/plain", reqBodyJSONSchema: { type: "string" } });
+    expect(tool("postNote")?.reqBodyJSONSchema).not.toHaveProperty("contentEncoding");
+    expect(tool("patchXml")).toMatchObject({
+      reqContentType: "application/xml",
+      reqBodyJSONSchema: { type: "string" },
+    });
+    expect(tool("deleteImages")).toMatchObject({
+      reqContentType: "application/octet-stream",
+      reqBodyJSONSchema: { type: "string", contentEncoding: "base64" },
+    });
+    expect(tool("postApi")).toMatchObject({ reqContentType: "application/vnd.api+json", reqBodyEncoding: {} });
   });
 
   it("maps OAuth 2.0 flows to oauth2Config and scopes, API-key headers to a variable reference", async () => {

@@ -212,4 +212,37 @@ describe("re-sync", () => {
     expect(error).toMatchObject({ _tag: "AlreadyExists" });
     expect(await run(services, U.getProvider(owner, { providerId: id }))).toEqual(before);
   });
+
+  it("takes the body's new media type and encoding, and keeps the tenant's outputSchemaMode", async () => {
+    const imported = await run(services, I.importProvider(owner, importBody(V1)));
+    const id = imported.result.provider.id!;
+    const createItem = imported.result.provider.tools.find((t) => t.name === "createItem")!;
+    expect(createItem).toMatchObject({ reqContentType: "application/json", outputSchemaMode: "LENIENT" });
+    await run(
+      services,
+      U.updateProviderTool(owner, { providerId: id, toolId: createItem.id!, tool: { outputSchemaMode: "EXACT" } }),
+    );
+    const form = JSON.parse(JSON.stringify(V1));
+    form.paths["/items"].post.requestBody = {
+      content: {
+        "application/x-www-form-urlencoded": {
+          schema: { type: "object", properties: { tags: { type: "array", items: { type: "string" } } } },
+          encoding: { tags: { style: "deepObject", explode: true } },
+        },
+      },
+    };
+    const { report, provider } = await run(services, I.resyncProvider(owner, id, importBody(form)));
+    expect(report.changed).toEqual([
+      expect.objectContaining({
+        name: "createItem",
+        fields: ["reqBodyJSONSchema", "reqContentType", "reqBodyEncoding"],
+      }),
+    ]);
+    expect(provider.tools.find((t) => t.name === "createItem")).toMatchObject({
+      id: createItem.id,
+      reqContentType: "application/x-www-form-urlencoded",
+      reqBodyEncoding: { tags: { style: "deepObject", explode: true } },
+      outputSchemaMode: "EXACT",
+    });
+  });
 });

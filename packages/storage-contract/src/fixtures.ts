@@ -71,7 +71,10 @@ export const tool = (n: number, owner: string, override: Partial<ToolRow> = {}):
   pathArgsJSONSchema: { type: "object", properties: { itemId: { type: "string" } }, required: ["itemId"] },
   queryArgsJSONSchema: null,
   reqBodyJSONSchema: { type: "object", properties: { tags: { type: "array", items: { type: "string" } } } },
+  reqContentType: "application/x-www-form-urlencoded",
+  reqBodyEncoding: { tags: { style: "deepObject", explode: true } },
   respBodyJSONSchema: { type: "object", properties: { id: { type: "string" } } },
+  outputSchemaMode: "EXACT",
   // A variable reference, stored as written.
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the domain's ${NAME} syntax, not a template
   headers: [{ key: "X-Api-Key", value: "${API_KEY}" }],

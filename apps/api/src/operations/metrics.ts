@@ -113,8 +113,18 @@ export const createServiceMetrics = () => {
     return outcome;
   };
 
+  // docs/api-rules.md §15a: 2xx answers returned as successes though they do not fit the lenient
+  // outputSchema. The one label is bounded and written by the service, never by a tenant.
+  const outputMismatches = new Counter({
+    name: "mcpsm_tool_output_mismatches_total",
+    help: "Tool answers (2xx) that did not fit the tool's lenient outputSchema and were returned as successes, by reason (schema, not_json).",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+
   /** Times MCP operations and their upstream exchanges. */
   const mcpInstrumentation: McpInstrumentation = {
+    outputMismatch: (reason) => outputMismatches.inc({ reason }),
     operation: async (operation, run, errorTypeOf) => {
       const start = performance.now();
       let errorType: string | undefined;
@@ -142,7 +152,7 @@ export const createServiceMetrics = () => {
     registry,
     httpMiddleware,
     mcpInstrumentation,
-    counters: { rateLimitRefusals, quotaRefusals, oauthTokenRequests, gitPushes },
+    counters: { rateLimitRefusals, quotaRefusals, oauthTokenRequests, gitPushes, outputMismatches },
   };
 };
 export type ServiceMetrics = ReturnType<typeof createServiceMetrics>;

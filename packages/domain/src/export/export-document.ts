@@ -25,6 +25,10 @@ export const toExportedTool = (row: ToolRow): ExportedTool => ({
   pathArgsJSONSchema: row.pathArgsJSONSchema ?? {},
   queryArgsJSONSchema: row.queryArgsJSONSchema ?? {},
   reqBodyJSONSchema: row.reqBodyJSONSchema ?? {},
+  reqContentType: row.reqContentType,
+  reqBodyEncoding: row.reqBodyEncoding,
+  respBodyJSONSchema: row.respBodyJSONSchema,
+  outputSchemaMode: row.outputSchemaMode,
   headers: row.headers,
   oauth2Scopes: row.oauth2Scopes,
 });

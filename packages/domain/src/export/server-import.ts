@@ -12,6 +12,7 @@ import { secretPrefixOf } from "../provider/secret-prefix.js";
 import { toServerRecord } from "../server/server-record.js";
 import { checkDistinctToolNames } from "../server/server-composition.js";
 import type { ServerRecord } from "../server/server-schema.js";
+import { DEFAULT_REQ_CONTENT_TYPE } from "../tool/tool-body-fields.js";
 import type { PromptRow, ProviderRow, ResourceRow, ServerProviderLink, ServerRow, ToolRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
@@ -104,8 +105,10 @@ const toolRowOf = (tool: ExportedTool, base: Base): ToolRow => ({
   pathArgsJSONSchema: schemaOrNull(tool.pathArgsJSONSchema),
   queryArgsJSONSchema: schemaOrNull(tool.queryArgsJSONSchema),
   reqBodyJSONSchema: schemaOrNull(tool.reqBodyJSONSchema),
-  // Not in the document (not on the management wire): an imported tool declares no outputSchema.
-  respBodyJSONSchema: null,
+  reqContentType: tool.reqContentType ?? DEFAULT_REQ_CONTENT_TYPE,
+  reqBodyEncoding: tool.reqBodyEncoding ?? {},
+  respBodyJSONSchema: schemaOrNull(tool.respBodyJSONSchema ?? undefined),
+  outputSchemaMode: tool.outputSchemaMode ?? "LENIENT",
   headers: tool.headers ?? [],
   oauth2Scopes: tool.oauth2Scopes ?? [],
   imported: false,

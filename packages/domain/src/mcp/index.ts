@@ -5,3 +5,7 @@ export * from "./server-access.js";
 export * from "./server-view.js";
 export * from "./tool-arguments.js";
 export * from "./upstream-request.js";
+export * from "./lenient-output-schema.js";
+export * from "./fixed-query.js";
+export * from "./form-encoding.js";
+export * from "./request-body.js";

@@ -3,7 +3,10 @@ import { FailedPrecondition, type FieldProblem, InvalidArgument } from "../error
 import type { ToolRow } from "../storage/rows.js";
 import { pathPlaceholders } from "../tool/tool-schema.js";
 import { MAX_UPSTREAM_PATH_CHARS } from "./expansion-limits.js";
+import { fixedQueryValues } from "./fixed-query.js";
+import { bracketPairs } from "./form-encoding.js";
 import { holdsVariableReference } from "./header-templates.js";
+import { type PlannedBody, planBody } from "./request-body.js";
 
 // The pure half of `tools/call`: validated MCP arguments in, the upstream HTTP request out. No I/O here.
 
@@ -11,8 +14,8 @@ import { holdsVariableReference } from "./header-templates.js";
 export interface UpstreamRequestPlan {
   readonly method: ToolRow["method"];
   readonly url: URL;
-  /** JSON text of `bodyArgs`, when the call carries a body. */
-  readonly body: string | undefined;
+  /** `bodyArgs` in the tool's `reqContentType`, when the call carries a body. */
+  readonly body: PlannedBody | undefined;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -63,9 +66,19 @@ const buildPath = (tool: ToolRow, pathArgs: Record<string, unknown>, problems: A
   return path;
 };
 
-/** Query parameters from `queryArgs`: arrays become repeated keys, null/undefined are left out. */
+/**
+ * Query parameters from `queryArgs`: arrays of scalars become repeated keys, null/undefined are left out;
+ * an object (or an array holding one) takes bracket keys, `created[gt]=1`, `items[0][id]=a`
+ * (docs/api-rules.md §15a: Stripe's `deepObject` query parameters).
+ */
 const appendQuery = (url: URL, queryArgs: Record<string, unknown>, problems: Array<FieldProblem>) => {
   for (const [key, value] of Object.entries(queryArgs)) {
+    if (isRecord(value) || (Array.isArray(value) && value.some((item) => typeof item === "object" && item !== null))) {
+      const pairs: Array<[string, string]> = [];
+      bracketPairs(key, value, pairs);
+      for (const [name, text] of pairs) url.searchParams.append(name, text);
+      continue;
+    }
     const values = Array.isArray(value) ? value : [value];
     for (const [i, item] of values.entries()) {
       if (item === null || item === undefined) continue;
@@ -116,7 +129,8 @@ export const planUpstreamRequest = (
     );
   const problems: Array<FieldProblem> = [];
   const pathArgs = isRecord(args.pathArgs) ? args.pathArgs : {};
-  const queryArgs = isRecord(args.queryArgs) ? args.queryArgs : {};
+  // docs/api-rules.md §15a: fixed query pairs (`const` properties) are sent when the caller leaves them out.
+  const queryArgs = { ...fixedQueryValues(tool), ...(isRecord(args.queryArgs) ? args.queryArgs : {}) };
   const path = buildPath(tool, pathArgs, problems);
   let url: URL;
   try {
@@ -129,7 +143,7 @@ export const planUpstreamRequest = (
     return Either.left(invalidArguments([{ path: "baseURL", message: "the provider's base URL is not a valid URL" }]));
   }
   appendQuery(url, queryArgs, problems);
-  const body = args.bodyArgs !== undefined && !BODYLESS.has(tool.method) ? JSON.stringify(args.bodyArgs) : undefined;
+  const body = BODYLESS.has(tool.method) ? undefined : planBody(tool, args.bodyArgs, problems);
   if (problems.length > 0) return Either.left(invalidArguments(problems));
   return Either.right({ method: tool.method, url, body });
 };

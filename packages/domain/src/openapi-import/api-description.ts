@@ -17,9 +17,13 @@ export interface DescribedParameter {
 /** The request body of an operation: its media types and the schema of the one the mapping uses. */
 export interface DescribedBody {
   readonly mediaTypes: ReadonlyArray<string>;
-  /** The media type whose schema is `schema` (a JSON one when there is one, else a form). */
+  /** The media type whose schema is `schema` (JSON first, then a form, multipart, text, any other). */
   readonly mediaType: string | undefined;
   readonly schema: JsonObject | undefined;
+  /** The OpenAPI Encoding Objects of a form or multipart body, by property (style, explode, contentType). */
+  readonly encoding?:
+    | Readonly<Record<string, { readonly style?: string; readonly explode?: boolean; readonly contentType?: string }>>
+    | undefined;
   readonly required: boolean;
 }
 

@@ -12,6 +12,7 @@ import { mergeOAuth2 } from "../provider/provider-use-cases.js";
 import { secretPrefixOf } from "../provider/secret-prefix.js";
 import { authorize } from "../scopes/authorize.js";
 import type { ProviderRow, ToolRow } from "../storage/rows.js";
+import { DEFAULT_REQ_CONTENT_TYPE } from "../tool/tool-body-fields.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
@@ -50,7 +51,9 @@ const toolRow = (
   draft: ToolDraft,
   name: string,
   base: Pick<ToolRow, "id" | "providerId" | "createdAt" | "updatedAt">,
-) => ({
+  // A re-sync keeps the tenant's choice; the document does not say it.
+  outputSchemaMode: ToolRow["outputSchemaMode"] = "LENIENT",
+): ToolRow => ({
   ...base,
   method: draft.fields.method,
   path: draft.fields.path,
@@ -60,7 +63,10 @@ const toolRow = (
   pathArgsJSONSchema: schemaOrNull(draft.fields.pathArgsJSONSchema ?? {}),
   queryArgsJSONSchema: schemaOrNull(draft.fields.queryArgsJSONSchema ?? {}),
   reqBodyJSONSchema: schemaOrNull(draft.fields.reqBodyJSONSchema ?? {}),
+  reqContentType: draft.fields.reqContentType ?? DEFAULT_REQ_CONTENT_TYPE,
+  reqBodyEncoding: draft.fields.reqBodyEncoding ?? {},
   respBodyJSONSchema: schemaOrNull(draft.responseSchema ?? {}),
+  outputSchemaMode,
   headers: draft.fields.headers ?? [],
   oauth2Scopes: draft.fields.oauth2Scopes ?? [],
   imported: true,
@@ -82,6 +88,8 @@ const COMPARED = [
   "pathArgsJSONSchema",
   "queryArgsJSONSchema",
   "reqBodyJSONSchema",
+  "reqContentType",
+  "reqBodyEncoding",
   "respBodyJSONSchema",
   "headers",
   "oauth2Scopes",
@@ -402,12 +410,17 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
         result.set(row.id, row);
         continue;
       }
-      const next = toolRow(draft, names[i]!, {
-        id: match.id,
-        providerId: id,
-        createdAt: match.createdAt,
-        updatedAt: at,
-      });
+      const next = toolRow(
+        draft,
+        names[i]!,
+        {
+          id: match.id,
+          providerId: id,
+          createdAt: match.createdAt,
+          updatedAt: at,
+        },
+        match.outputSchemaMode,
+      );
       const fields = changedFields(match, next);
       if (fields.length === 0) {
         report.unchanged++;

@@ -11,6 +11,7 @@ import type {
   DescribedSecurityScheme,
   SecurityRequirement,
 } from "./api-description.js";
+import { mapRequestBody } from "./request-body-mapping.js";
 import { baseToolName } from "./tool-naming.js";
 
 // The mapping rules of docs/api-rules.md §15: one operation → one tool draft (or a skip with its reason).
@@ -97,9 +98,6 @@ const objectSchema = (properties: ReadonlyArray<[string, JsonObject]>, required:
   properties: Object.fromEntries(properties),
   ...(required.length > 0 ? { required: [...required] } : {}),
 });
-
-const isJsonMediaType = (mediaType: string) => /^application\/(?:[\w.+-]+\+)?json\b|^\*\/\*$/i.test(mediaType);
-const isFormMediaType = (mediaType: string) => /^application\/x-www-form-urlencoded\b/i.test(mediaType);
 
 /** The header value that sends an API key from the provider's variables. */
 const apiKeyVariable = (prefix: string, index: number, scheme: string) =>
@@ -203,37 +201,10 @@ const mapOperation = (
   if (unmapped.length > 0)
     warnings.push({
       path: `${location}.parameters`,
-      message: `not mapped (a tool sends only path and query arguments, a JSON body and fixed headers): ${unmapped.join(", ")}`,
+      message: `not mapped (a tool sends only path and query arguments, a body and fixed headers): ${unmapped.join(", ")}`,
     });
 
-  let reqBodyJSONSchema: JsonObject | undefined;
-  const body = operation.requestBody;
-  if (body !== undefined) {
-    const mediaType = body.mediaType;
-    if (mediaType !== undefined && (isJsonMediaType(mediaType) || isFormMediaType(mediaType))) {
-      if (method === "GET" || method === "HEAD")
-        warnings.push({
-          path: `${location}.requestBody`,
-          message: `a ${method} tool sends no body: the request body is not mapped`,
-        });
-      else {
-        const schema = body.schema ?? {};
-        reqBodyJSONSchema =
-          Object.keys(schema).length === 0 ? { description: "the request body: any JSON value" } : schema;
-        if (isFormMediaType(mediaType))
-          warnings.push({
-            path: `${location}.requestBody`,
-            message: `the ${mediaType} body is mapped to bodyArgs and sent as JSON; check that the upstream accepts JSON`,
-          });
-      }
-    } else if (body.required)
-      return `its request body (${body.mediaTypes.join(", ") || "no media type"}) is not JSON or a form, and a tool sends JSON bodies only`;
-    else
-      warnings.push({
-        path: `${location}.requestBody`,
-        message: `the optional request body (${body.mediaTypes.join(", ")}) is not JSON and is not mapped`,
-      });
-  }
+  const body = mapRequestBody(operation.requestBody, method, location, warnings);
 
   const credentials = credentialsOf(operation.security, schemes, apiKeyOrder, context, unmappedSchemes);
   const title = cut(operation.summary.replace(/\s+/g, " ").trim(), MAX_TITLE);
@@ -260,7 +231,9 @@ const mapOperation = (
           )
         : {},
     queryArgsJSONSchema: queryProperties.length > 0 ? objectSchema(queryProperties, queryRequired) : {},
-    reqBodyJSONSchema: reqBodyJSONSchema ?? {},
+    reqBodyJSONSchema: body.reqBodyJSONSchema ?? {},
+    ...(body.reqContentType === undefined ? {} : { reqContentType: body.reqContentType }),
+    ...(body.reqBodyEncoding === undefined ? {} : { reqBodyEncoding: body.reqBodyEncoding }),
     headers: credentials.headers,
     oauth2Scopes: credentials.scopes,
   };

@@ -3,6 +3,14 @@
 // into the typed input of a use case. The OpenAPI document and any other front end are built on these.
 
 export { HTTP_METHODS, HttpMethod, ToolCreate, ToolHeader, ToolPatch, ToolRecord } from "../tool/tool-schema.js";
+export {
+  BodyEncoding,
+  BodyPropertyEncoding,
+  DEFAULT_REQ_CONTENT_TYPE,
+  MediaType,
+  OUTPUT_SCHEMA_MODES,
+  OutputSchemaMode,
+} from "../tool/tool-body-fields.js";
 export { Id, isId } from "../ids/id.js";
 export { PromptArgument, PromptCreate, PromptMessage, PromptPatch, PromptRecord } from "../prompt/prompt-schema.js";
 export {

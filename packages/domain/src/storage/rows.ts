@@ -2,6 +2,7 @@ import { Schema } from "effect";
 import { PromptArgument, PromptMessage } from "../prompt/prompt-schema.js";
 import { ApiType, VisibilityType } from "../provider/provider-schema.js";
 import { ResourceAnnotations } from "../resource/resource-schema.js";
+import { BodyEncoding, OutputSchemaMode } from "../tool/tool-body-fields.js";
 import { HTTP_METHODS, ToolHeader } from "../tool/tool-schema.js";
 import { JsonObject } from "../validation/text.js";
 import { VariableType } from "../variable/variable-schema.js";
@@ -50,11 +51,14 @@ export const ToolRow = Schema.Struct({
   pathArgsJSONSchema: Schema.NullOr(JsonObject),
   queryArgsJSONSchema: Schema.NullOr(JsonObject),
   reqBodyJSONSchema: Schema.NullOr(JsonObject),
-  /**
-   * The JSON Schema of the upstream's success answer (from an imported description), or null when unknown:
-   * the MCP tool's outputSchema. Not a field of the management API's tool record (docs/decisions.md).
-   */
+  /** The media type the body is sent as (`application/json` unless the tool says otherwise). */
+  reqContentType: Schema.String,
+  /** Per property of a form or multipart body: its OpenAPI encoding (style, explode, contentType). */
+  reqBodyEncoding: BodyEncoding,
+  /** The JSON Schema of the upstream's success answer, or null when unknown: the MCP tool's outputSchema. */
   respBodyJSONSchema: Schema.NullOr(JsonObject),
+  /** LENIENT: the declared outputSchema accepts every answer; EXACT: the schema as written. */
+  outputSchemaMode: OutputSchemaMode,
   headers: Schema.Array(ToolHeader),
   oauth2Scopes: Schema.Array(Schema.String),
   /** True when an OpenAPI import made the tool: only such tools are changed or removed by a re-sync. */

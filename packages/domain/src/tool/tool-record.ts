@@ -13,6 +13,10 @@ export const toToolRecord = (row: ToolRow): ToolRecord => ({
   pathArgsJSONSchema: row.pathArgsJSONSchema ?? {},
   queryArgsJSONSchema: row.queryArgsJSONSchema ?? {},
   reqBodyJSONSchema: row.reqBodyJSONSchema ?? {},
+  reqContentType: row.reqContentType,
+  reqBodyEncoding: row.reqBodyEncoding,
+  respBodyJSONSchema: row.respBodyJSONSchema,
+  outputSchemaMode: row.outputSchemaMode,
   headers: row.headers,
   oauth2Scopes: row.oauth2Scopes,
 });

@@ -4,6 +4,7 @@ import { Id } from "../ids/id.js";
 import { HeaderName, HeaderValue } from "../validation/http-header.js";
 import { JsonSchemaObject, ObjectJsonSchema } from "../validation/json-schema.js";
 import { JsonObject, LongText, Title } from "../validation/text.js";
+import { BodyEncoding, MediaType, OutputSchemaMode } from "./tool-body-fields.js";
 
 /** The HTTP methods a tool may call, normalised to upper case on input. */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
@@ -73,6 +74,16 @@ const toolFields = {
   pathArgsJSONSchema: optional(ObjectJsonSchema),
   queryArgsJSONSchema: optional(ObjectJsonSchema),
   reqBodyJSONSchema: optional(JsonSchemaObject),
+  reqContentType: optional(
+    MediaType.annotations({ description: "the media type the tool sends its body as; default application/json" }),
+  ),
+  reqBodyEncoding: optional(BodyEncoding),
+  respBodyJSONSchema: optional(
+    Schema.NullOr(JsonSchemaObject).annotations({
+      description: "the JSON Schema of the upstream's success answer (the MCP outputSchema); null or {} for none",
+    }),
+  ),
+  outputSchemaMode: optional(OutputSchemaMode),
   headers: optional(Schema.Array(ToolHeader).pipe(Schema.maxItems(100))),
   oauth2Scopes: optional(Schema.Array(OAuthScopeName).pipe(Schema.maxItems(100))),
 };
@@ -105,6 +116,12 @@ export const ToolRecord = Schema.Struct({
   pathArgsJSONSchema: JsonObject,
   queryArgsJSONSchema: JsonObject,
   reqBodyJSONSchema: JsonObject,
+  reqContentType: Schema.String,
+  reqBodyEncoding: BodyEncoding,
+  respBodyJSONSchema: Schema.NullOr(JsonObject).annotations({
+    description: "the JSON Schema of the upstream's success answer (the MCP outputSchema); null when none",
+  }),
+  outputSchemaMode: OutputSchemaMode,
   headers: Schema.Array(ToolHeader),
   oauth2Scopes: Schema.Array(Schema.String),
 }).annotations({ identifier: "ProviderTool" });

@@ -10,10 +10,11 @@ import { invalid } from "../validation/decode-write.js";
 import type { JsonObject } from "../validation/text.js";
 import { oauth2HeaderProblems } from "../provider/oauth2-credentials.js";
 import { toToolRecord } from "./tool-record.js";
+import { DEFAULT_REQ_CONTENT_TYPE } from "./tool-body-fields.js";
 import { pathPlaceholders, ToolCreate, ToolPatch } from "./tool-schema.js";
 
-const schemaOrNull = (schema: JsonObject | undefined, stored: JsonObject | null): JsonObject | null =>
-  schema === undefined ? stored : Object.keys(schema).length === 0 ? null : schema;
+const schemaOrNull = (schema: JsonObject | null | undefined, stored: JsonObject | null): JsonObject | null =>
+  schema === undefined ? stored : schema === null || Object.keys(schema).length === 0 ? null : schema;
 
 /** Every `{placeholder}` of the path must be a required property of the path arguments schema. */
 const placeholderProblems = (row: ToolRow): ReadonlyArray<FieldProblem> => {
@@ -78,7 +79,10 @@ const tools = providerChildUseCases({
     pathArgsJSONSchema: schemaOrNull(input.pathArgsJSONSchema, null),
     queryArgsJSONSchema: schemaOrNull(input.queryArgsJSONSchema, null),
     reqBodyJSONSchema: schemaOrNull(input.reqBodyJSONSchema, null),
-    respBodyJSONSchema: null,
+    reqContentType: input.reqContentType ?? DEFAULT_REQ_CONTENT_TYPE,
+    reqBodyEncoding: input.reqBodyEncoding ?? {},
+    respBodyJSONSchema: schemaOrNull(input.respBodyJSONSchema, null),
+    outputSchemaMode: input.outputSchemaMode ?? "LENIENT",
     headers: input.headers ?? [],
     oauth2Scopes: input.oauth2Scopes ?? [],
     imported: false,
@@ -93,7 +97,10 @@ const tools = providerChildUseCases({
     pathArgsJSONSchema: schemaOrNull(patch.pathArgsJSONSchema, stored.pathArgsJSONSchema),
     queryArgsJSONSchema: schemaOrNull(patch.queryArgsJSONSchema, stored.queryArgsJSONSchema),
     reqBodyJSONSchema: schemaOrNull(patch.reqBodyJSONSchema, stored.reqBodyJSONSchema),
-    respBodyJSONSchema: stored.respBodyJSONSchema,
+    reqContentType: patch.reqContentType ?? stored.reqContentType,
+    reqBodyEncoding: patch.reqBodyEncoding ?? stored.reqBodyEncoding,
+    respBodyJSONSchema: schemaOrNull(patch.respBodyJSONSchema, stored.respBodyJSONSchema),
+    outputSchemaMode: patch.outputSchemaMode ?? stored.outputSchemaMode,
     headers: patch.headers ?? stored.headers,
     oauth2Scopes: patch.oauth2Scopes ?? stored.oauth2Scopes,
   }),

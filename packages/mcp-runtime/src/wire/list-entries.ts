@@ -1,4 +1,4 @@
-import { ARGUMENT_PARTS, methodTraits, partSchema, requiredParts } from "@mcpsm/domain/mcp";
+import { ARGUMENT_PARTS, lenientOutputSchema, methodTraits, partSchema, requiredParts } from "@mcpsm/domain/mcp";
 import type { PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
 import type { Icon, Prompt, Resource, Tool } from "@modelcontextprotocol/server";
 
@@ -23,19 +23,66 @@ export const toolDescription = (tool: ToolRow, provider: ProviderRow): string =>
       ? tool.title
       : `${tool.method} ${tool.path}${provider.name !== "" ? ` on ${provider.name}` : ""}`;
 
+/** The `type` of a schema, following a root `$ref` into its own `$defs` / `definitions` (a few hops). */
+const rootType = (schema: Record<string, unknown>): unknown => {
+  let node: unknown = schema;
+  for (let hops = 0; hops < 8; hops++) {
+    if (typeof node !== "object" || node === null) return undefined;
+    const { type, $ref } = node as { type?: unknown; $ref?: unknown };
+    if (type !== undefined || typeof $ref !== "string") return type;
+    const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec($ref);
+    const defs = match === null ? undefined : schema[match[1] as string];
+    node =
+      typeof defs === "object" && defs !== null
+        ? (defs as Record<string, unknown>)[
+            decodeURIComponent(match?.[2] ?? "")
+              .replaceAll("~1", "/")
+              .replaceAll("~0", "~")
+          ]
+        : undefined;
+  }
+  return undefined;
+};
+
+/** `$defs` (and draft-07 `definitions`) moved from `inner` to the root that wraps it, so local `$ref`s resolve. */
+const wrapped = (inner: Record<string, unknown>): Tool["outputSchema"] => {
+  const { $defs, definitions, ...rest } = inner;
+  return {
+    type: "object",
+    properties: { result: rest as PropertySchema },
+    required: ["result"],
+    ...($defs === undefined ? {} : { $defs }),
+    ...(definitions === undefined ? {} : { definitions }),
+  } as Tool["outputSchema"];
+};
+
 /**
- * The tool's `outputSchema`: the schema of the upstream's success answer (from an imported description) in
- * the shape `structuredContent` takes — an object schema as is, any other type wrapped as `{result: …}`.
- * None when the answer's schema is unknown or does not say its type (it could be either shape).
+ * The tool's `outputSchema`: the schema of the upstream's success answer in the shape `structuredContent`
+ * takes — an object schema as is, any other type wrapped as `{result: …}`; by default (outputSchemaMode
+ * LENIENT) in the lenient form every real answer satisfies (docs/api-rules.md §15a). None when the answer's
+ * schema is unknown or does not say its type (it could be either shape).
  */
 export const outputSchemaOf = (tool: ToolRow): Tool["outputSchema"] => {
+  // Rows are not changed in place (a revision is a new row): each one's schema is made once, listed and
+  // checked against on every call.
+  if (declared.has(tool)) return declared.get(tool);
+  const schema = declaredOutputSchema(tool);
+  declared.set(tool, schema);
+  return schema;
+};
+
+const declared = new WeakMap<ToolRow, Tool["outputSchema"]>();
+
+const declaredOutputSchema = (tool: ToolRow): Tool["outputSchema"] => {
   const schema = tool.respBodyJSONSchema;
   if (schema === null) return undefined;
-  const type = schema.type;
-  if (type === "object") return schema as Tool["outputSchema"];
+  const exact = tool.outputSchemaMode === "EXACT";
+  const type = rootType(schema);
+  // The root says `type: "object"` itself (MCP requires it), also when a root `$ref` is what says it.
+  if (type === "object") return { type, ...(exact ? schema : lenientOutputSchema(schema)) } as Tool["outputSchema"];
   const types = typeof type === "string" ? [type] : Array.isArray(type) ? type : [];
   if (types.length === 0 || types.includes("object")) return undefined;
-  return { type: "object", properties: { result: schema as PropertySchema }, required: ["result"] };
+  return wrapped(exact ? schema : lenientOutputSchema(schema, true));
 };
 
 /**

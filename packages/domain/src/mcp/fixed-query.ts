@@ -1,0 +1,31 @@
+import type { ToolRow } from "../storage/rows.js";
+
+// docs/api-rules.md §15a: a path such as `/?Action=DescribeRegions&Version=2016-11-15` becomes a tool whose
+// `queryArgsJSONSchema` holds `Action` and `Version` as `const` properties; the service sends them on every
+// call, filling in those the caller leaves out (one the caller gives must equal the const: the schema says so).
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The query values a tool always sends: its query properties with a scalar `const`, by name. */
+export const fixedQueryValues = (tool: Pick<ToolRow, "queryArgsJSONSchema">): Record<string, unknown> => {
+  const properties = tool.queryArgsJSONSchema?.properties;
+  if (!isRecord(properties)) return {};
+  const fixed: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(properties))
+    if (isRecord(schema) && "const" in schema && ["string", "number", "boolean"].includes(typeof schema.const))
+      fixed[name] = schema.const;
+  return fixed;
+};
+
+/**
+ * MCP arguments with the tool's fixed query values filled in where the caller left them out, so that they
+ * pass the schema even when it lists them as required.
+ */
+export const withFixedQuery = (tool: Pick<ToolRow, "queryArgsJSONSchema">, args: unknown): unknown => {
+  const fixed = fixedQueryValues(tool);
+  if (Object.keys(fixed).length === 0 || (args !== undefined && !isRecord(args))) return args;
+  const given = args ?? {};
+  const queryArgs = isRecord(given.queryArgs) ? given.queryArgs : given.queryArgs === undefined ? {} : undefined;
+  return queryArgs === undefined ? given : { ...given, queryArgs: { ...fixed, ...queryArgs } };
+};
