@@ -1,5 +1,5 @@
 // The size of tools/list for a 500-tool server, with and without dynamic tool discovery, in tokens.
-// Tools: the first 500 operations of ../shared/tool-catalog spread over its four APIs, each defined the way
+// Tools: 500 operations of the 18-API catalog of catalog.mjs, round-robin over the APIs, each defined the way
 // the service shows it (toolEntry: path/query/body argument schemas with one string property per
 // parameter; real imported schemas with types and descriptions are larger, so "without" is a lower bound).
 // Tokens: gpt-tokenizer's o200k_base BPE (GPT-4o family) over the JSON result; other models' tokenizers differ
@@ -11,7 +11,7 @@ import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { loadCatalog } from "./catalog.mjs";
 
 const SIZE = 500;
-const catalog = loadCatalog();
+const catalog = await loadCatalog();
 // Round-robin over the APIs so the 500 tools mix domains like a composed server would.
 const byApi = Object.groupBy(catalog, (c) => c.api);
 const picked = [];
