@@ -87,10 +87,10 @@ const print = (label, result, kinds = true) => {
 
 /** The pipeline's parts, switched on one after another (each row adds one part to the row above). */
 const STEPS = [
-  ["field-weighted BM25 (no intent, no synonyms)", { intent: false, thesaurus: false, wordnet: false }],
-  ["+ REST intent", { intent: true, thesaurus: false, wordnet: false }],
-  ["+ thesaurus (hand-written)", { intent: true, thesaurus: true, wordnet: false }],
-  ["+ WordNet related words = full", { intent: true, thesaurus: true, wordnet: true }],
+  ["field-weighted BM25 (no intent, no synonyms)", { intent: false, thesaurus: false, everyday: false }],
+  ["+ REST intent", { intent: true, thesaurus: false, everyday: false }],
+  ["+ thesaurus (synonym groups)", { intent: true, thesaurus: true, everyday: false }],
+  ["+ everyday words = full", { intent: true, thesaurus: true, everyday: true }],
 ];
 console.log(`| search | kind | n | R@1 | R@5 | R@10 | MRR |\n|---|---|---|---|---|---|---|`);
 const base = evaluate(baseline);
@@ -111,3 +111,23 @@ if (process.argv.includes("--misses"))
     console.log(
       `miss [${r.api} ${r.kind}] rank ${r.rank || ">10"}: ${r.task}\n    want ${r.expected[0]}\n    got  ${r.ranked.slice(0, 3).join(" ; ")}`,
     );
+
+if (process.argv.includes("--tune")) {
+  if (split !== "dev") throw new Error("tune on dev tasks only");
+  const grid = [];
+  for (const synonymWeight of [0.3, 0.5])
+    for (const everydayWeight of [0.6, 0.8, 1])
+      for (const [path, action] of [
+        [1.5, 1.5],
+        [1, 2],
+        [1.5, 3],
+      ]) {
+        const r = evaluate(ours({ synonymWeight, everydayWeight, boosts: { path, action } }));
+        grid.push({ synonymWeight, everydayWeight, path, action, r5: r.overall.r5, mrr: r.overall.mrr });
+      }
+  grid.sort((a, b) => b.r5 - a.r5 || b.mrr - a.mrr);
+  for (const g of grid.slice(0, 10))
+    console.log(
+      `thesaurus ${g.synonymWeight} everyday ${g.everydayWeight} path ${g.path} action ${g.action}: R@5 ${pct(g.r5)} MRR ${g.mrr.toFixed(3)}`,
+    );
+}

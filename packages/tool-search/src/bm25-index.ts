@@ -3,7 +3,8 @@
 // and the sum multiplied by the number of query terms a document matched (minisearch's "quality").
 //
 // The index is immutable: documents and field lengths never change after building, so each posting's
-// boosted, summed-over-fields score is computed once at build time. A search then only adds up
+// boosted, summed-over-fields score is computed once at build time. The "quality" factor counts the query's
+// concepts a document matched (a word and its synonyms are one concept), not the expanded terms. A search then only adds up
 // precomputed numbers from typed arrays: the cost is the length of the query terms' posting lists.
 
 const K1 = 1.2;
@@ -18,22 +19,34 @@ interface Postings {
   readonly scores: Float64Array;
 }
 
+/** A query term's weight and the concept (0-31: the query word it stands for) it counts towards. */
+export interface QueryTerm {
+  readonly weight: number;
+  readonly concept: number;
+}
+
 export interface ScoredDoc {
   readonly doc: number;
   readonly score: number;
 }
 
+const bitCount = (mask: number): number => {
+  let n = mask - ((mask >>> 1) & 0x55555555);
+  n = (n & 0x33333333) + ((n >>> 2) & 0x33333333);
+  return (((n + (n >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+};
+
 export class Bm25Index {
   private readonly postings = new Map<string, Postings>();
   private readonly scores: Float64Array;
-  private readonly matched: Uint16Array;
+  private readonly matched: Uint32Array;
   readonly size: number;
 
   /** `docs[d][f]` are the terms of field `f` of document `d`; `boosts[f]` weighs field `f`. */
   constructor(docs: ReadonlyArray<FieldTerms>, boosts: ReadonlyArray<number>) {
     this.size = docs.length;
     this.scores = new Float64Array(docs.length);
-    this.matched = new Uint16Array(docs.length);
+    this.matched = new Uint32Array(docs.length);
     const fields = boosts.length;
     const averages = boosts.map(
       (_, f) => docs.reduce((sum, doc) => sum + (doc[f]?.length ?? 0), 0) / (docs.length || 1),
@@ -86,25 +99,31 @@ export class Bm25Index {
     }
   }
 
+  /** True when some document has `term`. */
+  has(term: string): boolean {
+    return this.postings.has(term);
+  }
+
   /** The `limit` best documents for weighted query terms, best first; equal scores keep document order. */
-  search(terms: ReadonlyMap<string, number>, limit: number): Array<ScoredDoc> {
+  search(terms: ReadonlyMap<string, QueryTerm>, limit: number): Array<ScoredDoc> {
     const { scores, matched } = this;
     const touched: Array<number> = [];
-    for (const [term, weight] of terms) {
+    for (const [term, { weight, concept }] of terms) {
       const postings = this.postings.get(term);
       if (postings === undefined) continue;
       const { docs, scores: termScores } = postings;
+      const bit = 1 << (concept & 31);
       for (let i = 0; i < docs.length; i++) {
         const d = docs[i] as number;
         if (matched[d] === 0) touched.push(d);
-        matched[d] = (matched[d] as number) + 1;
+        matched[d] = (matched[d] as number) | bit;
         scores[d] = (scores[d] as number) + weight * (termScores[i] as number);
       }
     }
     // Keep the best `limit` in a small sorted array (limit ≤ 50): linear in the touched documents.
     const best: Array<ScoredDoc> = [];
     for (const d of touched) {
-      const score = (scores[d] as number) * (matched[d] as number);
+      const score = (scores[d] as number) * bitCount(matched[d] as number);
       scores[d] = 0;
       matched[d] = 0;
       if (best.length === limit && score <= (best[best.length - 1] as ScoredDoc).score) continue;
