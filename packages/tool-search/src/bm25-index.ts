@@ -51,43 +51,48 @@ export class Bm25Index {
     const averages = boosts.map(
       (_, f) => docs.reduce((sum, doc) => sum + (doc[f]?.length ?? 0), 0) / (docs.length || 1),
     );
-    // term → (doc · fields + field) → frequency, filled in document order.
-    const frequencies = new Map<string, Map<number, number>>();
-    const matching = new Map<string, Int32Array>();
+    // term → its (document, field, frequency) triples in document order, and in how many documents each
+    // field holds it; one pass over the documents with a small per-field count.
+    const entries = new Map<
+      string,
+      { docs: Array<number>; fields: Array<number>; tfs: Array<number>; df: Int32Array }
+    >();
+    const counts = new Map<string, number>();
     docs.forEach((doc, d) => {
-      for (let f = 0; f < fields; f++)
-        for (const term of doc[f] ?? []) {
-          let counts = frequencies.get(term);
-          if (counts === undefined) {
-            counts = new Map();
-            frequencies.set(term, counts);
-            matching.set(term, new Int32Array(fields));
+      for (let f = 0; f < fields; f++) {
+        counts.clear();
+        for (const term of doc[f] ?? []) counts.set(term, (counts.get(term) ?? 0) + 1);
+        for (const [term, tf] of counts) {
+          let entry = entries.get(term);
+          if (entry === undefined) {
+            entry = { docs: [], fields: [], tfs: [], df: new Int32Array(fields) };
+            entries.set(term, entry);
           }
-          const key = d * fields + f;
-          const count = counts.get(key);
-          if (count === undefined) {
-            const perField = matching.get(term) as Int32Array;
-            perField[f] = (perField[f] as number) + 1;
-          }
-          counts.set(key, (count ?? 0) + 1);
+          entry.docs.push(d);
+          entry.fields.push(f);
+          entry.tfs.push(tf);
+          entry.df[f] = (entry.df[f] as number) + 1;
         }
+      }
     });
     const idfs = new Float64Array(fields);
-    for (const [term, counts] of frequencies) {
-      const perField = matching.get(term) as Int32Array;
-      for (let f = 0; f < fields; f++)
-        idfs[f] = Math.log(1 + (docs.length - (perField[f] as number) + 0.5) / ((perField[f] as number) + 0.5));
+    for (const [term, entry] of entries) {
+      for (let f = 0; f < fields; f++) {
+        const df = entry.df[f] as number;
+        idfs[f] = Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
+      }
       const postingDocs: Array<number> = [];
       const postingScores: Array<number> = [];
-      for (const [key, tf] of counts) {
-        const d = Math.floor(key / fields);
-        const f = key - d * fields;
+      for (let i = 0; i < entry.docs.length; i++) {
+        const d = entry.docs[i] as number;
+        const f = entry.fields[i] as number;
+        const tf = entry.tfs[i] as number;
         const boost = boosts[f] ?? 0;
         if (boost === 0) continue;
         const length = docs[d]?.[f]?.length ?? 0;
         const score =
           (idfs[f] as number) * (DELTA + (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / (averages[f] || 1))));
-        // Keys arrive in document order, so a document's fields are adjacent.
+        // Triples arrive in document order, so a document's fields are adjacent.
         if (postingDocs[postingDocs.length - 1] === d)
           postingScores[postingScores.length - 1] = (postingScores[postingScores.length - 1] as number) + boost * score;
         else {
@@ -95,6 +100,7 @@ export class Bm25Index {
           postingScores.push(boost * score);
         }
       }
+      if (postingDocs.length === 0) continue;
       this.postings.set(term, { docs: Int32Array.from(postingDocs), scores: Float64Array.from(postingScores) });
     }
   }

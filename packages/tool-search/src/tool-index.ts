@@ -4,7 +4,7 @@ import { oneLine } from "./one-line.js";
 import { EVERYDAY_WEIGHT, everydayWords } from "./everyday-words.js";
 import { compileSafeRegex } from "./safe-regex.js";
 import { SYNONYM_WEIGHT, synonymsOf } from "./synonyms.js";
-import { terms } from "./text.js";
+import { isStopWord, stem, terms, words } from "./text.js";
 
 /** What the index knows of one tool. */
 export interface SearchableTool {
@@ -63,6 +63,8 @@ export interface ToolIndexOptions {
   readonly everyday?: boolean;
 }
 
+/** How much of each argument description is indexed. */
+const ARG_DESCRIPTION_CHARS = 80;
 /** How many BM25 candidates the intent re-ranking looks at. */
 const RERANK_DEPTH = 50;
 
@@ -84,6 +86,7 @@ export const REGEX_BUDGET_MS = 100;
 /** A query's weighted terms: its own stems (1), their thesaurus synonyms and their WordNet relatives. */
 const queryTerms = (
   own: ReadonlyArray<string>,
+  questions: ReadonlyArray<string>,
   synonymWeight: number,
   everydayWeight: number,
 ): Map<string, QueryTerm> => {
@@ -97,6 +100,13 @@ const queryTerms = (
   for (const [t, concept] of concepts) {
     for (const s of synonymsOf(t)) raise(s, synonymWeight, concept);
     for (const s of everydayWords(t)) raise(s, everydayWeight, concept);
+  }
+  for (const q of questions) {
+    const related = everydayWords(q);
+    if (related.length === 0) continue;
+    const concept = concepts.size;
+    concepts.set(q, concept);
+    for (const s of related) raise(s, everydayWeight, concept);
   }
   return weights;
 };
@@ -129,7 +139,10 @@ export class ToolIndex {
           path: terms(tool.path),
           action: intent ? terms(lastSegment(tool.path)) : [],
           argNames: terms(tool.arguments.map((a) => a.name).join(" ")),
-          argDescriptions: terms(tool.arguments.map((a) => a.description ?? "").join(" ")),
+          // Each argument description's opening words only: they say what it is; the rest is build time.
+          argDescriptions: terms(
+            tool.arguments.map((a) => (a.description ?? "").slice(0, ARG_DESCRIPTION_CHARS)).join(" "),
+          ),
         };
         return FIELDS.map((field) => fields[field]);
       }),
@@ -164,11 +177,13 @@ export class ToolIndex {
 
   private searchText(query: string, limit: number): Array<ToolHit> {
     const own = terms(query);
-    const weights = queryTerms(own, this.synonymWeight, this.everydayWeight);
+    // Question words are filler for matching but say what is asked ("who" → members, "how many" → count).
+    const questions = words(query).filter(isStopWord).map(stem);
+    const weights = queryTerms(own, questions, this.synonymWeight, this.everydayWeight);
     if (weights.size === 0) return [];
     if (!this.intent) return this.index.search(weights, limit).map((r) => this.hit(r.doc, r.score));
     // Re-rank the best candidates by how well their method fits the query's verb; equal scores keep order.
-    const intent = methodIntent(own);
+    const intent = methodIntent(words(query).map(stem));
     const tools = this.tools;
     return this.index
       .search(weights, Math.max(limit, RERANK_DEPTH))
