@@ -115,19 +115,14 @@ if (process.argv.includes("--misses"))
 if (process.argv.includes("--tune")) {
   if (split !== "dev") throw new Error("tune on dev tasks only");
   const grid = [];
-  for (const synonymWeight of [0.3, 0.5])
-    for (const everydayWeight of [0.6, 0.8, 1])
-      for (const [path, action] of [
-        [1.5, 1.5],
-        [1, 2],
-        [1.5, 3],
-      ]) {
-        const r = evaluate(ours({ synonymWeight, everydayWeight, boosts: { path, action } }));
-        grid.push({ synonymWeight, everydayWeight, path, action, r5: r.overall.r5, mrr: r.overall.mrr });
-      }
+  for (const depthPenalty of [0.1, 0.15, 0.2, 0.3])
+    for (const everydayWeight of [0.8]) {
+      const r = evaluate(ours({ depthPenalty, everydayWeight }));
+      grid.push({ depthPenalty, everydayWeight, r5: r.overall.r5, mrr: r.overall.mrr });
+    }
   grid.sort((a, b) => b.r5 - a.r5 || b.mrr - a.mrr);
   for (const g of grid.slice(0, 10))
     console.log(
-      `thesaurus ${g.synonymWeight} everyday ${g.everydayWeight} path ${g.path} action ${g.action}: R@5 ${pct(g.r5)} MRR ${g.mrr.toFixed(3)}`,
+      `depth penalty ${g.depthPenalty} everyday ${g.everydayWeight}: R@5 ${pct(g.r5)} MRR ${g.mrr.toFixed(3)}`,
     );
 }

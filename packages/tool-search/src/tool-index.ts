@@ -57,6 +57,8 @@ export interface ToolIndexOptions {
   readonly everydayWeight?: number;
   /** REST intent: method verbs indexed with the method, the path's last segment, the method re-ranking. */
   readonly intent?: boolean;
+  /** How much each path segment lowers a candidate's score in the intent re-ranking. */
+  readonly depthPenalty?: number;
   /** The hand-written thesaurus (synonyms.ts). */
   readonly thesaurus?: boolean;
   /** Everyday words → API words (everyday-words.ts). */
@@ -65,6 +67,8 @@ export interface ToolIndexOptions {
 
 /** How much of each argument description is indexed. */
 const ARG_DESCRIPTION_CHARS = 80;
+/** Each path segment divides a re-ranked score by (1 + DEPTH_PENALTY · segments) (chosen on bench/ dev tasks). */
+export const DEPTH_PENALTY = 0.1;
 /** How many BM25 candidates the intent re-ranking looks at. */
 const RERANK_DEPTH = 50;
 
@@ -121,12 +125,14 @@ export class ToolIndex {
   private readonly synonymWeight: number;
   private readonly everydayWeight: number;
   private readonly intent: boolean;
+  private readonly depthPenalty: number;
 
   constructor(tools: ReadonlyArray<SearchableTool>, options: ToolIndexOptions = {}) {
     this.tools = tools;
     this.synonymWeight = options.thesaurus === false ? 0 : (options.synonymWeight ?? SYNONYM_WEIGHT);
     this.everydayWeight = options.everyday === false ? 0 : (options.everydayWeight ?? EVERYDAY_WEIGHT);
     this.intent = options.intent !== false;
+    this.depthPenalty = options.depthPenalty ?? DEPTH_PENALTY;
     const intent = this.intent;
     const boosts = { ...FIELD_BOOSTS, ...options.boosts };
     this.index = new Bm25Index(
@@ -148,6 +154,13 @@ export class ToolIndex {
       }),
       FIELDS.map((field) => boosts[field]),
     );
+  }
+
+  /** Among near-equal matches the shorter path is the main operation (`/repos/{o}/{r}` over `/teams/…/repos/{o}/{r}`). */
+  private depthFactor(path: string): number {
+    let depth = 0;
+    for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) depth++;
+    return 1 / (1 + this.depthPenalty * depth);
   }
 
   get size(): number {
@@ -187,7 +200,10 @@ export class ToolIndex {
     const tools = this.tools;
     return this.index
       .search(weights, Math.max(limit, RERANK_DEPTH))
-      .map((r) => ({ doc: r.doc, score: r.score * intentFactor(intent, (tools[r.doc] as SearchableTool).method) }))
+      .map((r) => {
+        const tool = tools[r.doc] as SearchableTool;
+        return { doc: r.doc, score: r.score * intentFactor(intent, tool.method) * this.depthFactor(tool.path) };
+      })
       .sort((a, b) => b.score - a.score || a.doc - b.doc)
       .slice(0, limit)
       .map((r) => this.hit(r.doc, r.score));
