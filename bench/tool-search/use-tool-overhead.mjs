@@ -6,19 +6,18 @@
 // 1. In process: discoveryToolCall(compiled, "useTool", …) — the only step useTool adds before the very
 //    function tools/call runs — timed over many calls (its argument check and the tool lookup).
 // 2. End to end: a local upstream and the real service (apps/api, in-memory store, dev auth); a server with
-//    discovery on and one GET tool; rounds alternate tools/call getItem and tools/call useTool {getItem}.
+//    discovery on and one GET tool; rounds alternate tools/call getItem and tools/call useTool {getItem}
+//    (bench/lib/local-service.mjs).
 //    Prints the median and p90 of each and the difference (loopback HTTP: expect noise of tens of µs).
-import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
-import { localConfig } from "@mcpsm/api/dist/config/local-config.js";
-import { DEFAULT_SECURITY_SETTINGS } from "@mcpsm/api/dist/config/security-config.js";
-import { startService } from "@mcpsm/api/dist/service.js";
-import { defaultMcpSettings, discoveryToolCall } from "@mcpsm/mcp-runtime";
+import { discoveryToolCall } from "@mcpsm/mcp-runtime";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import pino from "pino";
+import {
+  addItemProvider,
+  percentile,
+  startItemUpstream,
+  startLocalService,
+  timeRounds,
+} from "../lib/local-service.mjs";
 
 const CALLS = Number(process.argv[2] ?? 2000);
 const WARMUP = 200;
@@ -37,42 +36,10 @@ const args = { pathArgs: { id: "42" }, queryArgs: { verbose: true } };
 }
 
 // 2. End to end.
-const payload = JSON.stringify({ id: 42, name: "widget", tags: ["a", "b"], price: 9.99 });
-const upstream = createServer((_req, res) => {
-  res.writeHead(200, { "Content-Type": "application/json" });
-  res.end(payload);
-});
-await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-const upstreamUrl = `http://127.0.0.1:${upstream.address().port}`;
-const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-bench-"));
-const service = await startService(
-  localConfig(dataDir, {
-    mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }),
-    // Both subjects make thousands of calls a minute: the tenant limit is not what is measured.
-    security: { ...DEFAULT_SECURITY_SETTINGS, rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, enabled: false } },
-  }),
-  { logger: pino({ level: "silent" }) },
-);
-const admin = await mintDevToken(dataDir, { subject: "bench" });
-const api = async (path, body) => {
-  const response = await fetch(`${service.url}${path}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${admin}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return response.json();
-};
-const { provider } = await api("/providers", { provider: { name: "Bench", baseURL: upstreamUrl } });
-await api(`/providers/${provider.id}/tools`, {
-  tool: {
-    name: "getItem",
-    method: "GET",
-    path: "/items/{id}",
-    pathArgsJSONSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
-    queryArgsJSONSchema: { type: "object", properties: { verbose: { type: "boolean" } } },
-  },
-});
+const upstream = await startItemUpstream();
+const service = await startLocalService();
+const { api } = service;
+const provider = await addItemProvider(api, upstream.url);
 const { server } = await api("/servers", {
   server: { name: "Bench", dynamicToolDiscoveryEnabled: true, providers: [{ id: provider.id }] },
 });
@@ -91,18 +58,8 @@ const subjects = {
   useTool: async () =>
     check(await client.callTool({ name: "useTool", arguments: { name: "getItem", arguments: args } })),
 };
-const samples = { direct: [], useTool: [] };
-for (let i = 0; i < WARMUP; i++) for (const run of Object.values(subjects)) await run();
-for (let i = 0; i < CALLS; i++)
-  for (const [name, run] of i % 2 === 0 ? Object.entries(subjects) : Object.entries(subjects).reverse()) {
-    const started = process.hrtime.bigint();
-    await run();
-    samples[name].push(Number(process.hrtime.bigint() - started) / 1e6);
-  }
-const pct = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
+const samples = await timeRounds(subjects, CALLS, WARMUP);
+const pct = percentile;
 const f = (ms) => `${ms.toFixed(3)} ms`;
 const line = (name) => `median ${f(pct(samples[name], 50))}  p90 ${f(pct(samples[name], 90))}`;
 console.log(`end to end, ${CALLS} calls each (after ${WARMUP} warm-up), node ${process.version}`);
@@ -112,6 +69,4 @@ console.log(
 );
 await client.close();
 await service.close();
-upstream.closeAllConnections();
 upstream.close();
-await rm(dataDir, { recursive: true, force: true });

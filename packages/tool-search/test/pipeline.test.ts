@@ -11,33 +11,23 @@ import {
   ToolIndex,
   words,
 } from "../src/index.js";
+import { names, tool } from "./support/search.js";
 
 // The retrieval pipeline's rules: REST intent, everyday words, concept-level matching, result shape,
 // determinism, and bounded regex queries on a server of realistic size.
 
-const tool = (name: string, method: string, path: string, extra: Partial<SearchableTool> = {}): SearchableTool => ({
-  name,
-  method,
-  path,
-  arguments: [],
-  ...extra,
-});
-
-const names = (index: ToolIndex, query: string, limit = 10) => {
-  const outcome = index.search(query, limit);
-  if (!outcome.ok) throw new Error(outcome.message);
-  return outcome.hits.map((h) => h.name);
-};
+const op = (name: string, method: string, path: string, extra: Partial<SearchableTool> = {}): SearchableTool =>
+  tool(name, { method, path, ...extra });
 
 /** One REST resource with its five operations, as an import would make them. */
 const resource = (plural: string, singular: string): Array<SearchableTool> => {
   const path = `/${plural.toLowerCase()}`;
   return [
-    tool(`list${plural}`, "GET", path, { title: `List ${plural.toLowerCase()}` }),
-    tool(`create${singular}`, "POST", path, { title: `Create a ${singular.toLowerCase()}` }),
-    tool(`get${singular}`, "GET", `${path}/{id}`, { title: `Get a ${singular.toLowerCase()}` }),
-    tool(`update${singular}`, "PATCH", `${path}/{id}`, { title: `Update a ${singular.toLowerCase()}` }),
-    tool(`delete${singular}`, "DELETE", `${path}/{id}`, { title: `Delete a ${singular.toLowerCase()}` }),
+    op(`list${plural}`, "GET", path, { title: `List ${plural.toLowerCase()}` }),
+    op(`create${singular}`, "POST", path, { title: `Create a ${singular.toLowerCase()}` }),
+    op(`get${singular}`, "GET", `${path}/{id}`, { title: `Get a ${singular.toLowerCase()}` }),
+    op(`update${singular}`, "PATCH", `${path}/{id}`, { title: `Update a ${singular.toLowerCase()}` }),
+    op(`delete${singular}`, "DELETE", `${path}/{id}`, { title: `Delete a ${singular.toLowerCase()}` }),
   ];
 };
 
@@ -74,16 +64,16 @@ describe("REST intent", () => {
   it("finds an action sub-resource by its verb", () => {
     const index = new ToolIndex([
       ...resource("Issues", "Issue"),
-      tool("lockIssue", "PUT", "/issues/{id}/lock"),
-      tool("unlockIssue", "DELETE", "/issues/{id}/lock"),
+      op("lockIssue", "PUT", "/issues/{id}/lock"),
+      op("unlockIssue", "DELETE", "/issues/{id}/lock"),
     ]);
     expect(names(index, "lock an issue")[0]).toBe("lockIssue");
   });
 
   it("can be switched off (the bench's ablation)", () => {
     const tools = [
-      tool("a", "GET", "/things/{id}", { title: "Thing" }),
-      tool("b", "DELETE", "/things/{id}", { title: "Thing" }),
+      op("a", "GET", "/things/{id}", { title: "Thing" }),
+      op("b", "DELETE", "/things/{id}", { title: "Thing" }),
     ];
     expect(names(new ToolIndex(tools), "delete thing")[0]).toBe("b");
     expect(names(new ToolIndex(tools, { intent: false, thesaurus: false, everyday: false }), "fetch thing")).toEqual([
@@ -103,9 +93,9 @@ describe("everyday words", () => {
 
   it("find a tool named in API words from a plainly worded task", () => {
     const index = new ToolIndex([
-      tool("usersGetPresence", "GET", "/users.getPresence", { title: "Gets user presence information" }),
-      tool("usersInfo", "GET", "/users.info", { title: "Gets information about a user" }),
-      tool("createFolder", "POST", "/folders", { title: "Create folder" }),
+      op("usersGetPresence", "GET", "/users.getPresence", { title: "Gets user presence information" }),
+      op("usersInfo", "GET", "/users.info", { title: "Gets information about a user" }),
+      op("createFolder", "POST", "/folders", { title: "Create folder" }),
     ]);
     expect(names(index, "is my colleague online")[0]).toBe("usersGetPresence");
     expect(names(index, "make a new directory")[0]).toBe("createFolder");
@@ -115,8 +105,8 @@ describe("everyday words", () => {
   it("count a word and its expansions as one concept, so many weak synonyms do not beat one real match", () => {
     // "erase" expands to delete and remove; a tool holding both must not outrank the one holding the task's noun.
     const index = new ToolIndex([
-      tool("deleteRemove", "POST", "/x", { title: "Delete or remove" }),
-      tool("deleteTrack", "DELETE", "/tracks", { title: "Delete track" }),
+      op("deleteRemove", "POST", "/x", { title: "Delete or remove" }),
+      op("deleteTrack", "DELETE", "/tracks", { title: "Delete track" }),
     ]);
     expect(names(index, "erase track")[0]).toBe("deleteTrack");
   });
@@ -125,12 +115,12 @@ describe("everyday words", () => {
 describe("results", () => {
   it("carry name, title, a one-line description and the required arguments", () => {
     const index = new ToolIndex([
-      tool("getRepo", "GET", "/repos/{owner}/{repo}", {
+      op("getRepo", "GET", "/repos/{owner}/{repo}", {
         title: "Get a repository",
         description: "Gets a repository. The parent and source objects are present when the repository is a fork.",
         required: ["pathArgs.owner", "pathArgs.repo"],
       }),
-      tool("meta", "GET", "/meta", { title: "Get repository meta" }),
+      op("meta", "GET", "/meta", { title: "Get repository meta" }),
     ]);
     const outcome = index.search("get repository", 10);
     expect(outcome.ok && outcome.hits[0]).toEqual({
