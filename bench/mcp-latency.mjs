@@ -2,60 +2,23 @@
 //
 //   ./run build && node bench/mcp-latency.mjs [calls=2000]
 //
-// Starts a local upstream (node:http, 127.0.0.1) and the real service (apps/api, in-memory store, dev auth),
+// Starts a local upstream (node:http, 127.0.0.1) and the real service (bench/lib/local-service.mjs),
 // composes a server with one GET tool through the management API, then times, one call at a time:
 //   direct  — GET to the upstream with undici's fetch (keep-alive), as a client without MCP would;
 //   mcp     — tools/call of the same request through /mcp/{serverId} with the SDK client, per era.
 // Rounds alternate (direct, modern, legacy) so drift hits all three alike. Prints median and p99 of each
 // and the added latency (mcp minus direct) at those percentiles.
-import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
-import { localConfig } from "@mcpsm/api/dist/config/local-config.js";
-import { startService } from "@mcpsm/api/dist/service.js";
-import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
-import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import pino from "pino";
+import { addItemProvider, percentile, startItemUpstream, startLocalService, timeRounds } from "./lib/local-service.mjs";
 
 const CALLS = Number(process.argv[2] ?? 2000);
 const WARMUP = 200;
 
-const payload = JSON.stringify({ id: 42, name: "widget", tags: ["a", "b"], price: 9.99 });
-const upstream = createServer((_req, res) => {
-  res.writeHead(200, { "Content-Type": "application/json" });
-  res.end(payload);
-});
-await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-const upstreamUrl = `http://127.0.0.1:${upstream.address().port}`;
-
-const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-bench-"));
-const service = await startService(
-  localConfig(dataDir, { mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }) }),
-  { logger: pino({ level: "silent" }) },
-);
-const admin = await mintDevToken(dataDir, { subject: "bench" });
-const api = async (path, body) => {
-  const response = await fetch(`${service.url}${path}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${admin}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return response.json();
-};
-const { provider } = await api("/providers", { provider: { name: "Bench", baseURL: upstreamUrl } });
-await api(`/providers/${provider.id}/tools`, {
-  tool: {
-    name: "getItem",
-    method: "GET",
-    path: "/items/{id}",
-    pathArgsJSONSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
-    queryArgsJSONSchema: { type: "object", properties: { verbose: { type: "boolean" } } },
-  },
-});
+const upstream = await startItemUpstream();
+const upstreamUrl = upstream.url;
+const service = await startLocalService();
+const { api } = service;
+const provider = await addItemProvider(api, upstreamUrl);
 const { server } = await api("/servers", { server: { name: "Bench", providers: [{ id: provider.id }] } });
 const { token } = await api(`/servers/${server.id}/tokens`, { token: { name: "bench" } });
 
@@ -84,20 +47,8 @@ const viaMcp = (client) => async () => {
   if (result.isError) throw new Error(JSON.stringify(result));
 };
 const subjects = { direct, mcpModern: viaMcp(modern), mcpLegacy: viaMcp(legacy) };
-const samples = Object.fromEntries(Object.keys(subjects).map((k) => [k, []]));
-
-for (let i = 0; i < WARMUP; i++) for (const run of Object.values(subjects)) await run();
-for (let i = 0; i < CALLS; i++)
-  for (const [name, run] of Object.entries(subjects)) {
-    const started = process.hrtime.bigint();
-    await run();
-    samples[name].push(Number(process.hrtime.bigint() - started) / 1e6);
-  }
-
-const pct = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
+const samples = await timeRounds(subjects, CALLS, WARMUP);
+const pct = percentile;
 const f = (ms) => `${ms.toFixed(3)} ms`;
 const d = { median: pct(samples.direct, 50), p99: pct(samples.direct, 99) };
 console.log(
@@ -115,6 +66,4 @@ for (const name of ["mcpModern", "mcpLegacy"]) {
 await modern.close();
 await legacy.close();
 await service.close();
-upstream.closeAllConnections();
 upstream.close();
-await rm(dataDir, { recursive: true, force: true });

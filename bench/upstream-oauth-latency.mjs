@@ -8,17 +8,9 @@
 // path, so it is hit once; the tests use a real oidc-provider), and the real service (apps/api, in-memory
 // store). Rounds alternate (plain, oauth) so drift hits both alike. Prints median and p99 of each and the
 // difference.
-import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
-import { localConfig } from "@mcpsm/api/dist/config/local-config.js";
-import { DEFAULT_SECURITY_SETTINGS } from "@mcpsm/api/dist/config/security-config.js";
-import { startService } from "@mcpsm/api/dist/service.js";
-import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import pino from "pino";
+import { percentile, startLocalService, timeRounds } from "./lib/local-service.mjs";
 
 const CALLS = Number(process.argv[2] ?? 1000);
 const WARMUP = 200;
@@ -41,25 +33,8 @@ const upstream = createServer((req, res) => {
 await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
 const upstreamUrl = `http://127.0.0.1:${upstream.address().port}`;
 
-const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-bench-"));
-const service = await startService(
-  localConfig(dataDir, {
-    mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }),
-    // The per-tenant budget would throttle a bench of thousands of calls from one tenant.
-    security: { ...DEFAULT_SECURITY_SETTINGS, rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, enabled: false } },
-  }),
-  { logger: pino({ level: "silent" }) },
-);
-const admin = await mintDevToken(dataDir, { subject: "bench" });
-const api = async (path, body) => {
-  const response = await fetch(`${service.url}${path}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${admin}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return response.json();
-};
+const service = await startLocalService();
+const { api } = service;
 const tool = (name) => ({
   tool: {
     name,
@@ -97,20 +72,8 @@ const call = (name) => async () => {
   if (result.isError) throw new Error(JSON.stringify(result));
 };
 const subjects = { plain: call("plainItem"), oauth: call("securedItem") };
-const samples = { plain: [], oauth: [] };
-
-for (let i = 0; i < WARMUP; i++) for (const run of Object.values(subjects)) await run();
-for (let i = 0; i < CALLS; i++)
-  for (const [name, run] of Object.entries(subjects)) {
-    const started = process.hrtime.bigint();
-    await run();
-    samples[name].push(Number(process.hrtime.bigint() - started) / 1e6);
-  }
-
-const pct = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
+const samples = await timeRounds(subjects, CALLS, WARMUP);
+const pct = percentile;
 const f = (ms) => `${ms.toFixed(3)} ms`;
 console.log(
   `calls per subject: ${CALLS} (after ${WARMUP} warm-up), node ${process.version}, ${process.platform}/${process.arch}`,
@@ -130,4 +93,3 @@ await client.close();
 await service.close();
 upstream.closeAllConnections();
 upstream.close();
-await rm(dataDir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 // The size of tools/list for a 500-tool server, with and without dynamic tool discovery, in tokens.
-// Tools: the first 500 operations of ../shared/tool-catalog spread over its four APIs, each defined the way
+// Tools: 500 operations of the 18-API catalog of catalog.mjs, round-robin over the APIs, each defined the way
 // the service shows it (toolEntry: path/query/body argument schemas with one string property per
 // parameter; real imported schemas with types and descriptions are larger, so "without" is a lower bound).
 // Tokens: gpt-tokenizer's o200k_base BPE (GPT-4o family) over the JSON result; other models' tokenizers differ
@@ -11,7 +11,7 @@ import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { loadCatalog } from "./catalog.mjs";
 
 const SIZE = 500;
-const catalog = loadCatalog();
+const catalog = await loadCatalog();
 // Round-robin over the APIs so the 500 tools mix domains like a composed server would.
 const byApi = Object.groupBy(catalog, (c) => c.api);
 const picked = [];
@@ -26,16 +26,20 @@ const definitions = picked.map(({ tool }) => {
   const placeholders = new Set([...tool.path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]));
   const params = tool.arguments.map((a) => a.name);
   const pathArgs = objectOf(params.filter((p) => placeholders.has(p)));
-  return toolEntry({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    method: tool.method,
-    path: tool.path,
-    pathArgsJSONSchema: pathArgs && { ...pathArgs, required: Object.keys(pathArgs.properties) },
-    queryArgsJSONSchema: objectOf(params.filter((p) => !placeholders.has(p))),
-    reqBodyJSONSchema: null,
-  });
+  return toolEntry(
+    {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      method: tool.method,
+      path: tool.path,
+      pathArgsJSONSchema: pathArgs && { ...pathArgs, required: Object.keys(pathArgs.properties) },
+      queryArgsJSONSchema: objectOf(params.filter((p) => !placeholders.has(p))),
+      reqBodyJSONSchema: null,
+      respBodyJSONSchema: {},
+    },
+    { name: "", iconURL: "" },
+  );
 });
 
 const measure = (value) => {
@@ -45,12 +49,13 @@ const measure = (value) => {
 const without = measure({ tools: definitions });
 const withDiscovery = measure({ tools: discoveryToolList({ toolList: definitions }) });
 const index = new ToolIndex(picked.map((c) => c.tool));
-const search = index.search("refund a payment to a customer", 10);
+const search = index.search("create a pull request", 10);
 const searchResult = measure({ tools: search.ok ? search.hits : [] });
 const oneDefinition = measure(definitions[0]);
+const tokensPerHit = search.ok && search.hits.length > 0 ? searchResult.tokens / search.hits.length : 0;
 console.log(`tools/list of a ${SIZE}-tool server (o200k_base tokens / characters):`);
 console.log(`  without discovery: ${without.tokens} tokens / ${without.chars} chars`);
 console.log(`  with discovery:    ${withDiscovery.tokens} tokens / ${withDiscovery.chars} chars`);
 console.log(
-  `  a searchTools answer (10 hits): ${searchResult.tokens} tokens; a getToolDefinition answer: ${oneDefinition.tokens} tokens`,
+  `  a searchTools answer (10 hits, one-line descriptions and required arguments): ${searchResult.tokens} tokens (${tokensPerHit.toFixed(0)} a hit); a getToolDefinition answer: ${oneDefinition.tokens} tokens`,
 );

@@ -78,8 +78,8 @@ export const discoveryToolList = (compiled: CompiledServer): Array<Tool> => [
     title: "Search tools",
     description:
       `This server has ${compiled.toolList.length} tools, which are not listed directly. Call searchTools first ` +
-      "with a few words describing the task; it returns the best matching tools (name, title, description, " +
-      "relevance score), best first. Then call getToolDefinition with the chosen name to read its input schema, " +
+      "with a few words describing the task; it returns the best matching tools (name, title, a one-line " +
+      "description, required arguments, relevance score), best first. Then call getToolDefinition with the chosen name to read its input schema, " +
       "and useTool to run it. Search again with other words if nothing fits.",
     inputSchema: searchSchema as unknown as Tool["inputSchema"],
     annotations: {
@@ -174,8 +174,9 @@ export const discoveryToolCall = (
   rawArgs: unknown,
 ): Either.Either<DiscoveryAnswer, InvalidArgument> | undefined => {
   if (name !== SEARCH_TOOLS && name !== GET_TOOL_DEFINITION && name !== USE_TOOL) return undefined;
-  // ajv's useDefaults writes into the object it checks: validate a copy of the caller's arguments.
-  const args: unknown = rawArgs === undefined ? {} : structuredClone(rawArgs);
+  // ajv's useDefaults writes into the object it checks (only searchTools has a default): validate a copy of
+  // its arguments; useTool's are checked in place, so running a tool through it copies nothing.
+  const args: unknown = rawArgs === undefined ? {} : name === SEARCH_TOOLS ? structuredClone(rawArgs) : rawArgs;
   const problems = problemsOf(validators[name], args);
   if (problems !== undefined) return Either.left(problems);
   const given = args as Record<string, unknown>;

@@ -3,8 +3,8 @@ import { type SearchableTool, ToolIndex } from "@mcpsm/tool-search";
 import type { CompiledTool } from "./compiled-server.js";
 
 // What tool search sees of a compiled tool: its MCP name, title and description, the upstream method and
-// path, and the names and descriptions of its arguments (the properties of its three argument schemas, two
-// levels deep, at most MAX_ARGUMENTS of them).
+// path, the names and descriptions of its arguments (the properties of its three argument schemas, two
+// levels deep, at most MAX_ARGUMENTS of them), and the required ones, which results show.
 
 const MAX_ARGUMENTS = 200;
 const MAX_DEPTH = 2;
@@ -30,6 +30,16 @@ const argumentsOf = (tool: CompiledTool): SearchableTool["arguments"] => {
   return out;
 };
 
+/** The arguments a call must give, `part.name` (`pathArgs.owner`), as the part schemas require them. */
+const requiredOf = (tool: CompiledTool): Array<string> => {
+  const out: Array<string> = [];
+  for (const part of ARGUMENT_PARTS) {
+    const required = partSchema(tool.row, part)?.required;
+    if (Array.isArray(required)) for (const name of required) if (typeof name === "string") out.push(`${part}.${name}`);
+  }
+  return out;
+};
+
 /** The search index over a compiled server's tools, in the server's order. */
 export const buildToolIndex = (tools: Iterable<CompiledTool>): ToolIndex =>
   new ToolIndex(
@@ -40,5 +50,6 @@ export const buildToolIndex = (tools: Iterable<CompiledTool>): ToolIndex =>
       method: tool.row.method,
       path: tool.row.path,
       arguments: argumentsOf(tool),
+      required: requiredOf(tool),
     })),
   );

@@ -105,7 +105,14 @@ describe.each(ERAS)("protocol %s", (era) => {
     expect(tools[0]?.score).toBeGreaterThan(tools[1]?.score ?? 0);
     expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
     const top = (await search("get an item"))[0];
-    expect(top).toEqual({ name: "getItem", title: "Get an item", description: "Reads one item", score: top?.score });
+    // Enough to choose without a second call: name, title, a one-line description, the required arguments.
+    expect(top).toEqual({
+      name: "getItem",
+      title: "Get an item",
+      description: "Reads one item",
+      required: ["pathArgs.itemId"],
+      score: top?.score,
+    });
     expect((await search("item", 2)).length).toBe(2);
     expect(await search("zebra quantum")).toEqual([]);
   });

@@ -122,7 +122,7 @@ const GROUPS: ReadonlyArray<string> = [
 ];
 
 /** How much a synonym counts compared with the query's own word (chosen by measurement, bench/). */
-export const SYNONYM_WEIGHT = 0.5;
+export const SYNONYM_WEIGHT = 0.3;
 
 const related = new Map<string, Set<string>>();
 for (const group of GROUPS) {

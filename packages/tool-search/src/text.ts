@@ -9,6 +9,13 @@ const RUNS = /[\p{L}\p{N}]+/gu;
 /** Boundaries inside an identifier: `fooBar`, `HTTPServer` → `HTTP|Server`, `v1beta` → `v|1|beta`. */
 const CAMEL = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u;
 
+const ASCII = /^[\x00-\x7f]*$/;
+const RUNS_ASCII = /[A-Za-z0-9]+/g;
+const HAS_BOUNDARY_ASCII = /[a-z][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]|[0-9][A-Za-z]/;
+
+/** True when a run has a CAMEL boundary (a cheap test first: most runs are plain words). */
+const HAS_BOUNDARY = /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}|\p{L}\p{N}|\p{N}\p{L}/u;
+
 /** Words that carry no meaning for finding an operation. `me`/`my` stay: `/me/...` paths mean the caller. */
 const STOP_WORDS = new Set(
   (
@@ -21,7 +28,12 @@ const STOP_WORDS = new Set(
 /** The words of a text, identifiers split, lower-cased, before stop-word removal and stemming. */
 export const words = (text: string): Array<string> => {
   const out: Array<string> = [];
-  for (const run of text.match(RUNS) ?? []) for (const part of run.split(CAMEL)) out.push(part.toLowerCase());
+  // ASCII text (nearly all of it) takes the same rules with ASCII classes, which run several times faster.
+  const ascii = ASCII.test(text);
+  const boundary = ascii ? HAS_BOUNDARY_ASCII : HAS_BOUNDARY;
+  for (const run of text.match(ascii ? RUNS_ASCII : RUNS) ?? [])
+    if (boundary.test(run)) for (const part of run.split(CAMEL)) out.push(part.toLowerCase());
+    else out.push(run.toLowerCase());
   return out;
 };
 

@@ -1,7 +1,10 @@
-import { Bm25Index } from "./bm25-index.js";
+import { Bm25Index, type QueryTerm } from "./bm25-index.js";
+import { intentFactor, lastSegment, methodIntent } from "./intent.js";
+import { oneLine } from "./one-line.js";
+import { EVERYDAY_WEIGHT, everydayWords } from "./everyday-words.js";
 import { compileSafeRegex } from "./safe-regex.js";
 import { SYNONYM_WEIGHT, synonymsOf } from "./synonyms.js";
-import { terms } from "./text.js";
+import { isStopWord, stem, terms, words } from "./text.js";
 
 /** What the index knows of one tool. */
 export interface SearchableTool {
@@ -14,13 +17,18 @@ export interface SearchableTool {
   readonly path: string;
   /** Argument names and their descriptions. */
   readonly arguments: ReadonlyArray<{ readonly name: string; readonly description?: string | undefined }>;
+  /** The arguments a call must give, as `part.name` (`pathArgs.owner`), shown in results. */
+  readonly required?: ReadonlyArray<string> | undefined;
 }
 
 /** One search result, best first. */
 export interface ToolHit {
   readonly name: string;
   readonly title?: string;
+  /** The description's first sentence, at most ONE_LINE_MAX characters. */
   readonly description?: string;
+  /** The arguments a call must give (`pathArgs.owner`); left out when there are none. */
+  readonly required?: ReadonlyArray<string>;
   readonly score: number;
 }
 
@@ -35,6 +43,7 @@ export const FIELD_BOOSTS = {
   description: 1,
   method: 1,
   path: 1.5,
+  action: 1.5,
   argNames: 0.5,
   argDescriptions: 0.3,
 } as const;
@@ -45,7 +54,23 @@ const FIELDS = Object.keys(FIELD_BOOSTS) as Array<Field>;
 export interface ToolIndexOptions {
   readonly boosts?: Partial<Record<Field, number>>;
   readonly synonymWeight?: number;
+  readonly everydayWeight?: number;
+  /** REST intent: method verbs indexed with the method, the path's last segment, the method re-ranking. */
+  readonly intent?: boolean;
+  /** How much each path segment lowers a candidate's score in the intent re-ranking. */
+  readonly depthPenalty?: number;
+  /** The hand-written thesaurus (synonyms.ts). */
+  readonly thesaurus?: boolean;
+  /** Everyday words → API words (everyday-words.ts). */
+  readonly everyday?: boolean;
 }
+
+/** How much of each argument description is indexed. */
+const ARG_DESCRIPTION_CHARS = 80;
+/** Each path segment divides a re-ranked score by (1 + DEPTH_PENALTY · segments) (chosen on bench/ dev tasks). */
+export const DEPTH_PENALTY = 0.1;
+/** How many BM25 candidates the intent re-ranking looks at. */
+const RERANK_DEPTH = 50;
 
 /** The verbs each HTTP method stands for, indexed with the method so "remove ..." favours DELETE. */
 const METHOD_WORDS: Record<string, string> = {
@@ -62,13 +87,31 @@ export const MAX_QUERY_LENGTH = 1_000;
 /** A regex search stops with an error after this many milliseconds (the engine is linear; this is a guard). */
 export const REGEX_BUDGET_MS = 100;
 
-/** A query's weighted terms: its own stems (1) and their synonyms (SYNONYM_WEIGHT). */
-const queryTerms = (query: string, synonymWeight: number): Map<string, number> => {
-  const weights = new Map<string, number>();
-  const own = terms(query);
-  for (const t of own) weights.set(t, 1);
-  for (const t of own)
-    for (const s of synonymsOf(t)) if ((weights.get(s) ?? 0) < synonymWeight) weights.set(s, synonymWeight);
+/** A query's weighted terms: its own stems (1), their thesaurus synonyms and their WordNet relatives. */
+const queryTerms = (
+  own: ReadonlyArray<string>,
+  questions: ReadonlyArray<string>,
+  synonymWeight: number,
+  everydayWeight: number,
+): Map<string, QueryTerm> => {
+  const weights = new Map<string, QueryTerm>();
+  const concepts = new Map<string, number>();
+  for (const t of own) if (!concepts.has(t)) concepts.set(t, concepts.size);
+  const raise = (term: string, weight: number, concept: number) => {
+    if (weight > 0 && (weights.get(term)?.weight ?? 0) < weight) weights.set(term, { weight, concept });
+  };
+  for (const [t, concept] of concepts) raise(t, 1, concept);
+  for (const [t, concept] of concepts) {
+    for (const s of synonymsOf(t)) raise(s, synonymWeight, concept);
+    for (const s of everydayWords(t)) raise(s, everydayWeight, concept);
+  }
+  for (const q of questions) {
+    const related = everydayWords(q);
+    if (related.length === 0) continue;
+    const concept = concepts.size;
+    concepts.set(q, concept);
+    for (const s of related) raise(s, everydayWeight, concept);
+  }
   return weights;
 };
 
@@ -80,10 +123,17 @@ export class ToolIndex {
   private readonly index: Bm25Index;
   private readonly tools: ReadonlyArray<SearchableTool>;
   private readonly synonymWeight: number;
+  private readonly everydayWeight: number;
+  private readonly intent: boolean;
+  private readonly depthPenalty: number;
 
   constructor(tools: ReadonlyArray<SearchableTool>, options: ToolIndexOptions = {}) {
     this.tools = tools;
-    this.synonymWeight = options.synonymWeight ?? SYNONYM_WEIGHT;
+    this.synonymWeight = options.thesaurus === false ? 0 : (options.synonymWeight ?? SYNONYM_WEIGHT);
+    this.everydayWeight = options.everyday === false ? 0 : (options.everydayWeight ?? EVERYDAY_WEIGHT);
+    this.intent = options.intent !== false;
+    this.depthPenalty = options.depthPenalty ?? DEPTH_PENALTY;
+    const intent = this.intent;
     const boosts = { ...FIELD_BOOSTS, ...options.boosts };
     this.index = new Bm25Index(
       tools.map((tool) => {
@@ -91,15 +141,26 @@ export class ToolIndex {
           name: terms(tool.name),
           title: terms(tool.title ?? ""),
           description: terms(tool.description ?? ""),
-          method: terms(`${tool.method} ${METHOD_WORDS[tool.method.toUpperCase()] ?? ""}`),
+          method: terms(intent ? `${tool.method} ${METHOD_WORDS[tool.method.toUpperCase()] ?? ""}` : tool.method),
           path: terms(tool.path),
+          action: intent ? terms(lastSegment(tool.path)) : [],
           argNames: terms(tool.arguments.map((a) => a.name).join(" ")),
-          argDescriptions: terms(tool.arguments.map((a) => a.description ?? "").join(" ")),
+          // Each argument description's opening words only: they say what it is; the rest is build time.
+          argDescriptions: terms(
+            tool.arguments.map((a) => (a.description ?? "").slice(0, ARG_DESCRIPTION_CHARS)).join(" "),
+          ),
         };
         return FIELDS.map((field) => fields[field]);
       }),
       FIELDS.map((field) => boosts[field]),
     );
+  }
+
+  /** Among near-equal matches the shorter path is the main operation (`/repos/{o}/{r}` over `/teams/…/repos/{o}/{r}`). */
+  private depthFactor(path: string): number {
+    let depth = 0;
+    for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) depth++;
+    return 1 / (1 + this.depthPenalty * depth);
   }
 
   get size(): number {
@@ -117,18 +178,35 @@ export class ToolIndex {
 
   private hit(id: number, score: number): ToolHit {
     const tool = this.tools[id] as SearchableTool;
+    const description = oneLine(tool.description ?? "");
     return {
       name: tool.name,
       ...(tool.title ? { title: tool.title } : {}),
-      ...(tool.description ? { description: tool.description } : {}),
+      ...(description !== "" ? { description } : {}),
+      ...(tool.required !== undefined && tool.required.length > 0 ? { required: tool.required } : {}),
       score: Math.round(score * 1000) / 1000,
     };
   }
 
   private searchText(query: string, limit: number): Array<ToolHit> {
-    const weights = queryTerms(query, this.synonymWeight);
+    const own = terms(query);
+    // Question words are filler for matching but say what is asked ("who" → members, "how many" → count).
+    const questions = words(query).filter(isStopWord).map(stem);
+    const weights = queryTerms(own, questions, this.synonymWeight, this.everydayWeight);
     if (weights.size === 0) return [];
-    return this.index.search(weights, limit).map((r) => this.hit(r.doc, r.score));
+    if (!this.intent) return this.index.search(weights, limit).map((r) => this.hit(r.doc, r.score));
+    // Re-rank the best candidates by how well their method fits the query's verb; equal scores keep order.
+    const intent = methodIntent(words(query).map(stem));
+    const tools = this.tools;
+    return this.index
+      .search(weights, Math.max(limit, RERANK_DEPTH))
+      .map((r) => {
+        const tool = tools[r.doc] as SearchableTool;
+        return { doc: r.doc, score: r.score * intentFactor(intent, tool.method) * this.depthFactor(tool.path) };
+      })
+      .sort((a, b) => b.score - a.score || a.doc - b.doc)
+      .slice(0, limit)
+      .map((r) => this.hit(r.doc, r.score));
   }
 
   private searchRegex(pattern: string, limit: number): SearchOutcome {

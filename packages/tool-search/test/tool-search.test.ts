@@ -1,19 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compileSafeRegex, type SearchableTool, synonymsOf, stem, ToolIndex, terms, words } from "../src/index.js";
-
-const tool = (name: string, extra: Partial<SearchableTool> = {}): SearchableTool => ({
-  name,
-  method: "GET",
-  path: "/",
-  arguments: [],
-  ...extra,
-});
-
-const names = (index: ToolIndex, query: string, limit = 10) => {
-  const outcome = index.search(query, limit);
-  if (!outcome.ok) throw new Error(outcome.message);
-  return outcome.hits.map((h) => h.name);
-};
+import { compileSafeRegex, synonymsOf, stem, ToolIndex, terms, words } from "../src/index.js";
+import { names, tool } from "./support/search.js";
 
 describe("text", () => {
   it("splits identifiers however they are written", () => {

@@ -1,0 +1,56 @@
+import { stem } from "./text.js";
+
+// REST intent: what a query's verbs and question words say about the HTTP method of the operation it wants,
+// and the operation's own verb, which REST puts in the last literal segment of its path
+// (`/issues/{n}/lock`, `/campaigns/{id}/actions/cancel-send`, `/chat.postMessage`).
+
+/** The methods each kind of request is done with, most likely first. */
+const READ = ["GET"];
+const CREATE = ["POST", "PUT"];
+const CHANGE = ["PATCH", "PUT", "POST"];
+const REMOVE = ["DELETE", "POST"];
+
+/** Words that say which kind of request the user wants (stemmed when looked up). */
+const INTENT_WORDS: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+  [
+    "list get show fetch retriev read view see find search look lookup display which what who whom whose when how many much is are does did check count histori",
+    READ,
+  ],
+  ["create add new make post insert open start upload send book schedul invit regist subscrib", CREATE],
+  ["updat edit modifi chang renam set mark move replac adjust fix turn enabl disabl", CHANGE],
+  ["delet remov eras destroy drop purg trash discard cancel revok unsubscrib", REMOVE],
+];
+
+const intentByStem = new Map<string, ReadonlyArray<string>>();
+for (const [words, methods] of INTENT_WORDS)
+  for (const w of words.split(" ")) {
+    intentByStem.set(w, methods);
+    intentByStem.set(stem(w), methods);
+  }
+
+/** The methods a query's first intent word points to (most likely first), or undefined when it has none. */
+export const methodIntent = (queryStems: ReadonlyArray<string>): ReadonlyArray<string> | undefined => {
+  for (const s of queryStems) {
+    const methods = intentByStem.get(s);
+    if (methods !== undefined) return methods;
+  }
+  return undefined;
+};
+
+/** How much a tool's score is raised when its method is the query's likeliest (1st) or a possible one. */
+export const INTENT_BOOST = [1.3, 1.1] as const;
+
+/** The factor for a tool with `method` given the query's intent. */
+export const intentFactor = (intent: ReadonlyArray<string> | undefined, method: string): number => {
+  if (intent === undefined) return 1;
+  const at = intent.indexOf(method);
+  return at === 0 ? INTENT_BOOST[0] : at > 0 ? INTENT_BOOST[1] : 1;
+};
+
+/** The operation's own verb or sub-resource: the last literal segment of its path (`{…}` and `.json` left out). */
+export const lastSegment = (path: string): string => {
+  const segments = path.split("/").filter((s) => s !== "" && !s.startsWith("{") && !s.startsWith("("));
+  const last = (segments[segments.length - 1] ?? "").replace(/\{[^}]*\}|\.json$/gi, "").replace(/\.$/, "");
+  // Dotted RPC-style names (`chat.postMessage`) keep their last part.
+  return last.slice(last.lastIndexOf(".") + 1);
+};
