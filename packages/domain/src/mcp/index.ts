@@ -5,3 +5,4 @@ export * from "./server-access.js";
 export * from "./server-view.js";
 export * from "./tool-arguments.js";
 export * from "./upstream-request.js";
+export * from "./schema-nesting.js";

@@ -64,7 +64,11 @@ const toolRow = (
   headers: draft.fields.headers ?? [],
   oauth2Scopes: draft.fields.oauth2Scopes ?? [],
   imported: true,
+  operationPath: draft.operationPath,
 });
+
+/** What a re-sync matches a stored imported tool by: its method and its operation's path as written. */
+const storedKey = (tool: ToolRow): string => matchKey(tool.method, tool.operationPath !== "" ? tool.operationPath : tool.path);
 
 /**
  * `count` fresh ids in ascending order. Tools made in one transaction share their creation time, and lists
@@ -352,9 +356,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
       root: ROOT,
     });
     const byKey = new Map<string, ToolRow>();
-    for (const tool of stored)
-      if (tool.imported && !byKey.has(matchKey(tool.method, tool.path)))
-        byKey.set(matchKey(tool.method, tool.path), tool);
+    for (const tool of stored) if (tool.imported && !byKey.has(storedKey(tool))) byKey.set(storedKey(tool), tool);
     const draftKeys = new Set(mapped.drafts.map((d) => d.key));
     const report = emptyReport();
     report.skipped = [...mapped.skipped];
@@ -366,7 +368,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
     for (const tool of stored) {
       if (
         !tool.imported ||
-        (draftKeys.has(matchKey(tool.method, tool.path)) && byKey.get(matchKey(tool.method, tool.path)) === tool)
+        (draftKeys.has(storedKey(tool)) && byKey.get(storedKey(tool)) === tool)
       )
         continue;
       const users = yield* tx.serversReferencing({ kind: "tool", id: tool.id });
@@ -422,7 +424,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
     const tools = [...stored.filter((t) => !removed.includes(t)).map((t) => result.get(t.id) ?? t), ...inserts];
     // A renamed tool must not take the name of another tool chosen by a server that uses it (as names are
     // after this re-sync: tools of this provider may swap names).
-    const renamed = updates.filter((row) => row.name !== byKey.get(matchKey(row.method, row.path))?.name);
+    const renamed = updates.filter((row) => row.name !== byKey.get(storedKey(row))?.name);
     const nameAfter = new Map(tools.map((t) => [t.id, t.name]));
     for (const row of renamed)
       for (const user of yield* tx.serversReferencing({ kind: "tool", id: row.id })) {

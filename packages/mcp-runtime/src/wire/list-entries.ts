@@ -1,4 +1,4 @@
-import { ARGUMENT_PARTS, methodTraits, partSchema, requiredParts } from "@mcpsm/domain/mcp";
+import { ARGUMENT_PARTS, methodTraits, nestedSchema, partSchema, requiredParts } from "@mcpsm/domain/mcp";
 import type { PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
 import type { Icon, Prompt, Resource, Tool } from "@modelcontextprotocol/server";
 
@@ -35,7 +35,11 @@ export const outputSchemaOf = (tool: ToolRow): Tool["outputSchema"] => {
   if (type === "object") return schema as Tool["outputSchema"];
   const types = typeof type === "string" ? [type] : Array.isArray(type) ? type : [];
   if (types.length === 0 || types.includes("object")) return undefined;
-  return { type: "object", properties: { result: schema as PropertySchema }, required: ["result"] };
+  return {
+    type: "object",
+    properties: { result: nestedSchema(schema, "/properties/result") as PropertySchema },
+    required: ["result"],
+  };
 };
 
 /**
@@ -47,7 +51,8 @@ export const toolEntry = (tool: ToolRow, provider: ProviderRow): Tool => {
   for (const part of ARGUMENT_PARTS) {
     const schema = partSchema(tool, part);
     // Stored schemas were decoded from JSON and checked as JSON Schemas on write: they are JSON values.
-    if (schema !== undefined) properties[part] = schema as PropertySchema;
+    // Shared schemas sit in each part's own `$defs`: their references are rebased to where the part sits.
+    if (schema !== undefined) properties[part] = nestedSchema(schema, `/properties/${part}`) as PropertySchema;
   }
   const required = requiredParts(tool);
   const traits = methodTraits(tool.method);

@@ -11,6 +11,7 @@ import { Migration20261124065011_provider_generations } from "./Migration2026112
 import { Migration20261124070251_server_counts } from "./Migration20261124070251_server_counts.js";
 import { Migration20261124095030_expected_write_refusal } from "./Migration20261124095030_expected_write_refusal.js";
 import { Migration20261124101104_tool_of_provider_per_statement } from "./Migration20261124101104_tool_of_provider_per_statement.js";
+import { Migration20261128110000_tool_operation_path } from "./Migration20261128110000_tool_operation_path.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -33,4 +34,5 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
     name: "Migration20261124101104_tool_of_provider_per_statement",
     class: Migration20261124101104_tool_of_provider_per_statement,
   },
+  { name: "Migration20261128110000_tool_operation_path", class: Migration20261128110000_tool_operation_path },
 ];
