@@ -100,9 +100,31 @@ const reportTool = (row: Pick<ToolRow, "name" | "method" | "path">) => ({
   path: row.path,
 });
 
+/** Where the provider's baseURL comes from when the description names no absolute server (§15a). */
+export interface ServerContext {
+  /** A dry run only warns: the import itself will need `import.provider.baseURL`. */
+  readonly dryRun: boolean;
+  /** The URL the description was fetched from: a relative server resolves against it. */
+  readonly fetchedFrom?: string | undefined;
+}
+
+/** A server URL resolved against the URL the description came from, when it is relative and one is known. */
+const resolvedServer = (server: string | undefined, fetchedFrom: string | undefined): string | undefined => {
+  if (server === undefined || fetchedFrom === undefined || httpUrlProblem(server) === undefined) return server;
+  try {
+    return new URL(server, fetchedFrom).href;
+  } catch {
+    return server;
+  }
+};
+
+/** A dry run without a server shows the provider under this stand-in, never stored. */
+const NO_SERVER = "https://server.invalid";
+
 /** The provider fields a description gives, with the caller's overrides on top; every problem located. */
-const providerFields = (description: ApiDescription, overrides: ProviderPatch) => {
-  const server = description.servers[0];
+const providerFields = (description: ApiDescription, overrides: ProviderPatch, context: ServerContext) => {
+  const server = resolvedServer(description.servers[0], context.fetchedFrom);
+  const warnings: Array<FieldProblem> = [];
   const oauth2 = usableOAuth2(description);
   const documented = {
     name: description.title.trim().slice(0, 100).trim(),
@@ -135,19 +157,31 @@ const providerFields = (description: ApiDescription, overrides: ProviderPatch) =
   }
   if (overrides.name === undefined && documented.name === "")
     problems.push({ path: `${ROOT}.info.title`, message: "is empty: give import.provider.name" });
+  let standIn = false;
   if (overrides.baseURL === undefined) {
     const problem = server === undefined ? "names no server" : httpUrlProblem(server);
-    if (problem !== undefined)
-      problems.push({
-        path: `${ROOT}.servers[0].url`,
-        message: `${problem}${server === undefined ? "" : ` ('${server}')`}: give import.provider.baseURL`,
+    const what = `the description ${server === undefined ? "names no server" : `names no absolute server URL ('${server}')`}`;
+    if (problem !== undefined && context.dryRun) {
+      warnings.push({
+        path: `${ROOT}.servers`,
+        message: `${what}: the import itself needs import.provider.baseURL (the tools call paths under it)`,
       });
+      standIn = true;
+    } else if (problem !== undefined)
+      problems.push({ path: "import.provider.baseURL", message: `is required: ${what}` });
   }
   if (problems.length > 0) return Either.left(problems);
-  const decoded = Schema.decodeUnknownEither(ProviderCreate, { errors: "all" })(merged);
+  const decoded = Schema.decodeUnknownEither(ProviderCreate, { errors: "all" })(
+    standIn ? { ...merged, baseURL: NO_SERVER } : merged,
+  );
   return Either.isLeft(decoded)
     ? Either.left(parseProblems("import.provider", decoded.left))
-    : Either.right({ fields: decoded.right, oauth2Scheme: oauth2?.flow === undefined ? undefined : oauth2.name });
+    : Either.right({
+        fields: standIn ? { ...decoded.right, baseURL: server ?? "" } : decoded.right,
+        standIn,
+        warnings,
+        oauth2Scheme: oauth2?.flow === undefined ? undefined : oauth2.name,
+      });
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -271,11 +305,14 @@ export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string
     );
     const overrides = input.provider ?? {};
     const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
-    const provider = providerFields(description, overrides);
+    const provider = providerFields(description, overrides, { dryRun: input.dryRun === true, fetchedFrom });
     if (Either.isLeft(provider)) return yield* invalid(provider.left);
-    const { fields, oauth2Scheme } = provider.right;
+    const { fields, oauth2Scheme, standIn } = provider.right;
     const oauth2Config = yield* mergeOAuth2(null, fields.oauth2Config);
-    const secretPrefix = secretPrefixOf(fields.baseURL);
+    // Without a server (a dry run only), the prefix a preview shows comes from the provider's name.
+    const secretPrefix = standIn
+      ? secretPrefixOf(`https://${fields.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "api"}`)
+      : secretPrefixOf(fields.baseURL);
     const mapped = mapOperations(description, {
       secretPrefix,
       oauth2Scheme: oauth2Config === null ? undefined : oauth2Scheme,
@@ -313,7 +350,7 @@ export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string
     const report = emptyReport();
     report.added = tools.map(reportTool);
     report.skipped = [...mapped.skipped];
-    report.warnings = [...description.warnings, ...mapped.warnings];
+    report.warnings = [...provider.right.warnings, ...description.warnings, ...mapped.warnings];
     const record = toProviderRecord(row, tools);
     if (input.dryRun === true) {
       const preview: ImportResult = {
@@ -343,11 +380,57 @@ export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string
     return { created: true, result };
   });
 
+/**
+ * The provider's own fields after a re-sync (§15a): `description`, `documentURL` (the URL the document was
+ * fetched from) and the oauth2Config URLs come from the document, unless the request overrides them; what
+ * the document does not give stays as stored.
+ */
+const resyncedProvider = (
+  stored: ProviderRow,
+  description: ApiDescription,
+  overrides: ProviderResync["provider"],
+  fetchedFrom: string | undefined,
+) =>
+  Effect.gen(function* () {
+    const flow = usableOAuth2(description)?.flow;
+    const documented =
+      flow === undefined
+        ? undefined
+        : { authURL: flow.kind === "authorizationCode" ? flow.authorizationUrl : "", tokenURL: flow.tokenUrl };
+    const oauth2Write =
+      overrides?.oauth2Config !== undefined
+        ? overrides.oauth2Config === null
+          ? null
+          : { ...documented, ...overrides.oauth2Config }
+        : stored.oauth2Config === null
+          ? undefined
+          : documented;
+    const text = description.description.slice(0, 10_000);
+    return {
+      ...stored,
+      description: overrides?.description ?? (text !== "" && unstorableText(text) === undefined ? text : stored.description),
+      documentURL: overrides?.documentURL ?? fetchedFrom ?? stored.documentURL,
+      oauth2Config: yield* mergeOAuth2(stored.oauth2Config, oauth2Write),
+    } satisfies ProviderRow;
+  });
+
+const PROVIDER_RESYNCED = ["description", "documentURL", "oauth2Config"] as const;
+
 /** The re-sync of a provider's imported tools with a description, inside the transaction `tx`. */
-const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescription, dryRun: boolean) =>
+const resync = (
+  tx: StorageTx,
+  actor: Actor,
+  id: string,
+  description: ApiDescription,
+  dryRun: boolean,
+  overrides: ProviderResync["provider"],
+  fetchedFrom: string | undefined,
+) =>
   Effect.gen(function* () {
     yield* lockProvider(tx, id);
-    const provider = yield* ownedProvider(tx, actor, id);
+    const stored_ = yield* ownedProvider(tx, actor, id);
+    const provider = yield* resyncedProvider(stored_, description, overrides, fetchedFrom);
+    const providerChanged = PROVIDER_RESYNCED.some((field) => canonical(stored_[field]) !== canonical(provider[field]));
     const stored = yield* tx.listTools(id);
     const mapped = mapOperations(description, {
       secretPrefix: provider.secretPrefix,
@@ -437,7 +520,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
             detail: `tool '${row.id}' would be renamed '${row.name}', a name server '${user.id}' already has`,
           });
       }
-    const changed = inserts.length + updates.length + removed.length > 0;
+    const changed = inserts.length + updates.length + removed.length > 0 || providerChanged;
     const after: ProviderRow = changed ? { ...provider, version: provider.version + 1, updatedAt: at } : provider;
     if (dryRun || !changed) return { provider: after, tools, inserts, report };
 
@@ -459,7 +542,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
           ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
         }),
       );
-    yield* bumpProvider(tx, provider, at);
+    yield* bumpProvider(tx, { ...provider, version: stored_.version }, at);
     return { provider: after, tools, inserts, report };
   });
 
@@ -468,14 +551,16 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
  * imported tools by method and path template; matched tools keep their ids, new operations add tools, tools of
  * removed operations go unless a server uses them. One transaction, one version step; `dryRun` stores nothing.
  */
-export const resyncProvider = (actor: Actor, id: string, body: unknown) =>
+export const resyncProvider = (actor: Actor, id: string, body: unknown, fetchedFrom?: string) =>
   Effect.gen(function* () {
     yield* authorize(actor, "resyncProvider");
     yield* decodePathId("id", id);
     const input = yield* decodeImport(ProviderResync, body);
     const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
     const dryRun = input.dryRun === true;
-    const outcome = yield* transact((tx) => resync(tx, actor, id, description, dryRun));
+    const outcome = yield* transact((tx) =>
+      resync(tx, actor, id, description, dryRun, input.provider, fetchedFrom),
+    );
     const record = toProviderRecord(outcome.provider, outcome.tools);
     return {
       provider: dryRun ? withoutNewIds(record, new Set(outcome.inserts.map((t) => t.id)), false) : record,
