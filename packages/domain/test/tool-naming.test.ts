@@ -33,7 +33,11 @@ describe("tool names from operations", () => {
       ["GetAccountsAccountCapabilities", "getAcctsCapabilities"],
     ];
     for (const [id, name] of cases) expect(baseToolName(id, "get", "/x")).toBe(name);
-    for (const id of ["admin.conversations.ekm.listOriginalConnectedChannelInfo", "a".repeat(30), ...cases.map(([i]) => i)]) {
+    for (const id of [
+      "admin.conversations.ekm.listOriginalConnectedChannelInfo",
+      "a".repeat(30),
+      ...cases.map(([i]) => i),
+    ]) {
       const name = baseToolName(id, "get", "/x");
       expect(name).toMatch(NAME);
       const allowed = new Set([...wordsOf(id), ...Object.values(TOOL_NAME_ABBREVIATIONS)]);

@@ -18,7 +18,12 @@ const argumentsOf = (tool: CompiledTool): SearchableTool["arguments"] => {
   const resolved = (root: Record<string, unknown>, node: unknown): unknown => {
     if (!isRecord(node) || typeof node.$ref !== "string" || !node.$ref.startsWith("#/$defs/")) return node;
     const defs = isRecord(root.$defs) ? root.$defs : {};
-    return { ...node, ...(isRecord(defs[decodeURIComponent(node.$ref.slice(8))]) ? (defs[decodeURIComponent(node.$ref.slice(8))] as object) : {}) };
+    return {
+      ...node,
+      ...(isRecord(defs[decodeURIComponent(node.$ref.slice(8))])
+        ? (defs[decodeURIComponent(node.$ref.slice(8))] as object)
+        : {}),
+    };
   };
   const visit = (root: Record<string, unknown>, schema: Record<string, unknown>, depth: number) => {
     if (!isRecord(schema.properties)) return;

@@ -98,7 +98,8 @@ export class SchemaExpander {
     const body = this.materialise(top === undefined ? root : this.target(top).body, shared);
     if (shared.size === 0) return body as JsonObject;
     const defs: Record<string, unknown> = {};
-    for (const ref of reachable) if (shared.has(ref)) defs[this.nameOf(ref)] = this.materialise(this.target(ref).body, shared);
+    for (const ref of reachable)
+      if (shared.has(ref)) defs[this.nameOf(ref)] = this.materialise(this.target(ref).body, shared);
     if (!isObject(body)) return { $defs: defs };
     return { ...body, $defs: defs };
   }
@@ -130,7 +131,9 @@ export class SchemaExpander {
   private nameOf(ref: string): string {
     const known = this.names.get(ref);
     if (known !== undefined) return known;
-    const last = decodeURIComponent(ref.slice(ref.lastIndexOf("/") + 1)).replace(/~1/g, "/").replace(/~0/g, "~");
+    const last = decodeURIComponent(ref.slice(ref.lastIndexOf("/") + 1))
+      .replace(/~1/g, "/")
+      .replace(/~0/g, "~");
     const base = last.replace(/[^A-Za-z0-9_.-]/g, "_") || "schema";
     let name = base;
     for (let n = 2; this.namesTaken.has(name); n++) name = `${base}_${n}`;

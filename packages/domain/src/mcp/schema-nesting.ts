@@ -26,7 +26,11 @@ const hasLocalRef = (node: unknown): boolean => {
   if (Array.isArray(node)) return node.some(hasLocalRef);
   if (typeof node !== "object" || node === null) return false;
   return Object.entries(node).some(([key, value]) =>
-    DATA_KEYWORDS.has(key) ? false : key === "$ref" ? typeof value === "string" && value.startsWith("#") : hasLocalRef(value),
+    DATA_KEYWORDS.has(key)
+      ? false
+      : key === "$ref"
+        ? typeof value === "string" && value.startsWith("#")
+        : hasLocalRef(value),
   );
 };
 

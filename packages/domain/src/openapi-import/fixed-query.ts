@@ -39,9 +39,7 @@ export const splitOperationPath = (written: string): OperationPath => {
           .filter((pair) => pair !== "")
           .map((pair): readonly [string, string] => {
             const equals = pair.indexOf("=");
-            return equals < 0
-              ? [decoded(pair), ""]
-              : [decoded(pair.slice(0, equals)), decoded(pair.slice(equals + 1))];
+            return equals < 0 ? [decoded(pair), ""] : [decoded(pair.slice(0, equals)), decoded(pair.slice(equals + 1))];
           });
   return { path: path === "" ? "/" : path, query, fragment };
 };

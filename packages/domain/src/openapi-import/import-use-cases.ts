@@ -68,7 +68,8 @@ const toolRow = (
 });
 
 /** What a re-sync matches a stored imported tool by: its method and its operation's path as written. */
-const storedKey = (tool: ToolRow): string => matchKey(tool.method, tool.operationPath !== "" ? tool.operationPath : tool.path);
+const storedKey = (tool: ToolRow): string =>
+  matchKey(tool.method, tool.operationPath !== "" ? tool.operationPath : tool.path);
 
 /**
  * `count` fresh ids in ascending order. Tools made in one transaction share their creation time, and lists
@@ -311,7 +312,14 @@ export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string
     const oauth2Config = yield* mergeOAuth2(null, fields.oauth2Config);
     // Without a server (a dry run only), the prefix a preview shows comes from the provider's name.
     const secretPrefix = standIn
-      ? secretPrefixOf(`https://${fields.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "api"}`)
+      ? secretPrefixOf(
+          `https://${
+            fields.name
+              .toLowerCase()
+              .replace(/[^a-z0-9]+/g, "-")
+              .replace(/^-|-$/g, "") || "api"
+          }`,
+        )
       : secretPrefixOf(fields.baseURL);
     const mapped = mapOperations(description, {
       secretPrefix,
@@ -408,7 +416,8 @@ const resyncedProvider = (
     const text = description.description.slice(0, 10_000);
     return {
       ...stored,
-      description: overrides?.description ?? (text !== "" && unstorableText(text) === undefined ? text : stored.description),
+      description:
+        overrides?.description ?? (text !== "" && unstorableText(text) === undefined ? text : stored.description),
       documentURL: overrides?.documentURL ?? fetchedFrom ?? stored.documentURL,
       oauth2Config: yield* mergeOAuth2(stored.oauth2Config, oauth2Write),
     } satisfies ProviderRow;
@@ -449,11 +458,7 @@ const resync = (
     const removed: Array<ToolRow> = [];
     const kept: Array<ToolRow> = [];
     for (const tool of stored) {
-      if (
-        !tool.imported ||
-        (draftKeys.has(storedKey(tool)) && byKey.get(storedKey(tool)) === tool)
-      )
-        continue;
+      if (!tool.imported || (draftKeys.has(storedKey(tool)) && byKey.get(storedKey(tool)) === tool)) continue;
       const users = yield* tx.serversReferencing({ kind: "tool", id: tool.id });
       if (users.length === 0) {
         removed.push(tool);
@@ -558,9 +563,7 @@ export const resyncProvider = (actor: Actor, id: string, body: unknown, fetchedF
     const input = yield* decodeImport(ProviderResync, body);
     const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
     const dryRun = input.dryRun === true;
-    const outcome = yield* transact((tx) =>
-      resync(tx, actor, id, description, dryRun, input.provider, fetchedFrom),
-    );
+    const outcome = yield* transact((tx) => resync(tx, actor, id, description, dryRun, input.provider, fetchedFrom));
     const record = toProviderRecord(outcome.provider, outcome.tools);
     return {
       provider: dryRun ? withoutNewIds(record, new Set(outcome.inserts.map((t) => t.id)), false) : record,

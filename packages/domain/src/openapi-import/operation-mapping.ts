@@ -65,7 +65,6 @@ export const matchKey = (method: string, path: string): string =>
 const MAX_TITLE = 64;
 const MAX_DESCRIPTION = 10_000;
 
-
 /** `import.document.paths['/pets/{id}'].get`: where an operation sits in the document. */
 export const operationLocation = (root: string, method: string, path: string): string =>
   `${root}.paths['${path}'].${method}`;

@@ -42,7 +42,10 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
           : { keep: false }
         : { keep: key !== "examples" },
   ],
-  ["its descriptions, titles and examples were dropped", (key) => ({ keep: !["description", "title", "examples"].includes(key) })],
+  [
+    "its descriptions, titles and examples were dropped",
+    (key) => ({ keep: !["description", "title", "examples"].includes(key) }),
+  ],
 ];
 
 /** Applies one step to every schema node (not to data). `depth` counts object levels from the root. */
@@ -63,7 +66,10 @@ const applied = (node: unknown, step: Step, depth: number): unknown => {
         ? verdict.value
         : SCHEMA_MAPS.has(key) && isObject(value)
           ? Object.fromEntries(
-              Object.entries(value).map(([name, s]) => [name, applied(s, step, key === "$defs" ? depth + 3 : depth + 1)]),
+              Object.entries(value).map(([name, s]) => [
+                name,
+                applied(s, step, key === "$defs" ? depth + 3 : depth + 1),
+              ]),
             )
           : applied(value, step, depth);
   }

@@ -116,4 +116,19 @@ export const VERBS = new Set(
 );
 
 /** Words a name can do without before any other. */
-export const STOP_WORDS = new Set(["a", "an", "the", "for", "of", "by", "to", "in", "on", "with", "and", "from", "at", "all"]);
+export const STOP_WORDS = new Set([
+  "a",
+  "an",
+  "the",
+  "for",
+  "of",
+  "by",
+  "to",
+  "in",
+  "on",
+  "with",
+  "and",
+  "from",
+  "at",
+  "all",
+]);

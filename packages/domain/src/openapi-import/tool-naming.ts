@@ -88,8 +88,7 @@ export const fitName = (input: ReadonlyArray<string>, prefix: ReadonlyArray<stri
   const prefixAt = VERBS.has(input[0] ?? "") ? 1 : 0;
   let words: Array<Word> = all.map((text, i) => ({
     text,
-    kind:
-      i >= prefixAt && i < prefixAt + prefix.length ? "prefix" : boundary > 0 && i > boundary ? "scope" : "main",
+    kind: i >= prefixAt && i < prefixAt + prefix.length ? "prefix" : boundary > 0 && i > boundary ? "scope" : "main",
   }));
   const name = () => camel(words.map((w) => w.text));
   const fits = () => name().length <= max;

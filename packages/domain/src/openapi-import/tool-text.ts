@@ -20,7 +20,10 @@ const VERBS: Readonly<Record<string, string>> = {
 
 /** `GET /v1/customers/{customer}/sources` → "Get v1 customers sources by customer". */
 const sentenceOf = (method: string, path: string): string => {
-  const segments = path.split(/[?#]/)[0]!.split("/").filter((s) => s !== "");
+  const segments = path
+    .split(/[?#]/)[0]!
+    .split("/")
+    .filter((s) => s !== "");
   const words = segments.flatMap((s) => (/^\{[^{}]*\}$/.test(s) ? [] : wordsOf(s.replace(/\{[^{}]*\}/g, " "))));
   const last = segments.at(-1);
   const by = last !== undefined && /^\{[^{}]*\}$/.test(last) ? ["by", ...wordsOf(last.slice(1, -1))] : [];
