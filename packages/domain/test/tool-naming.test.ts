@@ -54,6 +54,7 @@ describe("tool names from operations", () => {
   it("starts with a lower-case letter whatever the id", () => {
     expect(baseToolName("2fa/enable", "post", "/2fa")).toBe("enable2fa");
     expect(baseToolName("___", "get", "/a-b")).toBe("getAB");
+    expect(baseToolName("app.api.endpoints.JB2008.sample_atmosphere", "get", "/jb2008")).toMatch(NAME);
     for (const id of ["ÄÖÜ", "日本語", "💥", "-", "x".repeat(500)])
       expect(baseToolName(id, "get", "/x/{y}")).toMatch(NAME);
   });

@@ -239,6 +239,47 @@ describe("paths with a fixed query or fragment", () => {
   });
 });
 
+describe("operations that used to be skipped for a detail", () => {
+  it("two templates differing only in placeholder names are two tools, each kept apart by re-sync", async () => {
+    const document = doc({
+      "/v1/{run}:write": { post: { operationId: "runsWrite" } },
+      "/v1/{experiment}:write": { post: { operationId: "experimentsWrite" } },
+    });
+    const imported = await run(services, I.importProvider(actor(), importBody(document)));
+    expect(imported.result.report.skipped).toEqual([]);
+    const ids = imported.result.provider.tools.map((t) => t.id);
+    const again = await run(services, I.resyncProvider(actor(), imported.result.provider.id!, importBody(document)));
+    expect(again.report).toMatchObject({ added: [], removed: [], changed: [], unchanged: 2 });
+    expect(again.provider.tools.map((t) => t.id)).toEqual(ids);
+  });
+
+  it("a scope that is not an OAuth 2.0 scope token is left out with a warning", async () => {
+    const document = doc(
+      {
+        "/accounts": {
+          get: { operationId: "listAccounts", security: [{ oauth: ["accounts read", "accounts:read"] }] },
+        },
+      },
+      {
+        components: {
+          securitySchemes: {
+            oauth: {
+              type: "oauth2",
+              flows: { clientCredentials: { tokenUrl: "https://id.example.com/token", scopes: {} } },
+            },
+          },
+        },
+      },
+    );
+    const result = await dryRun(document);
+    expect(toolAt(result, "GET", "/accounts").oauth2Scopes).toEqual(["accounts:read"]);
+    expect(result.result.report.warnings).toContainEqual({
+      path: "import.document.paths['/accounts'].get.security",
+      message: expect.stringContaining('"accounts read"'),
+    });
+  });
+});
+
 describe("patterns the safe engine refuses", () => {
   it("are dropped with a warning naming their JSON path; the operation stays", async () => {
     const document = doc({

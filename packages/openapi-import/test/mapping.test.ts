@@ -78,14 +78,14 @@ describe("provider fields", () => {
     expect((await dryRun(document)).result.provider.documentURL).toBe("");
   });
 
-  it("a relative server needs provider.baseURL, and the problem names the document path", async () => {
+  it("a relative server needs provider.baseURL, and the problem names import.provider.baseURL", async () => {
     const error = await refused(
       services,
       I.importProvider(actor(), importBody({ ...doc30({ "/a": { get: {} } }), servers: [{ url: "/api" }] })),
     );
     expect(error).toMatchObject({
       _tag: "InvalidArgument",
-      errors: [{ path: "import.document.servers[0].url", message: expect.stringContaining("import.provider.baseURL") }],
+      errors: [{ path: "import.provider.baseURL", message: expect.stringContaining("'/api'") }],
     });
   });
 });

@@ -30,7 +30,7 @@ import { httpUrlProblem } from "../validation/http-url.js";
 import type { JsonObject } from "../validation/text.js";
 import { type ApiDescription, OpenApiReader } from "./api-description.js";
 import { type ImportReport, type ImportResult, ProviderImport, ProviderResync } from "./import-schema.js";
-import { mapOperations, matchKey, type ToolDraft, usableOAuth2 } from "./operation-mapping.js";
+import { exactKey, mapOperations, matchKey, type ToolDraft, usableOAuth2 } from "./operation-mapping.js";
 import { uniqueNames } from "./tool-naming.js";
 
 const ROOT = "import.document";
@@ -67,9 +67,22 @@ const toolRow = (
   operationPath: draft.operationPath,
 });
 
-/** What a re-sync matches a stored imported tool by: its method and its operation's path as written. */
-const storedKey = (tool: ToolRow): string =>
-  matchKey(tool.method, tool.operationPath !== "" ? tool.operationPath : tool.path);
+/**
+ * What a re-sync matches each stored imported tool by: its method and its operation's path as written,
+ * placeholder names blanked, or (for a later tool of the same template, as mapOperations keys drafts) exact.
+ */
+const storedKeys = (tools: ReadonlyArray<ToolRow>): Map<ToolRow, string> => {
+  const keys = new Map<ToolRow, string>();
+  const used = new Set<string>();
+  for (const tool of tools) {
+    if (!tool.imported) continue;
+    const path = tool.operationPath !== "" ? tool.operationPath : tool.path;
+    const key = used.has(matchKey(tool.method, path)) ? exactKey(tool.method, path) : matchKey(tool.method, path);
+    used.add(key);
+    keys.set(tool, key);
+  }
+  return keys;
+};
 
 /**
  * `count` fresh ids in ascending order. Tools made in one transaction share their creation time, and lists
@@ -448,7 +461,8 @@ const resync = (
       root: ROOT,
     });
     const byKey = new Map<string, ToolRow>();
-    for (const tool of stored) if (tool.imported && !byKey.has(storedKey(tool))) byKey.set(storedKey(tool), tool);
+    const keyOf = storedKeys(stored);
+    for (const [tool, key] of keyOf) if (!byKey.has(key)) byKey.set(key, tool);
     const draftKeys = new Set(mapped.drafts.map((d) => d.key));
     const report = emptyReport();
     report.skipped = [...mapped.skipped];
@@ -458,7 +472,8 @@ const resync = (
     const removed: Array<ToolRow> = [];
     const kept: Array<ToolRow> = [];
     for (const tool of stored) {
-      if (!tool.imported || (draftKeys.has(storedKey(tool)) && byKey.get(storedKey(tool)) === tool)) continue;
+      if (!tool.imported || (draftKeys.has(keyOf.get(tool) ?? "") && byKey.get(keyOf.get(tool) ?? "") === tool))
+        continue;
       const users = yield* tx.serversReferencing({ kind: "tool", id: tool.id });
       if (users.length === 0) {
         removed.push(tool);
@@ -512,7 +527,8 @@ const resync = (
     const tools = [...stored.filter((t) => !removed.includes(t)).map((t) => result.get(t.id) ?? t), ...inserts];
     // A renamed tool must not take the name of another tool chosen by a server that uses it (as names are
     // after this re-sync: tools of this provider may swap names).
-    const renamed = updates.filter((row) => row.name !== byKey.get(storedKey(row))?.name);
+    const nameBefore = new Map(stored.map((t) => [t.id, t.name]));
+    const renamed = updates.filter((row) => row.name !== nameBefore.get(row.id));
     const nameAfter = new Map(tools.map((t) => [t.id, t.name]));
     for (const row of renamed)
       for (const user of yield* tx.serversReferencing({ kind: "tool", id: row.id })) {

@@ -65,6 +65,15 @@ export const matchKey = (method: string, path: string): string =>
 const MAX_TITLE = 64;
 const MAX_DESCRIPTION = 10_000;
 
+/**
+ * The key of an operation whose template another operation of the document already has (`/v1/{run}:write`
+ * after `/v1/{experiment}:write`): its method and path exactly as written.
+ */
+export const exactKey = (method: string, path: string): string => `${method.toUpperCase()} =${path}`;
+
+/** What an OAuth 2.0 scope token may hold (RFC 6749 §3.3). */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/;
+
 /** `import.document.paths['/pets/{id}'].get`: where an operation sits in the document. */
 export const operationLocation = (root: string, method: string, path: string): string =>
   `${root}.paths['${path}'].${method}`;
@@ -270,8 +279,16 @@ const mapOperation = (
     queryArgsJSONSchema: queryProperties.length > 0 ? objectSchema(queryProperties, queryRequired) : {},
     reqBodyJSONSchema: reqBodyJSONSchema ?? {},
     headers: credentials.headers,
-    oauth2Scopes: credentials.scopes,
+    oauth2Scopes: credentials.scopes.filter((scope) => SCOPE_TOKEN.test(scope)),
   };
+  if (fields.oauth2Scopes.length < credentials.scopes.length)
+    warnings.push({
+      path: `${location}.security`,
+      message: `scopes that are not OAuth 2.0 scope tokens are left out: ${credentials.scopes
+        .filter((scope) => !SCOPE_TOKEN.test(scope))
+        .map((scope) => JSON.stringify(scope.slice(0, 100)))
+        .join(", ")}`,
+    });
   // Patterns the service's engine cannot run are dropped, each with a warning; the operation stays.
   // Patterns the service's engine cannot run are dropped, and over-long annotations shortened, each with a
   // warning; the operation stays.
@@ -357,15 +374,12 @@ export const mapOperations = (description: ApiDescription, context: MappingConte
     const result = mapOperation(operation, context, schemes, apiKeyOrder, warnings, unmappedSchemes);
     const method = operation.method.toUpperCase();
     if (typeof result === "string") skipped.push({ method, path: operation.path, reason: result });
-    else if (seen.has(result.key))
-      skipped.push({
-        method,
-        path: operation.path,
-        reason: "another operation has the same method and path template",
-      });
     else {
-      seen.add(result.key);
-      drafts.push(result);
+      // Two templates that differ only in placeholder names are two operations: the later one is keyed by
+      // its path as written.
+      const key = seen.has(result.key) ? exactKey(method, operation.path) : result.key;
+      seen.add(key);
+      drafts.push({ ...result, key });
     }
   }
   for (const name of unmappedSchemes)

@@ -142,7 +142,9 @@ const nameWords = (operationId: string, method: string, path: string) => {
 /** A readable camelCase base name for an operation (before uniqueness). */
 export const baseToolName = (operationId: string, method: string, path: string): string => {
   const { words, prefix } = nameWords(operationId, method, path);
-  return fitName(words, prefix, MAX_NAME);
+  const name = fitName(words, prefix, MAX_NAME);
+  // Shortening may have dropped the first word (a prefix): a name still starts with a lower-case letter.
+  return /^[a-z]/.test(name) ? name : fitName(["op", ...wordsOf(name)], [], MAX_NAME);
 };
 
 /**
