@@ -110,6 +110,7 @@ let losingAtMost1 = 0;
 let askedBaseURL = 0;
 let askedName = 0;
 let empty = 0;
+const slowest = [];
 const refused = [];
 const reasons = new Map();
 const names = [];
@@ -118,7 +119,9 @@ for (const file of files.slice(0, limit)) {
   const document = JSON.parse(await readFile(file, "utf8"));
   const declared = operationsOf(document);
   descriptions++;
+  const began = performance.now();
   const { result, error, provider } = await importOne(document);
+  slowest.push([performance.now() - began, file.slice(root.length + 5), declared]);
   if (provider.baseURL !== undefined) askedBaseURL++;
   if (provider.name !== undefined) askedName++;
   if (error !== undefined && declared === 0) {
@@ -190,6 +193,13 @@ console.log(
 console.log(`descriptions refused: ${refused.length} (${refused.reduce((s, r) => s + r.operations, 0)} operations)`);
 console.log(`asked for import.provider.baseURL: ${askedBaseURL}; for import.provider.name: ${askedName}`);
 for (const r of refused.slice(0, 40)) console.log(`  refused ${r.file} (${r.operations} operations): ${r.why}`);
+console.log(
+  `slowest: ${slowest
+    .sort((a, b) => b[0] - a[0])
+    .slice(0, 8)
+    .map(([ms, file, n]) => `${file} (${n} operations) ${(ms / 1000).toFixed(1)} s`)
+    .join("; ")}`,
+);
 const table = [...reasons.entries()].sort((a, b) => b[1].count - a[1].count);
 for (const [title, rows] of [
   ["skip reasons (this part of issue 25)", table.filter(([r]) => !othersBucket(r))],
