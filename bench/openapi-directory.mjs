@@ -210,8 +210,9 @@ for (const [title, rows] of [
 }
 if (flag("names")) {
   const listed = new Set(I.TOOL_NAME_ABBREVIATIONS === undefined ? [] : Object.values(I.TOOL_NAME_ABBREVIATIONS));
-  const readable = names.filter(([, , , , name, vocabulary]) => {
-    const known = new Set(vocabulary.split(" "));
+  // The words the scheme adds by design: the method (names without an operationId), "by" and "op".
+  const readable = names.filter(([, method, , , name, vocabulary]) => {
+    const known = new Set([...vocabulary.split(" "), method.toLowerCase(), "by", "op"]);
     return I.wordsOf(name).every((w) => known.has(w) || listed.has(w) || /^\d+$/.test(w));
   }).length;
   console.log(

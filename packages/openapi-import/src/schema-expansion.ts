@@ -220,7 +220,7 @@ export class SchemaExpander {
     );
     let target: unknown;
     if (!ref.startsWith("#")) target = { $comment: `remote $ref '${ref}' is not fetched` };
-    else if (resolvePointer(this.document, ref) === undefined) target = {};
+    else if (!this.translated.has(ref) && resolvePointer(this.document, ref) === undefined) target = {};
     else {
       uses.push(ref);
       target = { [REF]: ref } satisfies Placeholder;

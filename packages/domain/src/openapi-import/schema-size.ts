@@ -112,8 +112,10 @@ export const withinSchemaLimit = (
   warnings: Array<FieldProblem>,
 ): JsonObject | undefined => {
   if (Object.keys(schema).length === 0) return schema;
-  if (leastSize(schema, HOPELESS) > HOPELESS) return undefined;
-  if (size(schema) <= MAX_JSON_SCHEMA_BYTES) return schema;
+  const least = leastSize(schema, HOPELESS);
+  if (least > HOPELESS) return undefined;
+  // A character takes at most 6 bytes in JSON (an escape, or 3 bytes of UTF-8): small schemas surely fit.
+  if (least * 6 <= MAX_JSON_SCHEMA_BYTES || size(schema) <= MAX_JSON_SCHEMA_BYTES) return schema;
   for (const [what, step] of STEPS) {
     const shortened = applied(schema, step, 0) as JsonObject;
     if (size(shortened) <= MAX_JSON_SCHEMA_BYTES) {
