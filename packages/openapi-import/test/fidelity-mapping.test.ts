@@ -165,6 +165,28 @@ describe("shared schemas stay shared", () => {
     });
   });
 
+  it("a request schema too large without its annotations is loosened, never skipped", async () => {
+    const settings = Object.fromEntries(
+      Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: "string", enum: [`value-${i}-${"v".repeat(40)}`] }]),
+    );
+    const document = doc({
+      "/jobs": {
+        post: {
+          operationId: "createJob",
+          requestBody: { content: { "application/json": { schema: { type: "object", properties: settings } } } },
+        },
+      },
+    });
+    const result = await dryRun(document);
+    expect(result.result.report.skipped).toEqual([]);
+    const body = toolAt(result, "POST", "/jobs").reqBodyJSONSchema as { properties: Record<string, unknown> };
+    expect(body.properties.p7).toEqual({ type: "string" });
+    expect(result.result.report.warnings).toContainEqual({
+      path: "import.document.paths['/jobs'].post",
+      message: expect.stringContaining("levels of nesting"),
+    });
+  });
+
   it("a response schema still too large is dropped with a warning; the operation stays", async () => {
     const huge = Object.fromEntries(
       Array.from({ length: 3000 }, (_, i) => [`p${i}`, { type: "string", enum: [`value-${i}-${"v".repeat(40)}`] }]),

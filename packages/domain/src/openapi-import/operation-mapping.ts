@@ -13,7 +13,7 @@ import type {
 } from "./api-description.js";
 import { fixedQueryProperties, splitOperationPath } from "./fixed-query.js";
 import { withHoistedDefs } from "./schema-defs.js";
-import { withinSchemaLimit } from "./schema-size.js";
+import { loosenedToFit, withinSchemaLimit } from "./schema-size.js";
 import { toolDescription, toolTitle } from "./tool-text.js";
 import { baseToolName } from "./tool-naming.js";
 import { withoutUnsafePatterns } from "./unsafe-patterns.js";
@@ -294,7 +294,8 @@ const mapOperation = (
   // warning; the operation stays.
   for (const field of ["pathArgsJSONSchema", "queryArgsJSONSchema", "reqBodyJSONSchema"] as const) {
     const safe = withoutUnsafePatterns(fields[field], field, location, warnings);
-    fields[field] = withinSchemaLimit(safe, field, location, warnings) ?? safe;
+    fields[field] =
+      withinSchemaLimit(safe, field, location, warnings) ?? loosenedToFit(safe, field, location, warnings) ?? safe;
   }
   // The description's text was not checked on the way in (it may be 10 MiB); the part a tool keeps is, here.
   const unstorable = unstorableTextProblems("tool", fields);

@@ -125,3 +125,46 @@ export const withinSchemaLimit = (
   }
   return undefined;
 };
+
+/** A schema node reduced to its type (or to any value). */
+const typeOnly = (node: unknown): unknown =>
+  isObject(node) && (typeof node.type === "string" || Array.isArray(node.type)) ? { type: node.type } : {};
+
+/** `node` without its `$defs`, each local reference into them made `{}` (any value), cut below `depth` levels. */
+const loosened = (node: unknown, depth: number): unknown => {
+  if (Array.isArray(node)) return node.map((item) => loosened(item, depth));
+  if (!isObject(node)) return node;
+  if (depth <= 0) return typeOnly(node);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "$defs" || (key === "$ref" && typeof value === "string" && value.startsWith("#/$defs/"))) continue;
+    out[key] = DATA_KEYWORDS.has(key) ? value : loosened(value, depth - 1);
+  }
+  return out;
+};
+
+/**
+ * The last resort for a request schema no annotation cut brings under 64 KiB (AWS MediaConvert's job
+ * settings): its shared schemas become "any value" and its nesting is cut, deepest first, until it fits,
+ * with a warning. The tool then accepts more than the description allows (the upstream still checks);
+ * undefined when even its top level does not fit.
+ */
+export const loosenedToFit = (
+  schema: JsonObject,
+  field: string,
+  location: string,
+  warnings: Array<FieldProblem>,
+): JsonObject | undefined => {
+  const bare = applied(schema, STEPS[STEPS.length - 1]![1], 0);
+  for (let depth = 16; depth >= 2; depth -= 2) {
+    const cut = loosened(bare, depth) as JsonObject;
+    if (leastSize(cut, HOPELESS) <= HOPELESS && size(cut) <= MAX_JSON_SCHEMA_BYTES) {
+      warnings.push({
+        path: location,
+        message: `tool.${field} is over 64 KiB without its annotations: its shared schemas accept any value and it is cut to ${depth / 2} levels of nesting (the upstream checks the rest)`,
+      });
+      return cut;
+    }
+  }
+  return undefined;
+};
