@@ -40,6 +40,8 @@ const DROPPED = new Set([
   "$anchor",
   "$dynamicAnchor",
   "$dynamicRef",
+  "$recursiveAnchor",
+  "$recursiveRef",
   "$defs",
   "definitions",
   "$comment",
@@ -189,6 +191,8 @@ export class SchemaExpander {
       } else out[key] = value;
     }
     if (this.openapi30) this.rewrite30(node, out);
+    // 3.0's boolean exclusive bounds also turn up in 3.1 documents (OpenAI's): read them the 3.0 way.
+    else this.exclusiveBounds(node, out);
     if (out.type === "file") {
       out.type = "string";
       out.format = "binary";
@@ -202,6 +206,11 @@ export class SchemaExpander {
       if (typeof out.type === "string") out.type = [out.type, "null"];
       if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
     }
+    this.exclusiveBounds(node, out);
+  }
+
+  /** Boolean `exclusiveMinimum`/`exclusiveMaximum` (OpenAPI 3.0) → the numeric form of JSON Schema 2020-12. */
+  private exclusiveBounds(node: Record<string, unknown>, out: Record<string, unknown>) {
     for (const [flag, bound] of [
       ["exclusiveMinimum", "minimum"],
       ["exclusiveMaximum", "maximum"],

@@ -302,6 +302,38 @@ describe("operations that used to be skipped for a detail", () => {
   });
 });
 
+describe("3.1 documents that mix in other dialects (OpenAI's)", () => {
+  it("drop $recursiveAnchor and read a boolean exclusiveMinimum the 3.0 way", async () => {
+    const document = {
+      ...doc({
+        "/tunes": {
+          post: {
+            operationId: "createTune",
+            requestBody: {
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    $recursiveAnchor: true,
+                    properties: { rate: { type: "number", minimum: 0, exclusiveMinimum: true } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      }),
+      openapi: "3.1.0",
+    };
+    const result = await dryRun(document);
+    expect(result.result.report.skipped).toEqual([]);
+    expect(toolAt(result, "POST", "/tunes").reqBodyJSONSchema).toEqual({
+      type: "object",
+      properties: { rate: { type: "number", exclusiveMinimum: 0 } },
+    });
+  });
+});
+
 describe("patterns the safe engine refuses", () => {
   it("are dropped with a warning naming their JSON path; the operation stays", async () => {
     const document = doc({
