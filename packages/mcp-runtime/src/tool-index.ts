@@ -14,16 +14,12 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const argumentsOf = (tool: CompiledTool): SearchableTool["arguments"] => {
   const out: Array<{ name: string; description?: string }> = [];
-  // A shared schema sits in the part's own `$defs` behind a local `$ref` (`#/$defs/Pet`): followed there.
+  // A shared schema sits in the part's own `$defs` behind a local `$ref` (`#/$defs/Pet`): followed there
+  // (the import writes def names that need no pointer escaping).
   const resolved = (root: Record<string, unknown>, node: unknown): unknown => {
     if (!isRecord(node) || typeof node.$ref !== "string" || !node.$ref.startsWith("#/$defs/")) return node;
-    const defs = isRecord(root.$defs) ? root.$defs : {};
-    return {
-      ...node,
-      ...(isRecord(defs[decodeURIComponent(node.$ref.slice(8))])
-        ? (defs[decodeURIComponent(node.$ref.slice(8))] as object)
-        : {}),
-    };
+    const target = isRecord(root.$defs) ? root.$defs[node.$ref.slice("#/$defs/".length)] : undefined;
+    return isRecord(target) ? { ...node, ...target } : node;
   };
   const visit = (root: Record<string, unknown>, schema: Record<string, unknown>, depth: number) => {
     if (!isRecord(schema.properties)) return;
