@@ -17,6 +17,9 @@ import { dirname, join } from "node:path";
 import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
 import { startService } from "@mcpsm/api/dist/service.js";
 import * as D from "@mcpsm/domain";
+import * as I from "@mcpsm/domain/openapi-import";
+import { Storage } from "@mcpsm/domain/storage";
+import * as U from "@mcpsm/domain/use-cases";
 import { openApiReaderLayer } from "@mcpsm/openapi-import";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { Layer, ManagedRuntime, Option } from "effect";
@@ -56,8 +59,8 @@ const freshServices = () =>
   ManagedRuntime.make(
     Layer.mergeAll(
       MemoryStorageLive,
-      D.aesGcmCipherLayer(new Uint8Array(randomBytes(32))),
-      D.quotasLayer(),
+      U.aesGcmCipherLayer(new Uint8Array(randomBytes(32))),
+      U.quotasLayer(),
       openApiReaderLayer,
     ),
   );
@@ -67,9 +70,9 @@ let peakHeap = 0;
 for (let i = 0; i < RUNS + 1; i++) {
   const actor = { tenant: `bench-${i}`, scopes: new Set(D.ALL_SCOPES) };
   const services = freshServices();
-  await services.runPromise(D.Storage);
+  await services.runPromise(Storage);
   const started = performance.now();
-  const { result } = await services.runPromise(D.importProvider(actor, { import: { document } }));
+  const { result } = await services.runPromise(I.importProvider(actor, { import: { document } }));
   const took = performance.now() - started;
   await services.dispose();
   peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
@@ -90,7 +93,7 @@ const service = await startService(
     auth: { mode: "dev", tenantClaim: "sub" },
     encryptionKey: Option.none(),
     encryptionKeysOld: [],
-    quotas: D.DEFAULT_QUOTAS,
+    quotas: U.DEFAULT_QUOTAS,
   },
   { logger: pino({ level: "silent" }) },
 );

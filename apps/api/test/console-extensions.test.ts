@@ -249,3 +249,43 @@ describe("the console's git, export/import and OAuth connection pages in Chromiu
     await page.close();
   }, 300_000);
 });
+
+describe("the import page's dry-run report in Chromium", () => {
+  it("shows every skip and warning, grouped by reason, before the import is applied", async () => {
+    const description = JSON.stringify({
+      openapi: "3.0.3",
+      info: { title: "Grouped", version: "1" },
+      servers: [{ url: "https://grouped.example.com" }],
+      paths: Object.fromEntries(
+        ["a", "b", "c"].map((name) => [
+          `/${name}`,
+          {
+            trace: { operationId: `trace${name}` },
+            get: {
+              operationId: `get${name}`,
+              parameters: [{ name: "q", in: "query", schema: { type: "string", pattern: "^(?!x)" } }],
+            },
+          },
+        ]),
+      ),
+    });
+    const { page, check } = await openPage();
+    await signIn(page, owner.token);
+    await page.getByRole("link", { name: "Providers" }).click();
+    await page.getByRole("link", { name: "Import OpenAPI" }).click();
+    await page.getByLabel("OpenAPI description (JSON or YAML)").fill(description);
+    await page.getByRole("button", { name: "Preview import" }).click();
+    const skipped = page.getByRole("region", { name: "Skipped operations" });
+    await skipped.waitFor();
+    expect(await skipped.getByRole("heading").textContent()).toBe("Skipped operations: 3, 1 reason");
+    expect(await skipped.getByRole("listitem").count()).toBe(3);
+    const warnings = page.getByRole("region", { name: "Warnings" });
+    expect(await warnings.getByRole("heading").textContent()).toBe("Warnings: 3, 1 reason");
+    expect(await warnings.locator("summary").textContent()).toContain("3");
+    expect(await warnings.getByRole("listitem").count()).toBe(3);
+    expect((await owner.api.get("/providers?nameContains=Grouped")).body.matchCount).toBe(0);
+    await page.screenshot({ path: join(shots, "import-grouped-report.png"), fullPage: true });
+    check([]);
+    await page.close();
+  }, 120_000);
+});

@@ -2044,6 +2044,32 @@ export interface components {
             document?: Record<string, never> | string;
             /** @description instead of document (exactly one of the two): an http(s) URL the service fetches the description from, under the upstream address policy */
             url?: string;
+            /** @description provider fields that override the ones a re-sync takes from the document (description, documentURL, oauth2Config URLs) */
+            provider?: {
+                /** @description absolute http(s) URL without credentials, or "" for none */
+                documentURL?: string | "" | unknown;
+                /**
+                 * maxLength(10000)
+                 * @description a string at most 10000 character(s) long
+                 */
+                description?: string;
+                oauth2Config?: {
+                    /**
+                     * maxLength(1000)
+                     * @description a string at most 1000 character(s) long
+                     */
+                    clientID?: string;
+                    /**
+                     * maxLength(4096)
+                     * @description a string at most 4096 character(s) long
+                     */
+                    clientSecret?: string;
+                    /** @description absolute http(s) URL without credentials, or "" for none */
+                    authURL?: string | "" | unknown;
+                    /** @description absolute http(s) URL without credentials, or "" for none */
+                    tokenURL?: string | "" | unknown;
+                } | null;
+            };
             /**
              * @description true: report what would change and store nothing
              * @default false

@@ -45,6 +45,7 @@ const tool = (path: string): ToolRow => ({
   headers: [],
   oauth2Scopes: [],
   imported: false,
+  operationPath: "",
 });
 
 describe("prompt rendering limits", () => {

@@ -14,18 +14,26 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const argumentsOf = (tool: CompiledTool): SearchableTool["arguments"] => {
   const out: Array<{ name: string; description?: string }> = [];
-  const visit = (schema: Record<string, unknown>, depth: number) => {
+  // A shared schema sits in the part's own `$defs` behind a local `$ref` (`#/$defs/Pet`): followed there
+  // (the import writes def names that need no pointer escaping).
+  const resolved = (root: Record<string, unknown>, node: unknown): unknown => {
+    if (!isRecord(node) || typeof node.$ref !== "string" || !node.$ref.startsWith("#/$defs/")) return node;
+    const target = isRecord(root.$defs) ? root.$defs[node.$ref.slice("#/$defs/".length)] : undefined;
+    return isRecord(target) ? { ...node, ...target } : node;
+  };
+  const visit = (root: Record<string, unknown>, schema: Record<string, unknown>, depth: number) => {
     if (!isRecord(schema.properties)) return;
-    for (const [name, property] of Object.entries(schema.properties)) {
+    for (const [name, raw] of Object.entries(schema.properties)) {
       if (out.length >= MAX_ARGUMENTS) return;
+      const property = resolved(root, raw);
       const description = isRecord(property) && typeof property.description === "string" ? property.description : "";
       out.push(description !== "" ? { name, description } : { name });
-      if (depth < MAX_DEPTH && isRecord(property)) visit(property, depth + 1);
+      if (depth < MAX_DEPTH && isRecord(property)) visit(root, property, depth + 1);
     }
   };
   for (const part of ARGUMENT_PARTS) {
     const schema = partSchema(tool.row, part);
-    if (schema !== undefined) visit(schema, 1);
+    if (schema !== undefined) visit(schema, schema, 1);
   }
   return out;
 };

@@ -33,6 +33,7 @@ const tool = (over: Partial<ToolRow>): ToolRow => ({
   headers: [],
   oauth2Scopes: [],
   imported: false,
+  operationPath: "",
   ...over,
 });
 

@@ -10,6 +10,7 @@ import type {
   SecurityRequirement,
 } from "@mcpsm/domain/openapi-import";
 import { isObject, locate, resolvePointer } from "./document-path.js";
+import { asMarkdown } from "./markdown.js";
 import { SchemaExpander, SchemaTooLarge } from "./schema-expansion.js";
 
 // Reads an OpenAPI 3.x document (a 2.0 one is converted before) into the ApiDescription the domain's mapping
@@ -185,7 +186,7 @@ export const describe = (
           name: text(parameter.name),
           in: where,
           required: parameter.required === true || where === "path",
-          description: text(parameter.description),
+          description: asMarkdown(text(parameter.description)),
           schema: schemaOf(schema),
         });
       }
@@ -227,8 +228,8 @@ export const describe = (
         method,
         path,
         operationId: text(operation.operationId),
-        summary: text(operation.summary),
-        description: text(operation.description),
+        summary: asMarkdown(text(operation.summary)),
+        description: asMarkdown(text(operation.description)),
         parameters,
         requestBody,
         responseSchema,
@@ -245,7 +246,7 @@ export const describe = (
   return {
     specVersion,
     title: text(info.title),
-    description: text(info.description),
+    description: asMarkdown(text(info.description)),
     servers,
     operations,
     securitySchemes: securitySchemes(document, firstAbsolute),

@@ -107,7 +107,7 @@ const FIXTURES: ReadonlyArray<Fixture> = [
       expect(
         provider.tools.find((t) => t.description.includes("OpenAPI operation issues/list-for-repo ")),
       ).toMatchObject({
-        name: "issuesListForRepo",
+        name: "listIssuesForRepo",
         method: "GET",
         path: "/repos/{owner}/{repo}/issues",
       });

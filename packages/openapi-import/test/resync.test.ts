@@ -95,7 +95,7 @@ describe("re-sync", () => {
           name: "fetchItem",
           method: "GET",
           path: "/items/{itemId}",
-          fields: ["name", "path", "description", "pathArgsJSONSchema"],
+          fields: ["name", "path", "title", "description", "pathArgsJSONSchema"],
         },
       ],
       removed: [{ name: "deleteItem", method: "DELETE", path: "/items/{id}" }],

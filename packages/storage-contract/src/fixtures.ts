@@ -80,6 +80,7 @@ export const tool = (n: number, owner: string, override: Partial<ToolRow> = {}):
   headers: [{ key: "X-Api-Key", value: "${API_KEY}" }],
   oauth2Scopes: ["items:read", "items:write"],
   imported: false,
+  operationPath: "",
   ...override,
 });
 

@@ -130,6 +130,7 @@ for (const target of targets)
         headers: [],
         oauth2Scopes: [],
         imported: false,
+        operationPath: "",
       });
       await run((tx) => Effect.zipRight(tx.insertProvider(p), tx.insertTool(t)));
       const stored = await run((tx) => Effect.all([tx.findProvider(p.id), tx.findTool(t.id)]));

@@ -161,7 +161,7 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
     ),
   resyncProvider: ({ actor, params, body }) =>
     Effect.map(
-      importFromUrl(body, (b) => I.resyncProvider(actor, params.id!, b)),
+      importFromUrl(body, (b, fetchedFrom) => I.resyncProvider(actor, params.id!, b, fetchedFrom)),
       (result) => ok(result, result.provider.version),
     ),
 

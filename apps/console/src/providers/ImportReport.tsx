@@ -1,6 +1,39 @@
 import type { components } from "@mcpsm/client";
+import type { ReactNode } from "react";
+import { groupByReason } from "./report-groups.js";
 
 type Report = components["schemas"]["ImportReport"];
+
+/** Every item of a list, grouped by reason, each group open with its count (§15a: shown before applying). */
+const ReasonGroups = <T,>(props: {
+  readonly label: string;
+  readonly items: ReadonlyArray<T>;
+  readonly reasonOf: (item: T) => string;
+  readonly render: (item: T) => ReactNode;
+}) => {
+  if (props.items.length === 0) return null;
+  const groups = groupByReason(props.items, props.reasonOf);
+  return (
+    <section aria-label={props.label}>
+      <h3>
+        {props.label}: {props.items.length}, {groups.length} {groups.length === 1 ? "reason" : "reasons"}
+      </h3>
+      {groups.map((group) => (
+        <details key={group.reason} open={groups.length <= 5}>
+          <summary>
+            <span className="badge">{group.items.length}</span> {group.reason}
+          </summary>
+          <ul className="report-list">
+            {group.items.map((item, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: items of a report are shown once, in order
+              <li key={i}>{props.render(item)}</li>
+            ))}
+          </ul>
+        </details>
+      ))}
+    </section>
+  );
+};
 
 /** An import or re-sync report (docs/api-rules.md §15): what is added, changed, removed, kept and skipped. */
 export const ImportReportView = (props: { readonly report: Report; readonly title: string }) => {
@@ -42,24 +75,27 @@ export const ImportReportView = (props: { readonly report: Report; readonly titl
             <span className="badge">=</span> <strong>{t.name}</strong> {op(t)}: {t.reason}
           </li>
         ))}
-        {report.skipped.map((t) => (
-          <li key={`s-${t.method}-${t.path}`}>
-            <span className="badge">skipped</span> {op(t)}: {t.reason}
-          </li>
-        ))}
       </ul>
-      {report.warnings.length > 0 && (
-        <details>
-          <summary>{report.warnings.length} warnings</summary>
-          <ul>
-            {report.warnings.map((w) => (
-              <li key={`${w.path}:${w.message}`}>
-                <code>{w.path}</code>: {w.message}
-              </li>
-            ))}
-          </ul>
-        </details>
-      )}
+      <ReasonGroups
+        label="Skipped operations"
+        items={report.skipped}
+        reasonOf={(t) => t.reason}
+        render={(t) => (
+          <>
+            {op(t)}: {t.reason}
+          </>
+        )}
+      />
+      <ReasonGroups
+        label="Warnings"
+        items={report.warnings}
+        reasonOf={(w) => w.message}
+        render={(w) => (
+          <>
+            <code>{w.path}</code>: {w.message}
+          </>
+        )}
+      />
     </section>
   );
 };

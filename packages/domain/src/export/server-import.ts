@@ -112,6 +112,7 @@ const toolRowOf = (tool: ExportedTool, base: Base): ToolRow => ({
   headers: tool.headers ?? [],
   oauth2Scopes: tool.oauth2Scopes ?? [],
   imported: false,
+  operationPath: "",
 });
 
 const promptRowOf = (prompt: ExportedPrompt, base: Base): PromptRow => ({

@@ -9,3 +9,4 @@ export * from "./lenient-output-schema.js";
 export * from "./fixed-query.js";
 export * from "./form-encoding.js";
 export * from "./request-body.js";
+export * from "./schema-nesting.js";

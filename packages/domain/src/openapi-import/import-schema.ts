@@ -39,6 +39,12 @@ export type ProviderImport = typeof ProviderImport.Type;
 export const ProviderResync = Schema.Struct({
   document: optional(DocumentField),
   url: UrlField,
+  provider: optional(
+    ProviderPatch.pipe(Schema.pick("description", "documentURL", "oauth2Config")).annotations({
+      description:
+        "provider fields that override the ones a re-sync takes from the document (description, documentURL, oauth2Config URLs)",
+    }),
+  ),
   dryRun: DryRunField,
 }).annotations({
   identifier: "ProviderResync",

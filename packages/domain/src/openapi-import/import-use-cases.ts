@@ -1,13 +1,8 @@
-import { Effect, Either, Schema } from "effect";
-import { AlreadyExists, type FieldProblem, type InvalidArgument, ResourceExhausted } from "../errors/domain-errors.js";
+import { Effect, Either, type Schema } from "effect";
+import { AlreadyExists, type InvalidArgument, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import { toProviderRecord } from "../provider/provider-record.js";
-import {
-  PROVIDER_OUTPUT_FIELDS,
-  ProviderCreate,
-  type ProviderPatch,
-  type ProviderRecord,
-} from "../provider/provider-schema.js";
+import { PROVIDER_OUTPUT_FIELDS, type ProviderRecord } from "../provider/provider-schema.js";
 import { mergeOAuth2 } from "../provider/provider-use-cases.js";
 import { secretPrefixOf } from "../provider/secret-prefix.js";
 import { authorize } from "../scopes/authorize.js";
@@ -26,12 +21,12 @@ import {
   ownedProvider,
   transact,
 } from "../use-case/use-case-kit.js";
-import { decodeEnvelope, decodePathId, invalid, parseProblems, unstorableText } from "../validation/decode-write.js";
-import { httpUrlProblem } from "../validation/http-url.js";
+import { decodeEnvelope, decodePathId, invalid } from "../validation/decode-write.js";
 import type { JsonObject } from "../validation/text.js";
 import { type ApiDescription, OpenApiReader } from "./api-description.js";
 import { type ImportReport, type ImportResult, ProviderImport, ProviderResync } from "./import-schema.js";
-import { mapOperations, matchKey, type ToolDraft, usableOAuth2 } from "./operation-mapping.js";
+import { PROVIDER_RESYNCED, providerFields, resyncedProvider } from "./provider-from-description.js";
+import { exactKey, mapOperations, matchKey, type ToolDraft, usableOAuth2 } from "./operation-mapping.js";
 import { uniqueNames } from "./tool-naming.js";
 
 const ROOT = "import.document";
@@ -70,7 +65,25 @@ const toolRow = (
   headers: draft.fields.headers ?? [],
   oauth2Scopes: draft.fields.oauth2Scopes ?? [],
   imported: true,
+  operationPath: draft.operationPath,
 });
+
+/**
+ * What a re-sync matches each stored imported tool by: its method and its operation's path as written,
+ * placeholder names blanked, or (for a later tool of the same template, as mapOperations keys drafts) exact.
+ */
+const storedKeys = (tools: ReadonlyArray<ToolRow>): Map<ToolRow, string> => {
+  const keys = new Map<ToolRow, string>();
+  const used = new Set<string>();
+  for (const tool of tools) {
+    if (!tool.imported) continue;
+    const path = tool.operationPath !== "" ? tool.operationPath : tool.path;
+    const key = used.has(matchKey(tool.method, path)) ? exactKey(tool.method, path) : matchKey(tool.method, path);
+    used.add(key);
+    keys.set(tool, key);
+  }
+  return keys;
+};
 
 /**
  * `count` fresh ids in ascending order. Tools made in one transaction share their creation time, and lists
@@ -103,56 +116,6 @@ const reportTool = (row: Pick<ToolRow, "name" | "method" | "path">) => ({
   method: row.method,
   path: row.path,
 });
-
-/** The provider fields a description gives, with the caller's overrides on top; every problem located. */
-const providerFields = (description: ApiDescription, overrides: ProviderPatch) => {
-  const server = description.servers[0];
-  const oauth2 = usableOAuth2(description);
-  const documented = {
-    name: description.title.trim().slice(0, 100).trim(),
-    description: description.description.slice(0, 10_000),
-    baseURL: server ?? "",
-    ...(oauth2?.flow === undefined
-      ? {}
-      : {
-          oauth2Config: {
-            authURL: oauth2.flow.kind === "authorizationCode" ? oauth2.flow.authorizationUrl : "",
-            tokenURL: oauth2.flow.tokenUrl,
-          },
-        }),
-  };
-  const merged = {
-    ...documented,
-    ...overrides,
-    ...(overrides.oauth2Config === undefined || overrides.oauth2Config === null
-      ? {}
-      : { oauth2Config: { ...documented.oauth2Config, ...overrides.oauth2Config } }),
-  };
-  const problems: Array<FieldProblem> = [];
-  for (const [field, at] of [
-    ["name", "info.title"],
-    ["description", "info.description"],
-    ["baseURL", "servers[0].url"],
-  ] as const) {
-    const message = overrides[field] === undefined ? unstorableText(documented[field]) : undefined;
-    if (message !== undefined) problems.push({ path: `${ROOT}.${at}`, message });
-  }
-  if (overrides.name === undefined && documented.name === "")
-    problems.push({ path: `${ROOT}.info.title`, message: "is empty: give import.provider.name" });
-  if (overrides.baseURL === undefined) {
-    const problem = server === undefined ? "names no server" : httpUrlProblem(server);
-    if (problem !== undefined)
-      problems.push({
-        path: `${ROOT}.servers[0].url`,
-        message: `${problem}${server === undefined ? "" : ` ('${server}')`}: give import.provider.baseURL`,
-      });
-  }
-  if (problems.length > 0) return Either.left(problems);
-  const decoded = Schema.decodeUnknownEither(ProviderCreate, { errors: "all" })(merged);
-  return Either.isLeft(decoded)
-    ? Either.left(parseProblems("import.provider", decoded.left))
-    : Either.right({ fields: decoded.right, oauth2Scheme: oauth2?.flow === undefined ? undefined : oauth2.name });
-};
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -275,11 +238,21 @@ export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string
     );
     const overrides = input.provider ?? {};
     const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
-    const provider = providerFields(description, overrides);
+    const provider = providerFields(description, overrides, { dryRun: input.dryRun === true, fetchedFrom });
     if (Either.isLeft(provider)) return yield* invalid(provider.left);
-    const { fields, oauth2Scheme } = provider.right;
+    const { fields, oauth2Scheme, standIn } = provider.right;
     const oauth2Config = yield* mergeOAuth2(null, fields.oauth2Config);
-    const secretPrefix = secretPrefixOf(fields.baseURL);
+    // Without a server (a dry run only), the prefix a preview shows comes from the provider's name.
+    const secretPrefix = standIn
+      ? secretPrefixOf(
+          `https://${
+            fields.name
+              .toLowerCase()
+              .replace(/[^a-z0-9]+/g, "-")
+              .replace(/^-|-$/g, "") || "api"
+          }`,
+        )
+      : secretPrefixOf(fields.baseURL);
     const mapped = mapOperations(description, {
       secretPrefix,
       oauth2Scheme: oauth2Config === null ? undefined : oauth2Scheme,
@@ -317,7 +290,7 @@ export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string
     const report = emptyReport();
     report.added = tools.map(reportTool);
     report.skipped = [...mapped.skipped];
-    report.warnings = [...description.warnings, ...mapped.warnings];
+    report.warnings = [...provider.right.warnings, ...description.warnings, ...mapped.warnings];
     const record = toProviderRecord(row, tools);
     if (input.dryRun === true) {
       const preview: ImportResult = {
@@ -348,10 +321,20 @@ export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string
   });
 
 /** The re-sync of a provider's imported tools with a description, inside the transaction `tx`. */
-const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescription, dryRun: boolean) =>
+const resync = (
+  tx: StorageTx,
+  actor: Actor,
+  id: string,
+  description: ApiDescription,
+  dryRun: boolean,
+  overrides: ProviderResync["provider"],
+  fetchedFrom: string | undefined,
+) =>
   Effect.gen(function* () {
     yield* lockProvider(tx, id);
-    const provider = yield* ownedProvider(tx, actor, id);
+    const stored_ = yield* ownedProvider(tx, actor, id);
+    const provider = yield* resyncedProvider(stored_, description, overrides, fetchedFrom);
+    const providerChanged = PROVIDER_RESYNCED.some((field) => canonical(stored_[field]) !== canonical(provider[field]));
     const stored = yield* tx.listTools(id);
     const mapped = mapOperations(description, {
       secretPrefix: provider.secretPrefix,
@@ -360,9 +343,8 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
       root: ROOT,
     });
     const byKey = new Map<string, ToolRow>();
-    for (const tool of stored)
-      if (tool.imported && !byKey.has(matchKey(tool.method, tool.path)))
-        byKey.set(matchKey(tool.method, tool.path), tool);
+    const keyOf = storedKeys(stored);
+    for (const [tool, key] of keyOf) if (!byKey.has(key)) byKey.set(key, tool);
     const draftKeys = new Set(mapped.drafts.map((d) => d.key));
     const report = emptyReport();
     report.skipped = [...mapped.skipped];
@@ -372,10 +354,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
     const removed: Array<ToolRow> = [];
     const kept: Array<ToolRow> = [];
     for (const tool of stored) {
-      if (
-        !tool.imported ||
-        (draftKeys.has(matchKey(tool.method, tool.path)) && byKey.get(matchKey(tool.method, tool.path)) === tool)
-      )
+      if (!tool.imported || (draftKeys.has(keyOf.get(tool) ?? "") && byKey.get(keyOf.get(tool) ?? "") === tool))
         continue;
       const users = yield* tx.serversReferencing({ kind: "tool", id: tool.id });
       if (users.length === 0) {
@@ -435,7 +414,8 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
     const tools = [...stored.filter((t) => !removed.includes(t)).map((t) => result.get(t.id) ?? t), ...inserts];
     // A renamed tool must not take the name of another tool chosen by a server that uses it (as names are
     // after this re-sync: tools of this provider may swap names).
-    const renamed = updates.filter((row) => row.name !== byKey.get(matchKey(row.method, row.path))?.name);
+    const nameBefore = new Map(stored.map((t) => [t.id, t.name]));
+    const renamed = updates.filter((row) => row.name !== nameBefore.get(row.id));
     const nameAfter = new Map(tools.map((t) => [t.id, t.name]));
     for (const row of renamed)
       for (const user of yield* tx.serversReferencing({ kind: "tool", id: row.id })) {
@@ -448,7 +428,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
             detail: `tool '${row.id}' would be renamed '${row.name}', a name server '${user.id}' already has`,
           });
       }
-    const changed = inserts.length + updates.length + removed.length > 0;
+    const changed = inserts.length + updates.length + removed.length > 0 || providerChanged;
     const after: ProviderRow = changed ? { ...provider, version: provider.version + 1, updatedAt: at } : provider;
     if (dryRun || !changed) return { provider: after, tools, inserts, report };
 
@@ -470,7 +450,7 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
           ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
         }),
       );
-    yield* bumpProvider(tx, provider, at);
+    yield* bumpProvider(tx, { ...provider, version: stored_.version }, at);
     return { provider: after, tools, inserts, report };
   });
 
@@ -479,14 +459,14 @@ const resync = (tx: StorageTx, actor: Actor, id: string, description: ApiDescrip
  * imported tools by method and path template; matched tools keep their ids, new operations add tools, tools of
  * removed operations go unless a server uses them. One transaction, one version step; `dryRun` stores nothing.
  */
-export const resyncProvider = (actor: Actor, id: string, body: unknown) =>
+export const resyncProvider = (actor: Actor, id: string, body: unknown, fetchedFrom?: string) =>
   Effect.gen(function* () {
     yield* authorize(actor, "resyncProvider");
     yield* decodePathId("id", id);
     const input = yield* decodeImport(ProviderResync, body);
     const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
     const dryRun = input.dryRun === true;
-    const outcome = yield* transact((tx) => resync(tx, actor, id, description, dryRun));
+    const outcome = yield* transact((tx) => resync(tx, actor, id, description, dryRun, input.provider, fetchedFrom));
     const record = toProviderRecord(outcome.provider, outcome.tools);
     return {
       provider: dryRun ? withoutNewIds(record, new Set(outcome.inserts.map((t) => t.id)), false) : record,

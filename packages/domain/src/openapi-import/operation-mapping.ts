@@ -11,15 +11,22 @@ import type {
   DescribedSecurityScheme,
   SecurityRequirement,
 } from "./api-description.js";
+import { fixedQueryProperties, splitOperationPath } from "./fixed-query.js";
+import { withHoistedDefs } from "./schema-defs.js";
+import { loosenedToFit, withinSchemaLimit } from "./schema-size.js";
+import { toolDescription, toolTitle } from "./tool-text.js";
 import { mapRequestBody } from "./request-body-mapping.js";
 import { baseToolName } from "./tool-naming.js";
+import { withoutUnsafePatterns } from "./unsafe-patterns.js";
 
 // The mapping rules of docs/api-rules.md §15: one operation → one tool draft (or a skip with its reason).
 
 /** A tool an operation maps to, validated as a hand-written tool would be; its final name comes later. */
 export interface ToolDraft {
-  /** `METHOD path` with placeholder names blanked: what a re-sync matches tools by. */
+  /** `METHOD path` (the whole path as written) with placeholder names blanked: what a re-sync matches by. */
   readonly key: string;
+  /** The operation's path exactly as the description writes it (stored with the tool). */
+  readonly operationPath: string;
   readonly baseName: string;
   readonly fields: ToolCreateType;
   /** The JSON Schema of the success answer's body, when the description gives one (not a wire field). */
@@ -59,7 +66,14 @@ export const matchKey = (method: string, path: string): string =>
 const MAX_TITLE = 64;
 const MAX_DESCRIPTION = 10_000;
 
-const cut = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+/**
+ * The key of an operation whose template another operation of the document already has (`/v1/{run}:write`
+ * after `/v1/{experiment}:write`): its method and path exactly as written.
+ */
+export const exactKey = (method: string, path: string): string => `${method.toUpperCase()} =${path}`;
+
+/** What an OAuth 2.0 scope token may hold (RFC 6749 §3.3). */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/;
 
 /** `import.document.paths['/pets/{id}'].get`: where an operation sits in the document. */
 export const operationLocation = (root: string, method: string, path: string): string =>
@@ -92,12 +106,16 @@ const withDescription = (parameter: DescribedParameter): JsonObject =>
     ? { ...parameter.schema, description: parameter.description }
     : parameter.schema;
 
-/** The object schema of a set of parameters (properties in order; `required` when any is). */
-const objectSchema = (properties: ReadonlyArray<[string, JsonObject]>, required: ReadonlyArray<string>) => ({
-  type: "object",
-  properties: Object.fromEntries(properties),
-  ...(required.length > 0 ? { required: [...required] } : {}),
-});
+/**
+ * The object schema of a set of parameters (properties in order; `required` when any is), the shared
+ * schemas of its properties gathered in its own `$defs`.
+ */
+const objectSchema = (properties: ReadonlyArray<[string, JsonObject]>, required: ReadonlyArray<string>) =>
+  withHoistedDefs({
+    type: "object",
+    properties: Object.fromEntries(properties),
+    ...(required.length > 0 ? { required: [...required] } : {}),
+  });
 
 /** The header value that sends an API key from the provider's variables. */
 const apiKeyVariable = (prefix: string, index: number, scheme: string) =>
@@ -174,9 +192,9 @@ const mapOperation = (
   if (operation.problem !== undefined) return operation.problem;
   if (!(HTTP_METHODS as ReadonlyArray<string>).includes(method))
     return `method ${method} is not one a tool can call (${HTTP_METHODS.join(", ")})`;
-  if (/[?#]/.test(operation.path)) return "the path holds a query or fragment, which a tool path cannot";
   const location = operationLocation(context.root, operation.method, operation.path);
-  const { path, names } = normalisePath(operation.path);
+  const written = splitOperationPath(operation.path);
+  const { path, names } = normalisePath(written.path);
 
   const pathProperties: Array<[string, JsonObject]> = [];
   const queryProperties: Array<[string, JsonObject]> = [];
@@ -187,13 +205,19 @@ const mapOperation = (
   );
   for (const parameter of operation.parameters) {
     if (parameter.in === "path") {
-      const name = names.get(parameter.name);
+      // `{Key+}` (a greedy placeholder, as AWS writes it) is the parameter `Key`.
+      const name = names.get(parameter.name) ?? names.get(`${parameter.name}+`);
       if (name !== undefined) pathProperties.push([name, withDescription(parameter)]);
     } else if (parameter.in === "query") {
       queryProperties.push([parameter.name, withDescription(parameter)]);
       if (parameter.required) queryRequired.push(parameter.name);
     } else if (!(parameter.in === "header" && authHeaders.has(parameter.name.toLowerCase())))
       unmapped.push(`${parameter.in} parameter '${parameter.name}'${parameter.required ? " (required)" : ""}`);
+  }
+  // The path's fixed query pairs are sent on every call.
+  for (const [name, schema] of fixedQueryProperties(written.query, new Set(queryProperties.map(([n]) => n)))) {
+    queryProperties.push([name, schema]);
+    queryRequired.push(name);
   }
   // A placeholder without a declared parameter still needs a value.
   for (const name of names.values())
@@ -207,15 +231,8 @@ const mapOperation = (
   const body = mapRequestBody(operation.requestBody, method, location, warnings);
 
   const credentials = credentialsOf(operation.security, schemes, apiKeyOrder, context, unmappedSchemes);
-  const title = cut(operation.summary.replace(/\s+/g, " ").trim(), MAX_TITLE);
-  const idLine =
-    operation.operationId !== ""
-      ? `OpenAPI operation ${operation.operationId} (${method} ${operation.path})`
-      : `OpenAPI operation ${method} ${operation.path}`;
-  const text = [operation.summary.trim(), operation.description.trim()]
-    .filter((t, i, all) => t !== "" && (i === 0 || t !== all[0]))
-    .join("\n\n");
-  const description = text === "" ? idLine : `${cut(text, MAX_DESCRIPTION - idLine.length - 2)}\n\n${idLine}`;
+  const title = toolTitle(operation, MAX_TITLE);
+  const description = toolDescription(operation, MAX_DESCRIPTION);
 
   const fields = {
     method,
@@ -235,8 +252,23 @@ const mapOperation = (
     ...(body.reqContentType === undefined ? {} : { reqContentType: body.reqContentType }),
     ...(body.reqBodyEncoding === undefined ? {} : { reqBodyEncoding: body.reqBodyEncoding }),
     headers: credentials.headers,
-    oauth2Scopes: credentials.scopes,
+    oauth2Scopes: credentials.scopes.filter((scope) => SCOPE_TOKEN.test(scope)),
   };
+  if (fields.oauth2Scopes.length < credentials.scopes.length)
+    warnings.push({
+      path: `${location}.security`,
+      message: `scopes that are not OAuth 2.0 scope tokens are left out: ${credentials.scopes
+        .filter((scope) => !SCOPE_TOKEN.test(scope))
+        .map((scope) => JSON.stringify(scope.slice(0, 100)))
+        .join(", ")}`,
+    });
+  // Patterns the service's engine cannot run are dropped, and over-long annotations shortened, each with a
+  // warning; the operation stays.
+  for (const field of ["pathArgsJSONSchema", "queryArgsJSONSchema", "reqBodyJSONSchema"] as const) {
+    const safe = withoutUnsafePatterns(fields[field], field, location, warnings);
+    fields[field] =
+      withinSchemaLimit(safe, field, location, warnings) ?? loosenedToFit(safe, field, location, warnings) ?? safe;
+  }
   // The description's text was not checked on the way in (it may be 10 MiB); the part a tool keeps is, here.
   const unstorable = unstorableTextProblems("tool", fields);
   if (unstorable.length > 0)
@@ -248,6 +280,7 @@ const mapOperation = (
       .join("; ")}`;
   return {
     key: matchKey(method, operation.path),
+    operationPath: operation.path,
     baseName: fields.name,
     fields: decoded.right,
     ...keptResponseSchema(operation.responseSchema, location, warnings),
@@ -260,17 +293,26 @@ const mapOperation = (
  * out with a warning, and the tool declares no outputSchema.
  */
 const keptResponseSchema = (
-  schema: JsonObject | undefined,
+  described: JsonObject | undefined,
   location: string,
   warnings: Array<FieldProblem>,
 ): { readonly responseSchema?: JsonObject } => {
-  if (schema === undefined || Object.keys(schema).length === 0) return {};
+  if (described === undefined || Object.keys(described).length === 0) return {};
+  const at = `${location}.responses`;
+  const schema = withinSchemaLimit(
+    withoutUnsafePatterns(described, "respBodyJSONSchema", at, warnings),
+    "respBodyJSONSchema",
+    at,
+    warnings,
+  );
   const problem =
-    jsonSchemaProblem(schema) ??
-    unstorableTextProblems("schema", schema)
-      .map((p) => `${p.path} ${p.message}`)
-      .join("; ");
-  if (problem === "") return { responseSchema: schema };
+    schema === undefined
+      ? "is over 64 KiB even without its annotations"
+      : (jsonSchemaProblem(schema) ??
+        unstorableTextProblems("schema", schema)
+          .map((p) => `${p.path} ${p.message}`)
+          .join("; "));
+  if (problem === "" && schema !== undefined) return { responseSchema: schema };
   warnings.push({
     path: `${location}.responses`,
     message: `the success answer's schema ${problem}: the tool declares no outputSchema`,
@@ -305,15 +347,12 @@ export const mapOperations = (description: ApiDescription, context: MappingConte
     const result = mapOperation(operation, context, schemes, apiKeyOrder, warnings, unmappedSchemes);
     const method = operation.method.toUpperCase();
     if (typeof result === "string") skipped.push({ method, path: operation.path, reason: result });
-    else if (seen.has(result.key))
-      skipped.push({
-        method,
-        path: operation.path,
-        reason: "another operation has the same method and path template",
-      });
     else {
-      seen.add(result.key);
-      drafts.push(result);
+      // Two templates that differ only in placeholder names are two operations: the later one is keyed by
+      // its path as written.
+      const key = seen.has(result.key) ? exactKey(method, operation.path) : result.key;
+      seen.add(key);
+      drafts.push({ ...result, key });
     }
   }
   for (const name of unmappedSchemes)

@@ -17,3 +17,4 @@ export { importProvider, resyncProvider } from "../openapi-import/import-use-cas
 export { mapOperations, matchKey } from "../openapi-import/operation-mapping.js";
 export { baseToolName, uniqueNames, wordsOf } from "../openapi-import/tool-naming.js";
 export type { JsonObject } from "../validation/text.js";
+export { TOOL_NAME_ABBREVIATIONS } from "../openapi-import/tool-naming.js";

@@ -63,6 +63,12 @@ export const ToolRow = Schema.Struct({
   oauth2Scopes: Schema.Array(Schema.String),
   /** True when an OpenAPI import made the tool: only such tools are changed or removed by a re-sync. */
   imported: Schema.Boolean,
+  /**
+   * For an imported tool, the operation's path exactly as the description writes it (with any fixed query or
+   * fragment: `/?Action=DescribeRegions`, `/files/{id}#add`): with the method, what a re-sync matches it by.
+   * "" for other tools (and for tools imported before this field: they match by `path`).
+   */
+  operationPath: Schema.String,
 });
 export type ToolRow = typeof ToolRow.Type;
 

@@ -86,6 +86,7 @@ const tools = providerChildUseCases({
     headers: input.headers ?? [],
     oauth2Scopes: input.oauth2Scopes ?? [],
     imported: false,
+    operationPath: "",
   }),
   merge: (stored, patch): ToolRow => ({
     ...stored,

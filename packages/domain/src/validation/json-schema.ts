@@ -25,6 +25,18 @@ const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples", "example"
  * schema holds a reference (then only compiling can tell) or nothing is wrong.
  */
 const withoutCompiling = (schema: unknown): { readonly refs: boolean; readonly problem?: string } => {
+  // A reference into the schema's own `$defs` (what an OpenAPI import writes, §15a) resolves when the entry
+  // exists: no need to compile to know it.
+  const defs = (schema as { $defs?: unknown }).$defs;
+  const resolvesLocally = (ref: unknown) => {
+    if (typeof ref !== "string" || !ref.startsWith("#/$defs/") || ref.slice(8).includes("/")) return false;
+    if (typeof defs !== "object" || defs === null) return false;
+    try {
+      return Object.hasOwn(defs, decodeURIComponent(ref.slice(8)).replace(/~1/g, "/").replace(/~0/g, "~"));
+    } catch {
+      return false;
+    }
+  };
   const stack: Array<unknown> = [schema];
   while (stack.length > 0) {
     const node = stack.pop();
@@ -32,6 +44,7 @@ const withoutCompiling = (schema: unknown): { readonly refs: boolean; readonly p
     else if (typeof node === "object" && node !== null)
       for (const [key, value] of Object.entries(node)) {
         if (DATA_KEYWORDS.has(key)) continue;
+        if (key === "$ref" && resolvesLocally(value)) continue;
         if (key === "$ref" || key === "$dynamicRef" || key === "$recursiveRef") return { refs: true };
         const patterns =
           key === "pattern" && typeof value === "string"

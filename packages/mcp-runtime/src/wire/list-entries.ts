@@ -1,4 +1,11 @@
-import { ARGUMENT_PARTS, lenientOutputSchema, methodTraits, partSchema, requiredParts } from "@mcpsm/domain/mcp";
+import {
+  ARGUMENT_PARTS,
+  lenientOutputSchema,
+  methodTraits,
+  nestedSchema,
+  partSchema,
+  requiredParts,
+} from "@mcpsm/domain/mcp";
 import type { PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
 import type { Icon, Prompt, Resource, Tool } from "@modelcontextprotocol/server";
 
@@ -94,7 +101,8 @@ export const toolEntry = (tool: ToolRow, provider: ProviderRow): Tool => {
   for (const part of ARGUMENT_PARTS) {
     const schema = partSchema(tool, part);
     // Stored schemas were decoded from JSON and checked as JSON Schemas on write: they are JSON values.
-    if (schema !== undefined) properties[part] = schema as PropertySchema;
+    // Shared schemas sit in each part's own `$defs`: their references are rebased to where the part sits.
+    if (schema !== undefined) properties[part] = nestedSchema(schema, `/properties/${part}`) as PropertySchema;
   }
   const required = requiredParts(tool);
   const traits = methodTraits(tool.method);

@@ -124,6 +124,7 @@ export const roundTripCases = (h: Harness) =>
           headers: [],
           oauth2Scopes: ["admin"],
           imported: true,
+          operationPath: "/items?archived#list",
         },
         write: (tx, row) => tx.updateTool(row),
       },

@@ -12,6 +12,7 @@ import { Migration20261124070251_server_counts } from "./Migration20261124070251
 import { Migration20261124095030_expected_write_refusal } from "./Migration20261124095030_expected_write_refusal.js";
 import { Migration20261124101104_tool_of_provider_per_statement } from "./Migration20261124101104_tool_of_provider_per_statement.js";
 import { Migration20261128105552_tool_body_fields } from "./Migration20261128105552_tool_body_fields.js";
+import { Migration20261128110000_tool_operation_path } from "./Migration20261128110000_tool_operation_path.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -35,4 +36,5 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
     class: Migration20261124101104_tool_of_provider_per_statement,
   },
   { name: "Migration20261128105552_tool_body_fields", class: Migration20261128105552_tool_body_fields },
+  { name: "Migration20261128110000_tool_operation_path", class: Migration20261128110000_tool_operation_path },
 ];

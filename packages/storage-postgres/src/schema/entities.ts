@@ -193,6 +193,7 @@ export const ToolEntity = defineEntity({
     headers: p.json<unknown[]>(),
     oauth2Scopes: p.json<string[]>().fieldName("oauth2_scopes"),
     imported: p.boolean().default(false),
+    operationPath: p.text().default("").fieldName("operation_path"),
   },
   uniques: [{ name: "tools_provider_id_name_unique", properties: ["provider", "name"] }],
 });
