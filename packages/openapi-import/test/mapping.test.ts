@@ -447,9 +447,10 @@ describe("operations to tools", () => {
         },
       },
     });
-    expect(
-      (tool("createTranscription")?.reqBodyJSONSchema as { properties?: Record<string, unknown> }).properties?.file,
-    ).not.toHaveProperty("format");
+    const transcription = tool("createTranscription")?.reqBodyJSONSchema as
+      | { properties?: Record<string, unknown> }
+      | undefined;
+    expect(transcription?.properties?.file).not.toHaveProperty("format");
     expect(tool("putBlob")).toMatchObject({
       reqContentType: "application/octet-stream",
       reqBodyJSONSchema: { type: "string", contentEncoding: "base64" },
