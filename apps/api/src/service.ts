@@ -2,7 +2,7 @@ import { hkdfSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { openApiReaderLayer } from "@mcpsm/openapi-import";
+import { workerReaderLayer } from "@mcpsm/openapi-import";
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { Storage } from "@mcpsm/domain/storage";
 import { startGitSyncWorker } from "@mcpsm/git-sync";
@@ -40,6 +40,8 @@ import { startMetricsListener } from "./operations/metrics-listener.js";
 import { createRateLimiter, tenantBudget } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 import { DescriptionFetcher, policyDescriptionFetcher } from "./openapi-import/description-fetcher.js";
+import { ImportGate, importGate } from "./openapi-import/import-gate.js";
+import { DEFAULT_IMPORT_SETTINGS } from "./config/import-config.js";
 
 /** A running service. */
 export interface RunningService {
@@ -124,6 +126,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   const oldKeys = config.encryptionKeysOld ?? [];
   const security = config.security ?? DEFAULT_SECURITY_SETTINGS;
   const mcpSettings = config.mcp ?? defaultMcpSettings();
+  const imports = config.imports ?? DEFAULT_IMPORT_SETTINGS;
   // Every outbound call under the upstream address policy goes through one agent (one pool of connections,
   // closed with the service): MCP upstream calls and token endpoints, import.url, git pushes.
   const upstream = upstreamAgent(mcpSettings);
@@ -138,7 +141,14 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
         oldKeys.map((key) => derivedKey(key, "page-token")),
       ),
       quotasLayer(config.quotas),
-      openApiReaderLayer,
+      // Descriptions are read in worker threads, never on this event loop (docs/security.md).
+      workerReaderLayer({
+        workers: imports.workers,
+        queue: imports.queue,
+        deadlineMs: imports.deadlineMs,
+        memoryMb: imports.memoryMb,
+      }),
+      Layer.succeed(ImportGate, importGate(imports.perTenant)),
       Layer.succeed(DescriptionFetcher, descriptionFetcher),
     ),
   );

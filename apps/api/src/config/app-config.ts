@@ -1,6 +1,7 @@
 import { type McpSettings, mcpSettingsConfig } from "@mcpsm/mcp-runtime";
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect";
 import { type GitSyncConfig, gitSyncConfig } from "./git-sync-config.js";
+import { type ImportSettings, importConfig } from "./import-config.js";
 import { type MemorySettings, memoryConfig } from "./memory-config.js";
 import { type OperationsSettings, operationsConfig } from "./operations-config.js";
 import { securityConfig, type SecuritySettings } from "./security-config.js";
@@ -43,6 +44,8 @@ export interface AppConfig {
   readonly encryptionKeysOld?: ReadonlyArray<Uint8Array>;
   /** Rate limits, CORS and HTTP limits; defaults when absent. */
   readonly security?: SecuritySettings;
+  /** How OpenAPI descriptions are read (worker threads, deadline, memory, concurrency); defaults when absent. */
+  readonly imports?: ImportSettings;
   readonly quotas: {
     readonly serversPerTenant: number;
     readonly variablesPerTenant: number;
@@ -213,6 +216,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   encryptionKey: Config.option(key32),
   encryptionKeysOld: oldKeys,
   security: securityConfig,
+  imports: importConfig,
   quotas: Config.all({
     serversPerTenant: positive("QUOTA_SERVERS_PER_TENANT", 1_000),
     variablesPerTenant: positive("QUOTA_VARIABLES_PER_TENANT", 10_000),
