@@ -1,10 +1,11 @@
+import { availableParallelism } from "node:os";
 import { Config } from "effect";
 
 // How OpenAPI descriptions are read (docs/security.md, "OpenAPI import"): in a pool of worker threads, each
 // read under a deadline and a heap limit, with a bound on reads waiting and on one tenant's reads at once.
 
 export interface ImportSettings {
-  /** IMPORT_WORKERS: descriptions read at once, each in its own worker thread. */
+  /** IMPORT_WORKERS: descriptions read at once, each in its own worker thread (default: cores - 1, 1 to 4). */
   readonly workers: number;
   /** IMPORT_QUEUE: reads waiting for a worker; more answer 429. */
   readonly queue: number;
@@ -17,10 +18,12 @@ export interface ImportSettings {
 }
 
 export const DEFAULT_IMPORT_SETTINGS: ImportSettings = {
-  workers: 2,
+  // A core stays free for the event loop that answers every other request.
+  workers: Math.max(1, Math.min(4, availableParallelism() - 1)),
   queue: 8,
   perTenant: 2,
-  deadlineMs: 10_000,
+  // Stripe's 4 MiB description takes 8-15 s to read on a busy 2-core machine.
+  deadlineMs: 30_000,
   memoryMb: 512,
 };
 

@@ -25,9 +25,9 @@ export interface WorkerReaderOptions {
 export const DEFAULT_WORKER_READER_OPTIONS: WorkerReaderOptions = {
   workers: Math.max(1, Math.min(2, availableParallelism() - 1)),
   queue: 8,
-  deadlineMs: 10_000,
+  deadlineMs: 30_000,
   memoryMb: 512,
-  idleMs: 10_000,
+  idleMs: 5_000,
 };
 
 const refused = (root: string, message: string) =>
