@@ -1,5 +1,5 @@
 import { hkdfSync } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { workerReaderLayer } from "@mcpsm/openapi-import";
@@ -217,6 +217,17 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
         serverOwner: async (serverId: string) =>
           (await runtime.runPromise(store.read((tx) => tx.findServer(serverId))))?.tenant,
         runner: runtime,
+        registration: config.mcpOAuthRegistration,
+        // Behind TRUST_PROXY_HOPS proxies, the address the nearest trusted proxy saw (as Koa's ctx.ip).
+        clientAddress: (req: IncomingMessage) => {
+          const hops = security.http.trustProxyHops;
+          const forwarded = String(req.headers["x-forwarded-for"] ?? "")
+            .split(",")
+            .map((entry) => entry.trim())
+            .filter((entry) => entry !== "");
+          if (hops === 0 || forwarded.length === 0) return req.socket.remoteAddress ?? "";
+          return forwarded[Math.max(0, forwarded.length - hops)] ?? "";
+        },
         cookieKeys: [Buffer.from(derivedKey(encryptionKey, "mcp-oauth-cookies")).toString("base64url")],
         // Derived from the encryption keys: the same on every instance, across restarts; see docs/decisions.md.
         signingSecrets: [encryptionKey, ...oldKeys],

@@ -155,3 +155,31 @@ describe("descriptions common tools accept (docs/api-rules.md §15a)", () => {
     ]);
   });
 });
+
+describe("anonymous client registration (POST /oauth/register) is bounded", () => {
+  const register = (metadata: unknown) =>
+    fetch(`${svc.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(metadata),
+    }).then(async (res) => ({ status: res.status, body: await res.json() }));
+
+  it("a client with 1,000 redirect URIs, or one redirecting to plain http elsewhere, is refused", async () => {
+    const flood = Array.from({ length: 1000 }, (_, i) => `https://attacker.example/${i}/${"x".repeat(30)}`);
+    expect(await register({ client_name: "flood", redirect_uris: flood })).toMatchObject({
+      status: 413,
+      body: { error: "invalid_request", error_description: "a registration may be at most 8192 bytes" },
+    });
+    expect(await register({ client_name: "many", redirect_uris: flood.slice(0, 11) })).toMatchObject({
+      status: 400,
+      body: { error: "invalid_redirect_uri" },
+    });
+    expect(await register({ client_name: "plain", redirect_uris: ["http://attacker.example/cb"] })).toMatchObject({
+      status: 400,
+      body: { error: "invalid_redirect_uri", error_description: expect.stringContaining("loopback") },
+    });
+    expect((await register({ client_name: "native", redirect_uris: ["http://127.0.0.1:8765/callback"] })).status).toBe(
+      201,
+    );
+  });
+});

@@ -1,7 +1,9 @@
+import type { RegistrationLimits } from "@mcpsm/mcp-oauth";
 import { type McpSettings, mcpSettingsConfig } from "@mcpsm/mcp-runtime";
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect";
 import { type GitSyncConfig, gitSyncConfig } from "./git-sync-config.js";
 import { type ImportSettings, importConfig } from "./import-config.js";
+import { registrationConfig } from "./registration-config.js";
 import { type MemorySettings, memoryConfig } from "./memory-config.js";
 import { type OperationsSettings, operationsConfig } from "./operations-config.js";
 import { securityConfig, type SecuritySettings } from "./security-config.js";
@@ -60,6 +62,8 @@ export interface AppConfig {
    * OAuth-only clients). Default: on in dev-auth mode, off otherwise.
    */
   readonly mcpOAuthServer?: Option.Option<boolean>;
+  /** MCP_OAUTH_REGISTRATION_*: bounds of anonymous client registration; defaults when absent. */
+  readonly mcpOAuthRegistration?: RegistrationLimits;
   /**
    * MCP_OAUTH_SIGNIN_CLIENT_ID (+ _SECRET, _SCOPE): consent on the service's OAuth page by signing in at the
    * identity provider of AUTH_ISSUER as this client of it (authorization code + PKCE, redirect URI
@@ -226,6 +230,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   }),
   mcp: mcpSettingsConfig,
   mcpOAuthServer: Config.option(Config.boolean("MCP_OAUTH_SERVER")),
+  mcpOAuthRegistration: registrationConfig,
   mcpOAuthSignIn: Config.option(
     Config.all({
       clientId: Config.nonEmptyString("MCP_OAUTH_SIGNIN_CLIENT_ID"),
