@@ -44,7 +44,8 @@ const register = async (metadata: unknown, address = "198.51.100.1") => {
     headers: { "content-type": "application/json", "x-test-address": address },
     body: typeof metadata === "string" ? metadata : JSON.stringify(metadata),
   });
-  return { status: res.status, retryAfter: res.headers.get("retry-after"), body: await res.json() };
+  const body = (await res.json()) as { error?: string; error_description?: string };
+  return { status: res.status, retryAfter: res.headers.get("retry-after"), body };
 };
 
 describe("POST /oauth/register is bounded", () => {
