@@ -6,7 +6,13 @@ import { workerReaderLayer } from "@mcpsm/openapi-import";
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { Storage } from "@mcpsm/domain/storage";
 import { startGitSyncWorker } from "@mcpsm/git-sync";
-import { aesGcmCipher, aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer } from "@mcpsm/domain/use-cases";
+import {
+  aesGcmCipher,
+  aesGcmCipherLayer,
+  hmacPageTokenSignerLayer,
+  quotasLayer,
+  UpstreamAddressCheck,
+} from "@mcpsm/domain/use-cases";
 import { authenticateServerToken } from "@mcpsm/domain/mcp";
 import { isId } from "@mcpsm/domain/schemas";
 import { MCP_SCOPE } from "@mcpsm/mcp-oauth";
@@ -41,6 +47,7 @@ import { createRateLimiter, tenantBudget } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 import { DescriptionFetcher, policyDescriptionFetcher } from "./openapi-import/description-fetcher.js";
 import { ImportGate, importGate } from "./openapi-import/import-gate.js";
+import { upstreamAddressCheck } from "./security/upstream-address-check.js";
 import { DEFAULT_IMPORT_SETTINGS } from "./config/import-config.js";
 
 /** A running service. */
@@ -149,6 +156,8 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
         memoryMb: imports.memoryMb,
       }),
       Layer.succeed(ImportGate, importGate(imports.perTenant)),
+      // The upstream address policy, at write time too (an oauth2Config's token URL).
+      Layer.succeed(UpstreamAddressCheck, upstreamAddressCheck(mcpSettings.upstreamAllowedNetworks)),
       Layer.succeed(DescriptionFetcher, descriptionFetcher),
     ),
   );

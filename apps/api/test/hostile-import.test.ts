@@ -183,3 +183,48 @@ describe("anonymous client registration (POST /oauth/register) is bounded", () =
     );
   });
 });
+
+describe("token URLs are checked against the upstream address policy when written", () => {
+  it("an oauth2Config naming a refused address answers 400 at that field; a public one is stored", async () => {
+    const oauth2 = (tokenURL: string, authURL = "https://auth.example.com/authorize") => ({
+      clientID: "client",
+      authURL,
+      tokenURL,
+    });
+    const metadata = await alice.api.post("/providers", {
+      provider: {
+        name: "Metadata",
+        baseURL: "https://api.example.com",
+        oauth2Config: oauth2("http://169.254.169.254/token"),
+      },
+    });
+    expect(metadata.status).toBe(400);
+    expect(metadata.body.errors).toEqual([
+      { path: "provider.oauth2Config.tokenURL", message: expect.stringContaining("169.254.169.254 (linkLocal)") },
+    ]);
+    const loopback = await alice.api.post("/providers", {
+      provider: {
+        name: "Loopback",
+        baseURL: "https://api.example.com",
+        oauth2Config: oauth2("https://auth.example.com/token", "http://localhost:8080/authorize"),
+      },
+    });
+    expect(loopback.body.errors).toEqual([
+      { path: "provider.oauth2Config.authURL", message: expect.stringContaining("loopback") },
+    ]);
+    const created = await alice.api.post("/providers", {
+      provider: {
+        name: "Public",
+        baseURL: "https://api.example.com",
+        oauth2Config: oauth2("https://auth.example.com/token"),
+      },
+    });
+    expect(created.status).toBe(201);
+    const patched = await alice.api.patch(`/providers/${created.body.provider.id}`, {
+      provider: { oauth2Config: { tokenURL: "http://[::ffff:10.0.0.1]/token" } },
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.errors[0].path).toBe("provider.oauth2Config.tokenURL");
+    await alice.api.delete(`/providers/${created.body.provider.id}`);
+  });
+});

@@ -270,7 +270,7 @@ export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string
     const provider = providerFields(description, overrides);
     if (Either.isLeft(provider)) return yield* invalid(provider.left);
     const { fields, oauth2Scheme } = provider.right;
-    const oauth2Config = yield* mergeOAuth2(null, fields.oauth2Config);
+    const oauth2Config = yield* mergeOAuth2(null, fields.oauth2Config, "import.provider");
     const secretPrefix = secretPrefixOf(fields.baseURL);
     const mapped = mapOperations(description, {
       secretPrefix,
