@@ -1,14 +1,9 @@
 import { DEFAULT_REGISTRATION_LIMITS, type RegistrationLimits } from "@mcpsm/mcp-oauth";
 import { Config } from "effect";
+import { whole } from "./security-config.js";
 
 // The bounds of anonymous client registration at the service's own authorization server (POST
 // /oauth/register, docs/security.md): MCP_OAUTH_REGISTRATION_*.
-
-const whole = (name: string, fallback: number, min: number) =>
-  Config.integer(name).pipe(
-    Config.validate({ message: `must be a whole number of at least ${min}`, validation: (n) => n >= min }),
-    Config.withDefault(fallback),
-  );
 
 const d = DEFAULT_REGISTRATION_LIMITS;
 
