@@ -27,5 +27,6 @@ export const importConfig: Config.Config<ImportSettings> = Config.all({
   queue: whole("IMPORT_QUEUE", d.queue, 0),
   perTenant: whole("IMPORT_TENANT_CONCURRENCY", d.perTenant, 1),
   deadlineMs: whole("IMPORT_DEADLINE_MS", d.deadlineMs, 100),
-  memoryMb: whole("IMPORT_MEMORY_MB", d.memoryMb, 64),
+  // Not lower: one JSON.parse of a 10 MiB text past a worker's heap limit ends the whole process, not the worker.
+  memoryMb: whole("IMPORT_MEMORY_MB", d.memoryMb, 256),
 });
