@@ -5,8 +5,9 @@
 // The description: GitHub's REST API as @octokit/openapi ships it (OpenAPI 3.0.3, 1,223 operations, 6.9 MB as
 // compact JSON), cut to its first 1,000 operations (the default tool quota). Two measurements, each `runs` times
 // into a fresh tenant, median and worst printed:
-//   use case — importProvider of @mcpsm/domain with the service's reader on the in-memory store: parse nothing
-//              (the document is an object), read, map, validate every tool, store provider and tools;
+//   use case — importProvider of @mcpsm/domain with the in-process reader on the in-memory store: parse nothing
+//              (the document is an object), read, map, validate every tool, store provider and tools; then the
+//              same with the service's reader, which reads in a worker thread (one store for every run);
 //   HTTP     — POST /providers/import on the real service (apps/api, in-memory store, dev auth) with the
 //              description as JSON text in the body: body read and JSON parse included.
 import { randomBytes } from "node:crypto";
@@ -17,12 +18,13 @@ import { dirname, join } from "node:path";
 import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
 import { startService } from "@mcpsm/api/dist/service.js";
 import * as D from "@mcpsm/domain";
-import * as I from "@mcpsm/domain/openapi-import";
+import { importProvider } from "@mcpsm/domain/openapi-import";
 import { Storage } from "@mcpsm/domain/storage";
 import * as U from "@mcpsm/domain/use-cases";
-import { openApiReaderLayer } from "@mcpsm/openapi-import";
+import { localConfig } from "@mcpsm/api/dist/config/local-config.js";
+import { openApiReaderLayer, workerReaderLayer } from "@mcpsm/openapi-import";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
-import { Layer, ManagedRuntime, Option } from "effect";
+import { Layer, ManagedRuntime } from "effect";
 import pino from "pino";
 
 const RUNS = Number(process.argv[2] ?? 5);
@@ -55,13 +57,13 @@ const stats = (label, times) => {
 
 // 1. The use case, each run on a fresh store (the in-memory store checks name uniqueness by scanning, so
 // tools left by earlier runs would slow later ones; PostgreSQL has an index for it).
-const freshServices = () =>
+const freshServices = (readerLayer = openApiReaderLayer) =>
   ManagedRuntime.make(
     Layer.mergeAll(
       MemoryStorageLive,
       U.aesGcmCipherLayer(new Uint8Array(randomBytes(32))),
       U.quotasLayer(),
-      openApiReaderLayer,
+      readerLayer,
     ),
   );
 const useCase = [];
@@ -72,7 +74,7 @@ for (let i = 0; i < RUNS + 1; i++) {
   const services = freshServices();
   await services.runPromise(Storage);
   const started = performance.now();
-  const { result } = await services.runPromise(I.importProvider(actor, { import: { document } }));
+  const { result } = await services.runPromise(importProvider(actor, { import: { document } }));
   const took = performance.now() - started;
   await services.dispose();
   peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
@@ -82,21 +84,22 @@ for (let i = 0; i < RUNS + 1; i++) {
 console.log(`tools imported: ${tools}`);
 const median = stats("use case (in-memory store)", useCase);
 
+// 1b. The same with the service's reader: the description is read in a worker thread (a warm one after the
+// first run) and comes back as JSON text.
+const inWorker = [];
+const workerServices = freshServices(workerReaderLayer());
+for (let i = 0; i < RUNS + 1; i++) {
+  const actor = { tenant: `bench-worker-${i}`, scopes: new Set(D.ALL_SCOPES) };
+  const started = performance.now();
+  await workerServices.runPromise(importProvider(actor, { import: { document } }));
+  if (i > 0) inWorker.push(performance.now() - started);
+}
+await workerServices.dispose();
+stats("use case, read in a worker thread (in-memory store)", inWorker);
+
 // 2. Over HTTP, on the real service.
 const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-bench-"));
-const service = await startService(
-  {
-    port: 0,
-    host: "127.0.0.1",
-    dataDir,
-    logLevel: "silent",
-    auth: { mode: "dev", tenantClaim: "sub" },
-    encryptionKey: Option.none(),
-    encryptionKeysOld: [],
-    quotas: U.DEFAULT_QUOTAS,
-  },
-  { logger: pino({ level: "silent" }) },
-);
+const service = await startService(localConfig(dataDir), { logger: pino({ level: "silent" }) });
 // One service for every run, so the HTTP figure includes the store growing by 1,000 tools a run.
 const http = [];
 for (let i = 0; i < RUNS + 1; i++) {

@@ -1,12 +1,18 @@
 import { hkdfSync } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { openApiReaderLayer } from "@mcpsm/openapi-import";
+import { workerReaderLayer } from "@mcpsm/openapi-import";
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { Storage } from "@mcpsm/domain/storage";
 import { startGitSyncWorker } from "@mcpsm/git-sync";
-import { aesGcmCipher, aesGcmCipherLayer, hmacPageTokenSignerLayer, quotasLayer } from "@mcpsm/domain/use-cases";
+import {
+  aesGcmCipher,
+  aesGcmCipherLayer,
+  hmacPageTokenSignerLayer,
+  quotasLayer,
+  UpstreamAddressCheck,
+} from "@mcpsm/domain/use-cases";
 import { authenticateServerToken } from "@mcpsm/domain/mcp";
 import { isId } from "@mcpsm/domain/schemas";
 import { MCP_SCOPE } from "@mcpsm/mcp-oauth";
@@ -40,6 +46,9 @@ import { startMetricsListener } from "./operations/metrics-listener.js";
 import { createRateLimiter, tenantBudget } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 import { DescriptionFetcher, policyDescriptionFetcher } from "./openapi-import/description-fetcher.js";
+import { ImportGate, importGate } from "./openapi-import/import-gate.js";
+import { upstreamAddressCheck } from "./security/upstream-address-check.js";
+import { DEFAULT_IMPORT_SETTINGS } from "./config/import-config.js";
 
 /** A running service. */
 export interface RunningService {
@@ -124,6 +133,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   const oldKeys = config.encryptionKeysOld ?? [];
   const security = config.security ?? DEFAULT_SECURITY_SETTINGS;
   const mcpSettings = config.mcp ?? defaultMcpSettings();
+  const imports = config.imports ?? DEFAULT_IMPORT_SETTINGS;
   // Every outbound call under the upstream address policy goes through one agent (one pool of connections,
   // closed with the service): MCP upstream calls and token endpoints, import.url, git pushes.
   const upstream = upstreamAgent(mcpSettings);
@@ -138,7 +148,16 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
         oldKeys.map((key) => derivedKey(key, "page-token")),
       ),
       quotasLayer(config.quotas),
-      openApiReaderLayer,
+      // Descriptions are read in worker threads, never on this event loop (docs/security.md).
+      workerReaderLayer({
+        workers: imports.workers,
+        queue: imports.queue,
+        deadlineMs: imports.deadlineMs,
+        memoryMb: imports.memoryMb,
+      }),
+      Layer.succeed(ImportGate, importGate(imports.perTenant)),
+      // The upstream address policy, at write time too (an oauth2Config's token URL).
+      Layer.succeed(UpstreamAddressCheck, upstreamAddressCheck(mcpSettings.upstreamAllowedNetworks)),
       Layer.succeed(DescriptionFetcher, descriptionFetcher),
     ),
   );
@@ -207,6 +226,17 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
         serverOwner: async (serverId: string) =>
           (await runtime.runPromise(store.read((tx) => tx.findServer(serverId))))?.tenant,
         runner: runtime,
+        registration: config.mcpOAuthRegistration,
+        // Behind TRUST_PROXY_HOPS proxies, the address the nearest trusted proxy saw (as Koa's ctx.ip).
+        clientAddress: (req: IncomingMessage) => {
+          const hops = security.http.trustProxyHops;
+          const forwarded = String(req.headers["x-forwarded-for"] ?? "")
+            .split(",")
+            .map((entry) => entry.trim())
+            .filter((entry) => entry !== "");
+          if (hops === 0 || forwarded.length === 0) return req.socket.remoteAddress ?? "";
+          return forwarded[Math.max(0, forwarded.length - hops)] ?? "";
+        },
         cookieKeys: [Buffer.from(derivedKey(encryptionKey, "mcp-oauth-cookies")).toString("base64url")],
         // Derived from the encryption keys: the same on every instance, across restarts; see docs/decisions.md.
         signingSecrets: [encryptionKey, ...oldKeys],

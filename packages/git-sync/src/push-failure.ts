@@ -1,7 +1,9 @@
 import { Errors } from "isomorphic-git";
 
-// Why a push failed, in words a user can act on, without the token (isomorphic-git never puts the
-// credentials in a message; the token is also masked in case a host echoes it).
+// Why a push failed, in words a user can act on: the status and a fixed phrase, never text the git host
+// sent (an error's message may quote the first bytes of the host's answer: a hostile or misconfigured host
+// could put anything there, the token included). Messages made by this package (the address policy, the
+// size cap) are kept, with the token masked in case.
 
 /** A push that failed, with a message for `GET /servers/{id}/git-sync`. */
 export class PushFailure extends Error {
@@ -56,8 +58,13 @@ export const pushFailureOf = (error: unknown, where: string, token: string): Pus
       );
     return new PushFailure(`the git host answered HTTP ${status} for ${where}`, "other");
   }
-  if (error instanceof Errors.PushRejectedError || error instanceof Errors.GitPushError)
-    return new PushFailure(`the git host rejected the push to ${where}: ${mask(error.message)}`, "rejected");
+  if (error instanceof Errors.PushRejectedError)
+    return new PushFailure(
+      `the git host rejected the push to ${where}: ${error.data.reason === "tag-exists" ? "a tag exists" : "the branch moved on (not a fast-forward)"}`,
+      "rejected",
+    );
+  if (error instanceof Errors.GitPushError)
+    return new PushFailure(`the git host rejected the push to ${where}: it refused to update the branch`, "rejected");
   const code = codeOf(error);
   if (code === "ERR_UPSTREAM_ADDRESS_REFUSED")
     return new PushFailure(`${where}: ${mask((error as Error).message)}`, "unreachable");
@@ -65,6 +72,10 @@ export const pushFailureOf = (error: unknown, where: string, token: string): Pus
     return new PushFailure(`${where}: ${(error as Error).message}`, "too_large");
   if (code !== undefined && CONNECTION_CODES.has(code))
     return new PushFailure(`the git host of ${where} is unreachable (${code})`, "unreachable");
-  const message = error instanceof Error ? error.message : String(error);
-  return new PushFailure(`pushing to ${where} failed: ${mask(message).slice(0, 500)}`, "other");
+  // isomorphic-git's codes (ParseError, SmartHttpError, ...) are fixed words; a code-less error is named by its class.
+  const name = code ?? (error instanceof Error ? error.name : typeof error);
+  return new PushFailure(
+    `pushing to ${where} failed: the git host's answer was not one git understands (${/^[\w.-]{1,60}$/.test(name) ? name : "unknown error"})`,
+    "other",
+  );
 };

@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { HttpClient } from "isomorphic-git";
@@ -135,5 +137,29 @@ describe("pushFolder", () => {
     const down = await fail(request(repo, { "export.json": "{}\n" }, { url: "http://127.0.0.1:1/team/x.git" }));
     expect(down.reason).toBe("unreachable");
     expect(down.message).toMatch(/unreachable \(ECONNREFUSED\)/);
+  });
+
+  it("a host answering something that is not git: the failure names no byte of its answer", async () => {
+    const hostile = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/x-git-receive-pack-advertisement" });
+      res.end("HOSTILE-BODY <script>alert(1)</script> leaked-internal-detail\n");
+    });
+    await new Promise<void>((resolve) => hostile.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/team/x.git`;
+      const error = await pushFolder(request("team/x", { "export.json": "{}\n" }, { url })).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const failure = pushFailureOf(error, "the repository", credentials.password);
+      expect(failure.reason).toBe("other");
+      expect(failure.message).toMatch(
+        /^pushing to the repository failed: the git host's answer was not one git understands \(\w+\)$/,
+      );
+      expect(failure.message).not.toMatch(/HOSTILE|script|leaked/);
+    } finally {
+      hostile.closeAllConnections();
+      await new Promise<void>((resolve) => hostile.close(() => resolve()));
+    }
   });
 });

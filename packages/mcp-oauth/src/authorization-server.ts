@@ -11,6 +11,7 @@ import {
   identityProviderSignIn,
   type SignInOptions,
 } from "./identity-provider-sign-in.js";
+import { DEFAULT_REGISTRATION_LIMITS, type RegistrationLimits, registrationGate } from "./registration-limits.js";
 import { deriveSigningKey } from "./signing-key.js";
 import { oauthRecords, type StorageRunner, storageAdapter } from "./storage-adapter.js";
 
@@ -55,6 +56,10 @@ export interface McpAuthorizationServerOptions {
   /** The tenant owning server `serverId`, undefined when there is none (for consent by signing in). */
   readonly serverOwner: (serverId: string) => Promise<string | undefined>;
   readonly accessTokenTtlSeconds?: number;
+  /** Bounds of anonymous client registration (registration-limits.ts); defaults when absent. */
+  readonly registration?: Partial<RegistrationLimits> | undefined;
+  /** The client's address, for the per-address registration rate (default: the socket's peer). */
+  readonly clientAddress?: ((req: IncomingMessage) => string) | undefined;
 }
 
 export interface McpAuthorizationServer {
@@ -125,8 +130,13 @@ export const createMcpAuthorizationServer = async (
       ? undefined
       : identityProviderSignIn(options.signIn, records, `${issuer}${SIGN_IN_CALLBACK_PATH}`);
 
+  const registration = { ...DEFAULT_REGISTRATION_LIMITS, ...options.registration };
+  const admitRegistration = registrationGate(registration, options.clientAddress);
+
   const configuration: Configuration = {
-    adapter: storageAdapter(records, (grantId) => consentedWith.get(grantId)),
+    adapter: storageAdapter(records, (grantId) => consentedWith.get(grantId), {
+      unusedClientTtlSeconds: registration.unusedClientTtlSeconds,
+    }),
     jwks: { keys: privateJwks as never },
     cookies: { keys: [...options.cookieKeys] },
     scopes: [MCP_SCOPE],
@@ -342,6 +352,7 @@ export const createMcpAuthorizationServer = async (
       }
       return;
     }
+    if (path === "/oauth/register" && req.method === "POST" && !(await admitRegistration(req, res))) return;
     // RFC 8414 names the metadata document differently; oidc-provider serves its OpenID form.
     if (path === RFC8414) req.url = OIDC_DISCOVERY;
     await callback(req, res);

@@ -12,6 +12,11 @@ export {
   SIGN_IN_CALLBACK_PATH,
 } from "./authorization-server.js";
 export { type ConsentView, consentPage } from "./consent-page.js";
+export {
+  DEFAULT_REGISTRATION_LIMITS,
+  type RegistrationLimits,
+  redirectUriProblem,
+} from "./registration-limits.js";
 export type { SignInOptions } from "./identity-provider-sign-in.js";
 export { deriveSigningKey } from "./signing-key.js";
 export type { StorageRunner } from "./storage-adapter.js";

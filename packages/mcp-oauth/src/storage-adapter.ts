@@ -84,6 +84,7 @@ export const oauthRecords = (runner: StorageRunner, now: () => Date = () => new 
 export const storageAdapter = (
   records: OAuthRecords,
   grantCredential: (grantId: string) => string | undefined,
+  options: { readonly unusedClientTtlSeconds?: number } = {},
   now: () => Date = () => new Date(),
 ): (new (
   model: string,
@@ -110,9 +111,17 @@ export const storageAdapter = (
       const secret =
         model === "Session" ? id : model === "Client" && typeof clientSecret === "string" ? clientSecret : undefined;
       const isGrant = model === "Grant";
+      // A registered client expires unless it is used: its first grant keeps it for good.
+      const ttl = model === "Client" && expiresIn === undefined ? options.unusedClientTtlSeconds : expiresIn;
+      const usedClient = isGrant && typeof payload.clientId === "string" ? payload.clientId : undefined;
       await records.run((tx) =>
         Effect.gen(function* () {
           const cipher = yield* SecretCipher;
+          if (usedClient !== undefined) {
+            const client = yield* tx.findOAuthServerRecord(oauthServerRecordId("Client", usedClient));
+            if (client !== undefined && client.expiresAt !== null)
+              yield* tx.upsertOAuthServerRecord({ ...client, expiresAt: null });
+          }
           yield* tx.upsertOAuthServerRecord({
             id: oauthServerRecordId(model, id),
             model,
@@ -121,7 +130,7 @@ export const storageAdapter = (
             uid: model === "Session" && typeof payload.uid === "string" ? payload.uid : null,
             serverTokenId: isGrant ? (grantCredential(id) ?? null) : null,
             secretCipher: secret === undefined ? null : yield* cipher.encrypt(secret),
-            expiresAt: expiresIn !== undefined && expiresIn > 0 ? new Date(now().getTime() + expiresIn * 1000) : null,
+            expiresAt: ttl !== undefined && ttl > 0 ? new Date(now().getTime() + ttl * 1000) : null,
             consumedAt: null,
           });
         }),

@@ -35,6 +35,9 @@ const pathOf = (frame: Frame): Array<string | number> => {
 /** Keywords whose values are data, not description: a `$ref` key inside one is not a reference. */
 const DATA_KEYS = new Set(["example", "examples", "default", "enum", "const"]);
 
+/** Whether `key` under the node reached by `parent` holds data: `responses.default` is the default response. */
+const isData = (key: string, parent: Frame) => DATA_KEYS.has(key) && !(key === "default" && parent.key === "responses");
+
 /**
  * One walk of the whole document, without recursion: its depth (a document deeper than MAX_DEPTH is refused),
  * every local `$ref` that points nowhere (a problem) and every remote one (a warning: never fetched), each
@@ -44,9 +47,13 @@ export const scanDocument = (document: unknown, root: string) => {
   const problems: Array<FieldProblem> = [];
   const warnings: Array<FieldProblem> = [];
   const stack: Array<Frame> = [{ node: document, key: "", parent: undefined, depth: 1 }];
+  // A YAML alias makes a node reachable by more than one path: it is scanned once, at the first.
+  const visited = new Set<unknown>();
   while (stack.length > 0) {
     const frame = stack.pop()!;
     const { node, depth } = frame;
+    if (visited.has(node)) continue;
+    visited.add(node);
     if (depth > MAX_DEPTH)
       return { problems: [{ path: root, message: `is nested deeper than ${MAX_DEPTH} levels` }], warnings: [] };
     if (Array.isArray(node)) {
@@ -73,7 +80,7 @@ export const scanDocument = (document: unknown, root: string) => {
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
       const value = node[key];
-      if (typeof value === "object" && value !== null && !DATA_KEYS.has(key))
+      if (typeof value === "object" && value !== null && !isData(key, frame))
         stack.push({ node: value, key, parent: frame, depth: depth + 1 });
     }
   }

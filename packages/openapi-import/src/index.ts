@@ -10,6 +10,12 @@ import { readDescription } from "./read-description.js";
 export { MAX_DOCUMENT_BYTES } from "./read-text.js";
 export { readDescription } from "./read-description.js";
 export { SchemaExpander } from "./schema-expansion.js";
+export {
+  DEFAULT_WORKER_READER_OPTIONS,
+  makeWorkerReader,
+  type WorkerReaderOptions,
+  workerReaderLayer,
+} from "./worker/worker-reader.js";
 
 /** The OpenApiReader of the service. */
 export const openApiReader: typeof OpenApiReader.Service = {

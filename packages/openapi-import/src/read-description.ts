@@ -5,7 +5,7 @@ import { isObject, locate } from "./document-path.js";
 import { scanDocument } from "./document-shape.js";
 import { readDocumentValue } from "./read-text.js";
 
-const refuse = (problems: ReadonlyArray<FieldProblem>) => {
+export const refuse = (problems: ReadonlyArray<FieldProblem>) => {
   const [first] = problems;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
   return new InvalidArgument({
@@ -52,9 +52,13 @@ const OPERATION_KEYS = ["get", "put", "post", "delete", "options", "head", "patc
 export const readDescription = async (document: unknown, root: string): Promise<ApiDescription> => {
   const read = readDocumentValue(document, root);
   if (!read.ok) throw refuse(read.problems);
-  if (!isObject(read.value))
-    throw refuse([{ path: root, message: "is not an OpenAPI description: it must be an object" }]);
-  const value = read.value;
+  return readDescriptionValue(read.value, root);
+};
+
+/** Reads a description already parsed from its text (and within the size limits of read-text.ts). */
+export const readDescriptionValue = async (parsed: unknown, root: string): Promise<ApiDescription> => {
+  if (!isObject(parsed)) throw refuse([{ path: root, message: "is not an OpenAPI description: it must be an object" }]);
+  const value = parsed;
   const problems: Array<FieldProblem> = [];
   const version = versionOf(value, root);
   if (version.problem !== undefined) throw refuse([version.problem]);

@@ -1,17 +1,9 @@
 import type { FieldProblem } from "@mcpsm/domain";
-import { createRequire } from "node:module";
-
-/**
- * The YAML parser, loaded with the first YAML description rather than with the service (most descriptions
- * arrive as JSON). yaml is CommonJS under Node, so `require` gives the module `import` would, synchronously.
- */
-const yaml = () => createRequire(import.meta.url)("yaml") as typeof import("yaml");
+import { sharedNodesProblem } from "./shared-nodes.js";
+import { readYaml } from "./yaml-text.js";
 
 /** Largest accepted description (docs/api-rules.md §15), measured as its text, or as compact JSON when sent as an object. */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
-
-/** Most YAML aliases expanded in one document: a "billion laughs" document cannot blow up memory. */
-const MAX_YAML_ALIASES = 10_000;
 
 export type ReadText =
   | { readonly ok: true; readonly value: unknown }
@@ -38,6 +30,9 @@ export const readDocumentValue = (document: unknown, root: string): ReadText => 
         ok: false,
         problems: [{ path: root, message: "must be an OpenAPI description: an object, or its JSON or YAML text" }],
       };
+    // Sent as an object by a caller in this process, it may share nodes: counted before it is stringified.
+    const shared = sharedNodesProblem(document, root);
+    if (shared !== undefined) return { ok: false, problems: [shared] };
     let bytes: number;
     try {
       bytes = Buffer.byteLength(JSON.stringify(document), "utf8");
@@ -56,27 +51,8 @@ export const readDocumentValue = (document: unknown, root: string): ReadText => 
     } catch {
       // Not JSON after all: YAML (a superset) says where it breaks.
     }
-  let parsed: ReturnType<typeof import("yaml").parseDocument>;
-  try {
-    parsed = yaml().parseDocument(document, { prettyErrors: true, uniqueKeys: true, strict: true });
-  } catch (error) {
-    return { ok: false, problems: [{ path: root, message: `cannot be read as YAML: ${errorText(error)}` }] };
-  }
-  if (parsed.errors.length > 0)
-    return {
-      ok: false,
-      // With prettyErrors, the first line of each message ends with "at line L, column C:".
-      problems: parsed.errors.slice(0, 50).map((error) => ({
-        path: root,
-        message: `is not valid JSON or YAML: ${error.message.split("\n")[0]?.replace(/:$/, "")}`,
-      })),
-    };
-  try {
-    return { ok: true, value: parsed.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
-  } catch (error) {
-    return {
-      ok: false,
-      problems: [{ path: root, message: `cannot be read as YAML: ${errorText(error)}` }],
-    };
-  }
+  const read = readYaml(document, root);
+  if (!read.ok) return read;
+  const shared = sharedNodesProblem(read.value, root);
+  return shared === undefined ? read : { ok: false, problems: [shared] };
 };

@@ -1,6 +1,9 @@
+import type { RegistrationLimits } from "@mcpsm/mcp-oauth";
 import { type McpSettings, mcpSettingsConfig } from "@mcpsm/mcp-runtime";
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect";
 import { type GitSyncConfig, gitSyncConfig } from "./git-sync-config.js";
+import { type ImportSettings, importConfig } from "./import-config.js";
+import { registrationConfig } from "./registration-config.js";
 import { type MemorySettings, memoryConfig } from "./memory-config.js";
 import { type OperationsSettings, operationsConfig } from "./operations-config.js";
 import { securityConfig, type SecuritySettings } from "./security-config.js";
@@ -43,6 +46,8 @@ export interface AppConfig {
   readonly encryptionKeysOld?: ReadonlyArray<Uint8Array>;
   /** Rate limits, CORS and HTTP limits; defaults when absent. */
   readonly security?: SecuritySettings;
+  /** How OpenAPI descriptions are read (worker threads, deadline, memory, concurrency); defaults when absent. */
+  readonly imports?: ImportSettings;
   readonly quotas: {
     readonly serversPerTenant: number;
     readonly variablesPerTenant: number;
@@ -57,6 +62,8 @@ export interface AppConfig {
    * OAuth-only clients). Default: on in dev-auth mode, off otherwise.
    */
   readonly mcpOAuthServer?: Option.Option<boolean>;
+  /** MCP_OAUTH_REGISTRATION_*: bounds of anonymous client registration; defaults when absent. */
+  readonly mcpOAuthRegistration?: RegistrationLimits;
   /**
    * MCP_OAUTH_SIGNIN_CLIENT_ID (+ _SECRET, _SCOPE): consent on the service's OAuth page by signing in at the
    * identity provider of AUTH_ISSUER as this client of it (authorization code + PKCE, redirect URI
@@ -213,6 +220,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   encryptionKey: Config.option(key32),
   encryptionKeysOld: oldKeys,
   security: securityConfig,
+  imports: importConfig,
   quotas: Config.all({
     serversPerTenant: positive("QUOTA_SERVERS_PER_TENANT", 1_000),
     variablesPerTenant: positive("QUOTA_VARIABLES_PER_TENANT", 10_000),
@@ -222,6 +230,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   }),
   mcp: mcpSettingsConfig,
   mcpOAuthServer: Config.option(Config.boolean("MCP_OAUTH_SERVER")),
+  mcpOAuthRegistration: registrationConfig,
   mcpOAuthSignIn: Config.option(
     Config.all({
       clientId: Config.nonEmptyString("MCP_OAUTH_SIGNIN_CLIENT_ID"),

@@ -58,7 +58,8 @@ export const DEFAULT_SECURITY_SETTINGS: SecuritySettings = {
   },
 };
 
-const whole = (name: string, fallback: number, min = 1) =>
+/** A whole-number setting of at least `min`, `fallback` when unset. */
+export const whole = (name: string, fallback: number, min = 1) =>
   Config.integer(name).pipe(
     Config.validate({ message: `must be a whole number of at least ${min}`, validation: (n) => n >= min }),
     Config.withDefault(fallback),

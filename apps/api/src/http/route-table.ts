@@ -8,6 +8,7 @@ import { MANAGEMENT_ROUTES } from "@mcpsm/openapi";
 import { Effect } from "effect";
 import type { DescriptionFetcher } from "../openapi-import/description-fetcher.js";
 import { importFromUrl } from "../openapi-import/import-from-url.js";
+import type { ImportGate } from "../openapi-import/import-gate.js";
 
 /** What a route handler gets: the authenticated actor and the parsed request. */
 export interface RouteInput {
@@ -30,7 +31,7 @@ export interface Reply {
 }
 
 /** The services the use cases need; provided by the app's runtime. */
-export type AppServices = DomainServices | I.OpenApiReader | DescriptionFetcher;
+export type AppServices = DomainServices | I.OpenApiReader | DescriptionFetcher | ImportGate;
 
 /**
  * One management route: method, path (router syntax, `:id`), the operation (and so the scope) it is, and its
@@ -155,13 +156,13 @@ const HANDLERS: { readonly [O in Operation]: Handle } = {
   // The import use cases still take the wire body (see @mcpsm/domain/openapi-import).
   importProvider: ({ actor, body }) =>
     Effect.map(
-      importFromUrl(body, (b, fetchedFrom) => I.importProvider(actor, b, fetchedFrom)),
+      importFromUrl(body, (b, fetchedFrom) => I.importProvider(actor, b, fetchedFrom), actor.tenant),
       ({ created: stored, result }) =>
         stored ? created(result, `/providers/${result.provider.id}`, result.provider.version) : ok(result),
     ),
   resyncProvider: ({ actor, params, body }) =>
     Effect.map(
-      importFromUrl(body, (b, fetchedFrom) => I.resyncProvider(actor, params.id!, b, fetchedFrom)),
+      importFromUrl(body, (b, fetchedFrom) => I.resyncProvider(actor, params.id!, b, fetchedFrom), actor.tenant),
       (result) => ok(result, result.provider.version),
     ),
 

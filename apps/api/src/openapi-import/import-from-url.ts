@@ -1,6 +1,7 @@
 import { type DomainError, InvalidArgument } from "@mcpsm/domain/errors";
 import { Effect } from "effect";
 import { DescriptionFetcher } from "./description-fetcher.js";
+import { gated, type ImportGate } from "./import-gate.js";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -24,17 +25,22 @@ const atUrl = (error: DomainError): DomainError => {
 /**
  * Runs an import use case on `body`; an `import.url` (without a document) is first fetched by the service
  * (DescriptionFetcher) and given to the use case as the document's text, with the URL it came from (what the
- * domain makes of that URL is its rule). Domain stays pure: it gets a document.
+ * domain makes of that URL is its rule). Domain stays pure: it gets a document. The tenant's imports at
+ * once are bounded (ImportGate), fetch included.
  */
 export const importFromUrl = <A, R>(
   body: unknown,
   useCase: (body: unknown, fetchedFrom?: string) => Effect.Effect<A, DomainError, R>,
-): Effect.Effect<A, DomainError, R | DescriptionFetcher> => {
+  tenant: string,
+): Effect.Effect<A, DomainError, R | DescriptionFetcher | ImportGate> => {
   if (!isObject(body) || !isObject(body.import) || "document" in body.import || typeof body.import.url !== "string")
-    return useCase(body);
+    return gated(tenant, useCase(body));
   const { url, ...rest } = body.import;
-  return Effect.flatMap(DescriptionFetcher, (fetcher) => fetcher.fetch(url as string)).pipe(
-    Effect.flatMap((document) => useCase({ ...body, import: { ...rest, document } }, url as string)),
-    Effect.mapError(atUrl),
+  return gated(
+    tenant,
+    Effect.flatMap(DescriptionFetcher, (fetcher) => fetcher.fetch(url as string)).pipe(
+      Effect.flatMap((document) => useCase({ ...body, import: { ...rest, document } }, url as string)),
+      Effect.mapError(atUrl),
+    ),
   );
 };

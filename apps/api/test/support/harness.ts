@@ -10,6 +10,7 @@ import pino from "pino";
 import { mintDevToken } from "../../src/auth/dev-auth.js";
 import type { AppConfig, AuthConfig, McpOAuthSignInConfig } from "../../src/config/app-config.js";
 import { DEFAULT_GIT_SYNC_CONFIG, type GitSyncConfig } from "../../src/config/git-sync-config.js";
+import { DEFAULT_IMPORT_SETTINGS, type ImportSettings } from "../../src/config/import-config.js";
 import { localConfig } from "../../src/config/local-config.js";
 import { DEFAULT_SECURITY_SETTINGS, type SecuritySettings } from "../../src/config/security-config.js";
 import { defaultMcpSettings, type McpSettings } from "@mcpsm/mcp-runtime";
@@ -97,6 +98,8 @@ export interface StartOptions {
   readonly mcp?: Partial<McpSettings>;
   /** The git sync worker; off unless given (tests that push start a git server of their own). */
   readonly gitSync?: Partial<GitSyncConfig>;
+  /** How descriptions are read (worker threads, deadline, memory, concurrency); default: the service's. */
+  readonly imports?: Partial<ImportSettings>;
   /** Runs the Prometheus listener on a free port (`metricsUrl`); off by default. */
   readonly metrics?: boolean;
   /** Exports traces by OTLP/HTTP to this traces URL; off by default. */
@@ -191,6 +194,7 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
       ...options.security,
     },
     gitSync: { ...DEFAULT_GIT_SYNC_CONFIG, enabled: options.gitSync !== undefined, ...options.gitSync },
+    imports: { ...DEFAULT_IMPORT_SETTINGS, ...options.imports },
   });
   const service = await startService(config, { storage: Layer.succeed(Storage, storage), logger });
   // Every tenant the test acts as, so close() can search their audit trails for planted secrets.

@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect";
-import type { FieldProblem, InvalidArgument } from "../errors/domain-errors.js";
+import type { FieldProblem, InvalidArgument, ResourceExhausted } from "../errors/domain-errors.js";
 import type { JsonObject } from "../validation/text.js";
 
 // What the mapping rules need of an OpenAPI description, once a reader has parsed it, converted Swagger 2.0,
@@ -83,11 +83,15 @@ export interface ApiDescription {
 /**
  * The port through which the import use cases read a description. `document` is what the client sent (an
  * object, or a string of JSON or YAML); `root` is the path problems are located under. A description that
- * cannot be read fails with every problem found.
+ * cannot be read fails with every problem found; a reader that is reading as many descriptions as it can
+ * fails with ResourceExhausted.
  */
 export class OpenApiReader extends Context.Tag("@mcpsm/domain/OpenApiReader")<
   OpenApiReader,
   {
-    readonly read: (document: unknown, root: string) => Effect.Effect<ApiDescription, InvalidArgument>;
+    readonly read: (
+      document: unknown,
+      root: string,
+    ) => Effect.Effect<ApiDescription, InvalidArgument | ResourceExhausted>;
   }
 >() {}

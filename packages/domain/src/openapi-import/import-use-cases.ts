@@ -241,7 +241,7 @@ export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string
     const provider = providerFields(description, overrides, { dryRun: input.dryRun === true, fetchedFrom });
     if (Either.isLeft(provider)) return yield* invalid(provider.left);
     const { fields, oauth2Scheme, standIn } = provider.right;
-    const oauth2Config = yield* mergeOAuth2(null, fields.oauth2Config);
+    const oauth2Config = yield* mergeOAuth2(null, fields.oauth2Config, "import.provider");
     // Without a server (a dry run only), the prefix a preview shows comes from the provider's name.
     const secretPrefix = standIn
       ? secretPrefixOf(

@@ -27,14 +27,19 @@ import { toProviderRecord } from "./provider-record.js";
 import { type OAuth2ConfigWrite, ProviderCreate, type ProviderListQuery, ProviderPatch } from "./provider-schema.js";
 import { oauth2HeaderProblems } from "./oauth2-credentials.js";
 import { secretPrefixOf } from "./secret-prefix.js";
+import { checkUpstreamUrls } from "./upstream-address-check.js";
 
 type StoredOAuth2 = ProviderRow["oauth2Config"];
 
-/** Merges a written oauth2Config into the stored one; an omitted clientSecret keeps the stored secret. */
-export const mergeOAuth2 = (stored: StoredOAuth2, written: OAuth2ConfigWrite | null | undefined) =>
+/**
+ * Merges a written oauth2Config into the stored one; an omitted clientSecret keeps the stored secret. The
+ * written URLs are checked against the upstream address policy (400 at `<root>.oauth2Config.<field>`).
+ */
+export const mergeOAuth2 = (stored: StoredOAuth2, written: OAuth2ConfigWrite | null | undefined, root = "provider") =>
   Effect.gen(function* () {
     if (written === undefined) return stored;
     if (written === null) return null;
+    yield* checkUpstreamUrls(`${root}.oauth2Config`, { authURL: written.authURL, tokenURL: written.tokenURL });
     const cipher = yield* SecretCipher;
     const clientSecretCipher =
       written.clientSecret === undefined

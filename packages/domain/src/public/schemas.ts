@@ -42,7 +42,7 @@ export { ImportReport, ImportResult, ProviderImport, ProviderResync } from "../o
 export { SERVER_TOKEN_PREFIX, ServerTokenCreate, ServerTokenRecord } from "../server-token/server-token-schema.js";
 export { UpstreamConnectionList, UpstreamConnectionRecord } from "../upstream-connection/connection-schema.js";
 export { FORBIDDEN_HEADERS } from "../validation/http-header.js";
-export { jsonSchemaProblem } from "../validation/json-schema.js";
+export { jsonSchemaProblem, MAX_JSON_SCHEMA_BYTES } from "../validation/json-schema.js";
 export {
   MASKED_VALUE,
   VariableCreate,

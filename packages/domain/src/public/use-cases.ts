@@ -12,6 +12,7 @@ export {
   domainServicesLayer,
 } from "../use-case/domain-services.js";
 export { DEFAULT_QUOTAS, Quotas, quotasLayer } from "../tenancy/quotas.js";
+export { UpstreamAddressCheck } from "../provider/upstream-address-check.js";
 export { aesGcmCipher, aesGcmCipherLayer, keyIdOf, SecretCipher } from "../secrets/secret-cipher.js";
 export { hmacPageTokenSigner, hmacPageTokenSignerLayer, PageTokenSigner } from "../secrets/page-token-signer.js";
 export { REKEY_BATCH_SIZE, type RekeyReport, rekeySecrets } from "../secrets/rekey.js";

@@ -1,7 +1,9 @@
+import { createHash } from "node:crypto";
 import { Schema } from "effect";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import draft07 from "ajv/dist/refs/json-schema-draft-07.json" with { type: "json" };
 import { safeRegExpEngine, safeRegExpProblem } from "../regexp/safe-regexp.js";
+import { boundedJsonText } from "./bounded-json.js";
 import { JsonObject } from "./text.js";
 
 /** Largest accepted JSON Schema, measured as its JSON text. */
@@ -97,25 +99,35 @@ const regexProblem = (node: unknown, path: string): string | undefined => {
 };
 
 /**
- * Verdicts on recently checked schemas, by their JSON text: an OpenAPI import checks hundreds of tools whose
- * schemas often repeat (the same path arguments, the same body for create and replace), and compiling is by
- * far the dearest part of validation. Bounded: cleared when full.
+ * Verdicts on recently checked schemas, by a hash of their JSON text: an OpenAPI import checks hundreds of
+ * tools whose schemas often repeat (the same path arguments, the same body for create and replace), and
+ * compiling is by far the dearest part of validation. Bounded in bytes (keys and verdicts): cleared when full.
  */
 const verdicts = new Map<string, string | undefined>();
-const MAX_VERDICTS = 2_000;
+const MAX_VERDICT_BYTES = 1024 * 1024;
+let verdictBytes = 0;
+
+const TOO_LARGE = `must be at most ${MAX_JSON_SCHEMA_BYTES / 1024} KiB`;
 
 /** Why `schema` is not a usable JSON Schema (2020-12, or draft-07 when it says so), or undefined. */
 export const jsonSchemaProblem = (schema: JsonObject): string | undefined => {
-  const text = JSON.stringify(schema);
-  if (verdicts.has(text)) return verdicts.get(text);
-  const verdict = checkSchema(schema, text);
-  if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-  verdicts.set(text, verdict);
+  // Never written out past the limit: a schema sharing sub-schemas may stand for gigabytes of text.
+  const text = boundedJsonText(schema, MAX_JSON_SCHEMA_BYTES);
+  if (text === undefined) return TOO_LARGE;
+  const key = createHash("sha256").update(text, "utf8").digest("base64");
+  if (verdicts.has(key)) return verdicts.get(key);
+  const verdict = checkSchema(schema);
+  const bytes = key.length + (verdict?.length ?? 0);
+  if (verdictBytes + bytes > MAX_VERDICT_BYTES) {
+    verdicts.clear();
+    verdictBytes = 0;
+  }
+  verdicts.set(key, verdict);
+  verdictBytes += bytes;
   return verdict;
 };
 
-const checkSchema = (schema: JsonObject, text: string): string | undefined => {
-  if (Buffer.byteLength(text, "utf8") > MAX_JSON_SCHEMA_BYTES) return "must be at most 64 KiB";
+const checkSchema = (schema: JsonObject): string | undefined => {
   try {
     if (!ajv.validateSchema(schema)) return `is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
     const unsafe = regexProblem(schema, "");

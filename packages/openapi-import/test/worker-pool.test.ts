@@ -1,0 +1,37 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { WorkerPool } from "../src/worker/worker-pool.js";
+
+// The pool that reads descriptions off the event loop (issue 24): a job past its deadline or its worker's heap
+// limit ends that worker, is answered with the limit it broke, and a new worker takes the next job.
+
+const poolOf = (deadlineMs: number) =>
+  new WorkerPool<string, string>({
+    script: new URL("./support/greedy-worker.mjs", import.meta.url),
+    size: 1,
+    queue: 1,
+    deadlineMs,
+    idleMs: 1_000,
+    resourceLimits: { maxOldGenerationSizeMb: 32, stackSizeMb: 4 },
+  });
+// The heap fills long before a minute, even on a loaded machine; spinning passes 300 ms.
+const roomy = poolOf(60_000);
+const pool = poolOf(300);
+afterAll(() => Promise.all([roomy.close(), pool.close()]));
+
+describe("WorkerPool", () => {
+  it("answers a job, then ends a worker that runs out of memory or time, and replaces it", async () => {
+    expect(await roomy.run("a").outcome).toEqual({ kind: "done", reply: "echo a" });
+    expect(await roomy.run("grow").outcome).toEqual({ kind: "memory" });
+    expect(await roomy.run("b").outcome).toEqual({ kind: "done", reply: "echo b" });
+    expect(await pool.run("spin").outcome).toEqual({ kind: "deadline" });
+    expect(await pool.run("c").outcome).toEqual({ kind: "done", reply: "echo c" });
+  });
+
+  it("answers busy when its workers and its queue are full", async () => {
+    const running = pool.run("spin");
+    const waiting = pool.run("d");
+    expect(await pool.run("e").outcome).toEqual({ kind: "busy" });
+    expect(await running.outcome).toEqual({ kind: "deadline" });
+    expect(await waiting.outcome).toEqual({ kind: "done", reply: "echo d" });
+  });
+});
