@@ -64,12 +64,26 @@ export class JsonSizes {
   }
 }
 
-const MAX_KIB = MAX_JSON_SCHEMA_BYTES / 1024;
+/**
+ * Most bytes one argument or body schema of a read description may take as JSON. Shared schemas reach the
+ * domain compact (each held once in the tool schema's `$defs`), and the domain fits them to the 64 KiB limit
+ * of a tool schema (cutting annotations, then loosening: docs/api-rules.md §15a); this cap only keeps one
+ * pathological schema from filling the transport.
+ */
+export const MAX_TRANSPORTED_SCHEMA_BYTES = 32 * MAX_JSON_SCHEMA_BYTES;
 
 /**
- * An operation whose schemas fit the limit every tool schema has (64 KiB): an argument or body schema over
- * it skips the operation (no tool could hold it), a success schema over it is dropped with a warning (the
- * tool then declares no outputSchema), as the domain would decide on the written-out schema.
+ * Most bytes a success answer's schema may take in transport. The domain can shrink one by cutting its
+ * annotations but never loosens it (it drops it instead), so a schema this far over 64 KiB is dropped here,
+ * with the same warning: Stripe's description has ~300 of ~600 KiB, which would otherwise fill the transport.
+ */
+export const MAX_TRANSPORTED_RESPONSE_BYTES = 4 * MAX_JSON_SCHEMA_BYTES;
+
+const kib = (bytes: number) => bytes / 1024;
+
+/**
+ * An operation whose schemas fit the transport's caps: an argument or body schema over its cap skips the
+ * operation, a success schema over its cap is dropped with a warning (the tool then declares no outputSchema).
  */
 const boundedOperation = (
   operation: DescribedOperation,
@@ -77,13 +91,14 @@ const boundedOperation = (
   location: string,
   warnings: Array<FieldProblem>,
 ): DescribedOperation => {
-  const over = (schema: JsonObject | undefined) => schema !== undefined && sizes.of(schema) > MAX_JSON_SCHEMA_BYTES;
+  const over = (schema: JsonObject | undefined, cap = MAX_TRANSPORTED_SCHEMA_BYTES) =>
+    schema !== undefined && sizes.of(schema) > cap;
   const argumentsOver = operation.parameters.some((p) => (p.in === "path" || p.in === "query") && over(p.schema));
   const bodyOver = over(operation.requestBody?.schema);
   const problem =
     operation.problem ??
     (argumentsOver || bodyOver
-      ? `its ${bodyOver ? "request body" : "parameter"} schema is larger than ${MAX_KIB} KiB once its $refs are inlined`
+      ? `its ${bodyOver ? "request body" : "parameter"} schema is larger than ${kib(MAX_TRANSPORTED_SCHEMA_BYTES)} KiB even with its shared schemas held once`
       : undefined);
   const parameters = operation.parameters.map((p) =>
     problem !== undefined || over(p.schema) ? { ...p, schema: {} } : p,
@@ -94,11 +109,11 @@ const boundedOperation = (
       : { ...operation.requestBody, schema: undefined };
   let responseSchema = operation.responseSchema;
   if (problem !== undefined) responseSchema = undefined;
-  else if (over(responseSchema)) {
+  else if (over(responseSchema, MAX_TRANSPORTED_RESPONSE_BYTES)) {
     responseSchema = undefined;
     warnings.push({
       path: `${location}.responses`,
-      message: `the success answer's schema must be at most ${MAX_KIB} KiB: the tool declares no outputSchema`,
+      message: `the success answer's schema must be at most ${kib(MAX_JSON_SCHEMA_BYTES)} KiB: the tool declares no outputSchema`,
     });
   }
   return { ...operation, parameters, requestBody, responseSchema, problem };
@@ -121,13 +136,12 @@ const tooLarge = (root: string): Transported => ({
 /** The description as JSON text of at most MAX_DESCRIPTION_BYTES, or why it cannot be. */
 export const transportDescription = (description: ApiDescription, root: string): Transported => {
   const sizes = new JsonSizes();
-  // Measured as the reader made it: a description that expands past the budget is refused as a whole.
-  const expanded = sizes.of(description);
-  if (expanded > MAX_DESCRIPTION_BYTES) return tooLarge(root);
   const warnings = [...description.warnings];
   const operations = description.operations.map((operation) =>
     boundedOperation(operation, sizes, `${root}.paths['${operation.path}'].${operation.method}`, warnings),
   );
   const bounded: ApiDescription = { ...description, operations, warnings };
+  // Measured as it would be written, every shared node on every path: past the budget it is refused whole.
+  if (sizes.of(bounded) > MAX_DESCRIPTION_BYTES) return tooLarge(root);
   return { ok: true, json: JSON.stringify(bounded) };
 };
