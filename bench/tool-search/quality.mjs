@@ -3,7 +3,9 @@
 // catalog.mjs, one server (one index) per API as a user would compose them.
 //   node bench/tool-search/quality.mjs               dev tasks (the ones tuning may look at)
 //   node bench/tool-search/quality.mjs --held-aside  the held-aside tasks (score these only at the end)
-//   node bench/tool-search/quality.mjs --all         every task
+//   node bench/tool-search/quality.mjs --held-aside-2  the second held-aside set (tasks-held-aside-2.json,
+//                                                      written before round two's tuning; score only at the end)
+//   node bench/tool-search/quality.mjs --all         every task of tasks.json
 //   ... --misses                                     also list the full pipeline's misses at @5
 // (after `./run build`; the first run maps the 18 descriptions, ≈ 45 s, then reads a cache.)
 import { readFileSync } from "node:fs";
@@ -14,8 +16,15 @@ import MiniSearch from "minisearch";
 import { loadCatalog } from "./catalog.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const split = process.argv.includes("--held-aside") ? "held-aside" : process.argv.includes("--all") ? "all" : "dev";
-const allTasks = JSON.parse(readFileSync(resolve(here, "tasks.json"), "utf8")).tasks;
+const split = process.argv.includes("--held-aside-2")
+  ? "held-aside-2"
+  : process.argv.includes("--held-aside")
+    ? "held-aside"
+    : process.argv.includes("--all")
+      ? "all"
+      : "dev";
+const taskFile = split === "held-aside-2" ? "tasks-held-aside-2.json" : "tasks.json";
+const allTasks = JSON.parse(readFileSync(resolve(here, taskFile), "utf8")).tasks;
 const catalog = await loadCatalog();
 const ids = new Set(catalog.map((c) => c.id));
 const missing = allTasks.filter((t) => !t.expected.some((e) => ids.has(e)));
