@@ -61,7 +61,7 @@ describe("the Helm chart", () => {
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     const env = Object.fromEntries(api.env.map((e: Json) => [e.name, e.value ?? e.valueFrom.secretKeyRef]));
     expect(env.DATABASE_MIGRATE_ON_START).toBe("false");
-    expect(env.ENCRYPTION_KEY).toEqual({ name: "mcpsm-mcpsm", key: "ENCRYPTION_KEY" });
+    expect(env.ENCRYPTION_KEY).toEqual({ name: "mcpsm", key: "ENCRYPTION_KEY" });
     expect(env.REDIS_URL).toBeUndefined();
 
     const job = one(manifests, "Job");
@@ -76,8 +76,11 @@ describe("the Helm chart", () => {
   });
 
   it("with every option on: Ingress, HPA, ServiceMonitor on the metrics port, secrets from existing Secrets", async () => {
-    const manifests = await renderChart(chart, [valuesFile("full")]);
+    const manifests = await renderChart(chart, [valuesFile("full")], { name: "prod", namespace: "mcp", revision: 2 });
     for (const manifest of manifests) validate(manifest);
+    // An upgrade (revision 2) of release "prod": its own names, a migration Job of its own.
+    expect(one(manifests, "Deployment").metadata.name).toBe("prod-mcpsm");
+    expect(one(manifests, "Job").metadata.name).toBe("prod-mcpsm-migrate-2");
     expect(kinds(manifests)).toEqual([
       "Deployment",
       "HorizontalPodAutoscaler",

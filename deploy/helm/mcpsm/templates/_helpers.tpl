@@ -1,5 +1,10 @@
+{{/* The release name, followed by the chart's unless it already contains it (release "mcpsm": "mcpsm"). */}}
 {{- define "mcpsm.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
 {{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "mcpsm.selectorLabels" -}}

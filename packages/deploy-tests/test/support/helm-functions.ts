@@ -44,6 +44,7 @@ export const helmFunctions = (
       return value;
     },
   ],
+  ["contains", (part: string, text: string) => String(text).includes(String(part))],
   ["b64enc", (text: string) => Buffer.from(String(text), "utf8").toString("base64")],
   ["trunc", (length: number, text: string) => String(text).slice(0, length)],
   [
