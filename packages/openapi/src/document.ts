@@ -1,7 +1,8 @@
 import * as D from "@mcpsm/domain/schemas";
 import { requiredScope } from "@mcpsm/domain/use-cases";
 import { JSONSchema, type Schema, type SchemaAST } from "effect";
-import { MANAGEMENT_ROUTES, type ManagementRoute, type Method, pathParameters, TAGS } from "./management-routes.js";
+import { MANAGEMENT_ROUTES } from "./operations/management-operations.js";
+import { type ManagementRoute, type Method, pathParameters, TAGS } from "./operations/management-route.js";
 import { PROBLEM_STATUSES, type ProblemStatus, Problem, problemOf } from "./problem-schema.js";
 import * as W from "./wire-schemas.js";
 

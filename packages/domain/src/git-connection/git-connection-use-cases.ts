@@ -194,3 +194,12 @@ export const resolveGitTarget = (tx: StorageTx, actor: Actor, write: GitWrite, s
       kind: found?.kind,
     };
   });
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const GIT_CONNECTION_USE_CASES = {
+  createGitConnection,
+  listGitConnections,
+  getGitConnection,
+  deleteGitConnection,
+  getServerGitSync,
+} as const;

@@ -84,3 +84,12 @@ export const updateProviderPrompt = defineUseCase(
 export const deleteProviderPrompt = defineUseCase("deleteProviderPrompt", (actor: Actor, input: ProviderPromptRef) =>
   prompts.remove(actor, input.providerId, input.promptId),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const PROVIDER_PROMPT_USE_CASES = {
+  listProviderPrompts,
+  createProviderPrompt,
+  getProviderPrompt,
+  updateProviderPrompt,
+  deleteProviderPrompt,
+} as const;

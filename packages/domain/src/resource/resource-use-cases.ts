@@ -89,3 +89,12 @@ export const deleteProviderResource = defineUseCase(
   "deleteProviderResource",
   (actor: Actor, input: ProviderResourceRef) => resources.remove(actor, input.providerId, input.resourceId),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const PROVIDER_RESOURCE_USE_CASES = {
+  listProviderResources,
+  createProviderResource,
+  getProviderResource,
+  updateProviderResource,
+  deleteProviderResource,
+} as const;

@@ -149,3 +149,11 @@ export const authenticateServerToken = (serverId: string, value: string) =>
       return yield* rejected();
     return row;
   });
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const SERVER_TOKEN_USE_CASES = {
+  createServerToken,
+  listServerTokens,
+  getServerToken,
+  revokeServerToken,
+} as const;

@@ -230,3 +230,6 @@ export const deleteServer = defineUseCase(
       );
     }),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const SERVER_USE_CASES = { createServer, getServer, listServers, updateServer, deleteServer } as const;

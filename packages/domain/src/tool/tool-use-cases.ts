@@ -147,3 +147,12 @@ export const updateProviderTool = defineUseCase("updateProviderTool", (actor: Ac
 export const deleteProviderTool = defineUseCase("deleteProviderTool", (actor: Actor, input: ProviderToolRef) =>
   tools.remove(actor, input.providerId, input.toolId),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const PROVIDER_TOOL_USE_CASES = {
+  listProviderTools,
+  createProviderTool,
+  getProviderTool,
+  updateProviderTool,
+  deleteProviderTool,
+} as const;

@@ -146,3 +146,12 @@ export const resolveVariables = (tenant: string, names: ReadonlyArray<string>) =
     }
     return values;
   });
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const VARIABLE_USE_CASES = {
+  createVariable,
+  listVariables,
+  getVariable,
+  updateVariable,
+  deleteVariable,
+} as const;
