@@ -5,8 +5,8 @@ import type {
   UpstreamAuthorization,
   UpstreamTokenAnswer,
   UpstreamTokenRequest,
-} from "../src/upstream-auth/upstream-authorization.js";
-import type { UpstreamResponse } from "../src/upstream-client.js";
+} from "@mcpsm/upstream-http";
+import type { UpstreamResponse } from "@mcpsm/upstream-http";
 
 // docs/api-rules.md §13: a 401 forgets the token and the exchange is sent once more; the second answer is final.
 

@@ -5,3 +5,6 @@ export * from "./server-access.js";
 export * from "./server-view.js";
 export * from "./tool-arguments.js";
 export * from "./upstream-request.js";
+export * from "./upstream-credentials.js";
+export * from "./upstream-headers.js";
+export * from "./oauth-access-token.js";
