@@ -1,3 +1,4 @@
+import { ServerGraphCache } from "./read-cache/server-graph-cache.js";
 import { Unavailable } from "@mcpsm/domain/errors";
 import { type ServerGraph, Storage, type StorageTx } from "@mcpsm/domain/storage";
 import type { MikroORM } from "@mikro-orm/postgresql";
@@ -63,9 +64,12 @@ export interface PostgresStorageOptions {
 
 /** A PostgreSQL-backed implementation of the storage port, and what it takes to run it. */
 export interface PostgresStorage {
-  /** The storage port. */
-  readonly storage: typeof Storage.Service;
-  /** The storage port as a layer (the handle stays owned by the caller: `close` it when done). */
+  /** The storage port, and the read cache's `cachedServerGraph` when the cache is on. */
+  readonly storage: typeof Storage.Service & Partial<typeof ServerGraphCache.Service>;
+  /**
+   * The storage port as a layer, with the `ServerGraphCache` beside it when the read cache is on (the handle
+   * stays owned by the caller: `close` it when done).
+   */
   readonly layer: Layer.Layer<Storage>;
   /**
    * Applies the committed migrations that have not run yet; answers their names. Instances migrating
@@ -430,17 +434,18 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
       }),
     );
 
-  const storage: typeof Storage.Service = {
-    transaction,
-    read,
-    ...(readCache === undefined
-      ? {}
-      : { cachedServerGraph: (id: string) => readCache.peek(serverGraphKey(id)) as ServerGraph | undefined }),
-  };
+  const graphCache: typeof ServerGraphCache.Service | undefined =
+    readCache === undefined
+      ? undefined
+      : { cachedServerGraph: (id: string) => readCache.peek(serverGraphKey(id)) as ServerGraph | undefined };
+  const storage = { transaction, read, ...graphCache };
 
   return {
     storage,
-    layer: Layer.succeed(Storage, storage),
+    layer:
+      graphCache === undefined
+        ? Layer.succeed(Storage, storage)
+        : Layer.merge(Layer.succeed(Storage, storage), Layer.succeed(ServerGraphCache, graphCache)),
     migrate: () => runMigrations(orm, poolSize > 1),
     pendingMigrations: async () => (await orm.migrator.getPending()).map((m) => m.name),
     ping: surfaceUnavailable(Effect.orDie(send(pool, "select 1"))),

@@ -10,13 +10,8 @@ const prompts = providerChildUseCases({
   kind: "prompt",
   create: PromptCreate,
   patch: PromptPatch,
-  store: (tx) => ({
-    insert: tx.insertPrompt,
-    update: tx.updatePrompt,
-    remove: tx.deletePrompt,
-    find: tx.findPrompt,
-    list: tx.listPrompts,
-  }),
+  reads: (tx) => ({ find: tx.findPrompt, list: tx.listPrompts }),
+  store: (tx) => ({ insert: tx.insertPrompt, update: tx.updatePrompt, remove: tx.deletePrompt }),
   build: (input, base): PromptRow => ({
     ...base,
     name: input.name,

@@ -10,13 +10,8 @@ const resources = providerChildUseCases({
   kind: "resource",
   create: ResourceCreate,
   patch: ResourcePatch,
-  store: (tx) => ({
-    insert: tx.insertResource,
-    update: tx.updateResource,
-    remove: tx.deleteResource,
-    find: tx.findResource,
-    list: tx.listResources,
-  }),
+  reads: (tx) => ({ find: tx.findResource, list: tx.listResources }),
+  store: (tx) => ({ insert: tx.insertResource, update: tx.updateResource, remove: tx.deleteResource }),
   build: (input, base): ResourceRow => ({
     ...base,
     name: input.name,

@@ -61,13 +61,8 @@ const tools = providerChildUseCases({
   kind: "tool",
   create: ToolCreate,
   patch: ToolPatch,
-  store: (tx) => ({
-    insert: tx.insertTool,
-    update: tx.updateTool,
-    remove: tx.deleteTool,
-    find: tx.findTool,
-    list: tx.listTools,
-  }),
+  reads: (tx) => ({ find: tx.findTool, list: tx.listTools }),
+  store: (tx) => ({ insert: tx.insertTool, update: tx.updateTool, remove: tx.deleteTool }),
   build: (input, base): ToolRow => ({
     ...base,
     method: input.method,
