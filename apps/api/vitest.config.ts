@@ -18,6 +18,7 @@ const storeIndependent = [
   "test/migrate-command.test.ts",
   "test/shared-database-caches.test.ts",
   "test/serialised-answers.test.ts",
+  "test/serialised-answers-embedded.test.ts",
   // Security tests of authentication modes, rate limits, headers, the route inventory and upstream answers.
   "test/security-api10-unsafe-consumption.test.ts",
   "test/security-api2-authentication.test.ts",

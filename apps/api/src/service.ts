@@ -18,6 +18,7 @@ import { isId } from "@mcpsm/domain/schemas";
 import { MCP_SCOPE } from "@mcpsm/mcp-oauth";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { createUpstreamOAuth } from "@mcpsm/upstream-oauth";
+import { ServerGraphCache } from "@mcpsm/storage-postgres/server-graph-cache";
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Redacted } from "effect";
 import {
   combineInstrumentation,
@@ -161,8 +162,10 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       Layer.succeed(DescriptionFetcher, descriptionFetcher),
     ),
   );
-  // Built once: the store's read cache (cachedServerGraph) and the git sync worker use it directly.
+  // Built once: the git sync worker uses the store directly; GET /servers/{id} the store's read cache, when its
+  // layer holds one (the PostgreSQL adapter's ServerGraphCache).
   const store = await runtime.runPromise(Storage);
+  const graphCache = Option.getOrUndefined(await runtime.runPromise(Effect.serviceOption(ServerGraphCache)));
   const operations = config.operations ?? DEFAULT_OPERATIONS_SETTINGS;
   // Metrics are collected (and prom-client loaded) only when they can be scraped.
   const metrics =
@@ -298,7 +301,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     (config.auth.mode !== "dev" && /^https?:\/\//i.test(config.auth.issuer) ? config.auth.issuer : undefined);
   // The store's read cache, when it keeps one: GET /servers/{id} keeps its serialised answer per cached graph.
   const app = createApp({
-    cachedServerGraph: store.cachedServerGraph,
+    cachedServerGraph: graphCache?.cachedServerGraph,
     runtime: runner,
     verifier,
     logger,

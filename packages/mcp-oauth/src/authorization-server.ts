@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Unauthenticated, Unavailable } from "@mcpsm/domain/errors";
 import { mayCallMcpServer } from "@mcpsm/domain/mcp";
-import type { OAuthAccessTokenVerifier, OAuthPrincipal } from "@mcpsm/mcp-runtime";
+import type { OAuthAccessTokenVerifier, OAuthPrincipal } from "@mcpsm/domain/mcp";
 import { createLocalJWKSet, decodeJwt, type JWK, jwtVerify } from "jose";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
 import { consentPage, type ConsentView } from "./consent-page.js";

@@ -1,5 +1,11 @@
 import type { Unavailable } from "@mcpsm/domain/errors";
-import { type OAuthServerRecordRow, oauthServerRecordId, Storage, type StorageTx } from "@mcpsm/domain/storage";
+import {
+  type OAuthServerRecordRow,
+  oauthServerRecordId,
+  type ReadTx,
+  Storage,
+  type StorageTx,
+} from "@mcpsm/domain/storage";
 import { SecretCipher } from "@mcpsm/domain/use-cases";
 import { Cause, Effect, Exit, Option } from "effect";
 import type { Adapter, AdapterPayload } from "oidc-provider";
@@ -22,8 +28,8 @@ const PRUNE_BATCH = 500;
 
 /** The storage operations the adapter and the token verifier use. */
 export interface OAuthRecords {
-  /** Runs `work` in a transaction (or a read); an outage rejects with the store's Unavailable. */
-  readonly run: <A>(work: (tx: StorageTx) => Effect.Effect<A, never, SecretCipher>, write?: boolean) => Promise<A>;
+  /** Runs `work` in a transaction; an outage rejects with the store's Unavailable. */
+  readonly run: <A>(work: (tx: StorageTx) => Effect.Effect<A, never, SecretCipher>) => Promise<A>;
   /** The payload of record `id` of `model` when it has not expired (with `consumed` once used), or undefined. */
   readonly find: (model: string, id: string) => Promise<AdapterPayload | undefined>;
   /** `find` by a session's uid. */
@@ -38,14 +44,16 @@ const hasJti = (model: string) => model !== "Client";
 
 /** Storage access for the authorization server. */
 export const oauthRecords = (runner: StorageRunner, now: () => Date = () => new Date()): OAuthRecords => {
-  const run = async <A>(work: (tx: StorageTx) => Effect.Effect<A, never, SecretCipher>, write = true): Promise<A> => {
-    const exit = await runner.runPromiseExit(
-      Effect.flatMap(Storage, (storage) => (write ? storage.transaction(work) : storage.read(work))),
-    );
+  const settle = async <A>(effect: Effect.Effect<A, Unavailable, Storage | SecretCipher>): Promise<A> => {
+    const exit = await runner.runPromiseExit(effect);
     if (Exit.isSuccess(exit)) return exit.value;
     const failure: Option.Option<Unavailable> = Cause.failureOption(exit.cause);
     throw Option.isSome(failure) ? failure.value : Cause.squash(exit.cause);
   };
+  const run = <A>(work: (tx: StorageTx) => Effect.Effect<A, never, SecretCipher>) =>
+    settle(Effect.flatMap(Storage, (storage) => storage.transaction(work)));
+  const read = <A>(work: (tx: ReadTx) => Effect.Effect<A, never, SecretCipher>) =>
+    settle(Effect.flatMap(Storage, (storage) => storage.read(work)));
   /** The payload oidc-provider stored, rebuilt: its id (`jti`) and its secret put back. */
   const live = (row: OAuthServerRecordRow | undefined, id: string | undefined) =>
     Effect.gen(function* () {
@@ -68,12 +76,9 @@ export const oauthRecords = (runner: StorageRunner, now: () => Date = () => new 
   return {
     run,
     find: (model, id) =>
-      run(
-        (tx) => Effect.flatMap(tx.findOAuthServerRecord(oauthServerRecordId(model, id)), (row) => live(row, id)),
-        false,
-      ),
+      read((tx) => Effect.flatMap(tx.findOAuthServerRecord(oauthServerRecordId(model, id)), (row) => live(row, id))),
     findByUid: (model, uid) =>
-      run((tx) => Effect.flatMap(tx.findOAuthServerRecordByUid(model, uid), (row) => live(row, undefined)), false),
+      read((tx) => Effect.flatMap(tx.findOAuthServerRecordByUid(model, uid), (row) => live(row, undefined))),
   };
 };
 

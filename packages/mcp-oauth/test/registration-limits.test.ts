@@ -105,7 +105,7 @@ describe("a registered client never used expires", () => {
     now = new Date(now.getTime() + 3601_000);
     expect(await clients.find("unused")).toBeUndefined();
     expect(await clients.find("used")).toMatchObject({ client_id: "used" });
-    const row = await records.run((tx) => tx.findOAuthServerRecord(oauthServerRecordId("Client", "used")), false);
+    const row = await records.run((tx) => tx.findOAuthServerRecord(oauthServerRecordId("Client", "used")));
     expect(row?.expiresAt).toBeNull();
   });
 });

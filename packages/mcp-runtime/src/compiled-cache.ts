@@ -5,7 +5,7 @@ import type { Storage } from "@mcpsm/domain/storage";
 import type { SecretCipher } from "@mcpsm/domain/use-cases";
 import { Effect, Exit } from "effect";
 import { type CompiledServer, compileServer } from "./compiled-server.js";
-import type { EffectRunner } from "./mcp-server.js";
+import type { EffectRunner } from "@mcpsm/upstream-http";
 
 /** A compiled server, undefined when it does not exist; fails with the store's outage, dies with a defect. */
 export type CacheLookup = Exit.Exit<CompiledServer | undefined, Unavailable>;

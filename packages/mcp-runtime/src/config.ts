@@ -1,5 +1,5 @@
 import { Config, ConfigError, Either, Option } from "effect";
-import { parseCidrs } from "./network-policy.js";
+import { parseCidrs } from "@mcpsm/upstream-http";
 
 // The MCP endpoint's settings, read from the environment with effect's Config (so the service reports
 // every bad value at start-up together with its own).

@@ -6,7 +6,7 @@ import {
   ResourceNotFoundError,
 } from "@modelcontextprotocol/server";
 import { Cause, Data, Option } from "effect";
-import type { UpstreamFailure } from "./upstream-client.js";
+import type { UpstreamFailure } from "@mcpsm/upstream-http";
 
 // The one place where a failure at the MCP edge becomes an answer and, when an operator must hear of it, a log
 // line. Everything below it speaks the domain's tagged errors (plus the two the transport adds: no credential,

@@ -5,7 +5,6 @@
  */
 export { argumentProblems } from "./argument-validator.js";
 export type { McpAuthentication } from "./auth/mcp-authentication.js";
-export type { OAuthAccessTokenVerifier, OAuthPrincipal } from "./auth/oauth-auth.js";
 export { type CacheLookup, CompiledServerCache } from "./compiled-cache.js";
 export { type CompiledServer, compileServer } from "./compiled-server.js";
 export {
@@ -28,22 +27,31 @@ export {
   type UpstreamObserver,
 } from "./instrumentation.js";
 export type { CancellationRelay, RelayedCancellation } from "./exchange/cancellation-relay.js";
+export type { OAuthAccessTokenVerifier, OAuthPrincipal } from "@mcpsm/domain/mcp";
+export type { ConsentChannel, ConsentNeeded } from "./calls/consent.js";
+export { toolResultOf } from "./calls/tool-result.js";
+export type { UpstreamServices } from "./calls/upstream-services.js";
+export { buildMcpServer } from "./mcp-server.js";
+// The outbound side moved to @mcpsm/upstream-http; re-exported for the service (apps/api) only.
 export {
-  buildMcpServer,
-  type ConsentChannel,
-  type ConsentNeeded,
+  callUpstream,
   type EffectRunner,
-  toolResultOf,
-  type UpstreamServices,
-} from "./mcp-server.js";
-export {
   type NetworkPolicy,
   networkPolicy,
+  type PolicyFetch,
   policyAgent,
+  policyFetch,
   policyLookup,
+  type UpstreamAuthorization,
   UpstreamAddressRefused,
-} from "./network-policy.js";
-export { upstreamAgent } from "./upstream-agent.js";
+  upstreamAgent,
+  type UpstreamCall,
+  UpstreamFailure,
+  type UpstreamLimits,
+  type UpstreamOutcome,
+  type UpstreamTokenAnswer,
+  type UpstreamTokenRequest,
+} from "@mcpsm/upstream-http";
 export {
   consoleLogger,
   httpFailure,
@@ -64,19 +72,5 @@ export {
   USE_TOOL,
 } from "./tool-discovery.js";
 export { buildToolIndex } from "./tool-index.js";
-export { policyFetch } from "./upstream-auth/policy-fetch.js";
-export type {
-  PolicyFetch,
-  UpstreamAuthorization,
-  UpstreamTokenAnswer,
-  UpstreamTokenRequest,
-} from "./upstream-auth/upstream-authorization.js";
 export { TOOLS_PAGE_SIZE, toolListPage } from "./tool-list-page.js";
-export {
-  callUpstream,
-  type UpstreamCall,
-  UpstreamFailure,
-  type UpstreamLimits,
-  type UpstreamOutcome,
-} from "./upstream-client.js";
 export { outputSchemaOf, promptEntry, resourceEntry, toolEntry } from "./wire/list-entries.js";

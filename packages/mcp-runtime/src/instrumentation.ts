@@ -1,6 +1,6 @@
 import { ProtocolError } from "@modelcontextprotocol/server";
 import { Either } from "effect";
-import type { UpstreamOutcome } from "./upstream-client.js";
+import type { UpstreamOutcome } from "@mcpsm/upstream-http";
 
 // What the runtime tells an observer (metrics, traces): each MCP operation it answers and each upstream HTTP
 // exchange made for it. The runtime knows nothing of Prometheus or OpenTelemetry; the service plugs them in.

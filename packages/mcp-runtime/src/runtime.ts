@@ -16,7 +16,7 @@ import {
 import { Cause, Either, Exit, Option } from "effect";
 import { authenticator, serverTokenOf } from "./auth/authenticate.js";
 import { serverTokenAuthentication } from "./auth/server-token-auth.js";
-import type { OAuthAccessTokenVerifier } from "./auth/oauth-auth.js";
+import type { OAuthAccessTokenVerifier } from "@mcpsm/domain/mcp";
 import { CompiledServerCache } from "./compiled-cache.js";
 import type { CompiledServer } from "./compiled-server.js";
 import type { McpSettings } from "./config.js";
@@ -28,18 +28,18 @@ import { preflightResponse, withCors } from "./http/cors.js";
 import { publicSite } from "./http/public-url.js";
 import { isMcpPath, routeOf } from "./http/routing.js";
 import { type McpInstrumentation, NO_INSTRUMENTATION } from "./instrumentation.js";
-import {
-  buildMcpServer,
-  callToolDirectly,
-  type EffectRunner,
-  runsWithoutRequestContext,
-  type UpstreamServices,
-} from "./mcp-server.js";
+import { callToolDirectly, runsWithoutRequestContext } from "./calls/direct-call.js";
+import type { UpstreamServices } from "./calls/upstream-services.js";
+import { buildMcpServer } from "./mcp-server.js";
 import { fastLane } from "./exchange/fast-lane.js";
 import type { McpAuthentication } from "./auth/mcp-authentication.js";
-import { upstreamAgent } from "./upstream-agent.js";
-import { policyFetch } from "./upstream-auth/policy-fetch.js";
-import type { PolicyFetch, UpstreamAuthorization } from "./upstream-auth/upstream-authorization.js";
+import {
+  type EffectRunner,
+  type PolicyFetch,
+  policyFetch,
+  type UpstreamAuthorization,
+  upstreamAgent,
+} from "@mcpsm/upstream-http";
 
 export interface McpRuntimeOptions {
   readonly runner: EffectRunner;

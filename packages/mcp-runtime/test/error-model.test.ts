@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { Unavailable } from "@mcpsm/domain/errors";
-import type { Storage, StorageTx } from "@mcpsm/domain/storage";
+import type { Storage } from "@mcpsm/domain/storage";
 import { makeMemoryStorage } from "@mcpsm/storage-memory";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,7 +32,7 @@ const switchableStore = (base: typeof Storage.Service) => {
             : go,
     );
   // In "variables-down", only the variable lookup of tools/call fails: every read before it works.
-  const wrapTx = (tx: StorageTx): StorageTx =>
+  const wrapTx = <T extends object>(tx: T): T =>
     new Proxy(tx, {
       get: (target, name, receiver) =>
         name === "findVariablesByName" && state.mode === "variables-down"

@@ -1,12 +1,8 @@
 import { Effect } from "effect";
 import { describe, expect, it } from "vitest";
 import { sendWithUpstreamToken } from "../src/upstream-auth/send-with-upstream-token.js";
-import type {
-  UpstreamAuthorization,
-  UpstreamTokenAnswer,
-  UpstreamTokenRequest,
-} from "../src/upstream-auth/upstream-authorization.js";
-import type { UpstreamResponse } from "../src/upstream-client.js";
+import type { UpstreamAuthorization, UpstreamTokenAnswer, UpstreamTokenRequest } from "@mcpsm/upstream-http";
+import type { UpstreamResponse } from "@mcpsm/upstream-http";
 
 // docs/api-rules.md §13: a 401 forgets the token and the exchange is sent once more; the second answer is final.
 

@@ -1,16 +1,30 @@
 /**
- * @mcpsm/openapi: the management routes as data (method, path, operation, success status, body schemas) and
- * the OpenAPI 3.1 document generated from them and the domain's effect schemas. No HTTP framework: the
- * service (apps/api) binds a handler to each route and serves the document.
+ * @mcpsm/openapi: every management operation declared once (method, path, success status, body schemas, the
+ * domain's decoders and use case, the answer's shape) and the OpenAPI 3.1 document generated from them and
+ * the domain's effect schemas. No HTTP framework: the service (apps/api) mounts each operation's handler on
+ * its router and serves the document.
  */
 export {
-  MANAGEMENT_ROUTES,
+  type Answer,
+  defineOperation,
+  defineWireOperation,
+  envelope,
+  list,
+  type ManagementOperation,
+  type OperationHandler,
+  type OperationRequest,
+  type PathParams,
+  type Reply,
+} from "./operations/define-operation.js";
+export { MANAGEMENT_ROUTES } from "./operations/management-operations.js";
+export {
+  IMPORT_BODY_BYTES,
   type ManagementRoute,
   type Method,
   pathParameters,
   TAGS,
   type Tag,
-} from "./management-routes.js";
+} from "./operations/management-route.js";
 export {
   API_VERSION,
   DEFAULT_AUTH_URL,

@@ -1,6 +1,7 @@
 import type { Unavailable } from "@mcpsm/domain/errors";
 import type {
   PromptRow,
+  ReadTx,
   ProviderRow,
   ResourceRow,
   ServerRow,
@@ -55,7 +56,10 @@ export const makeHarness = (current: () => typeof Storage.Service): Harness => {
   return {
     storage: current,
     run,
-    read: (work) => Effect.runPromise(current().read(work)),
+    // The port types `read`'s work as read-only (`ReadTx`); the cases also check what a store hands it at run
+    // time (every store gives its whole transaction object, and a write in it must still behave).
+    read: <A, E>(work: (tx: StorageTx) => Effect.Effect<A, E>) =>
+      Effect.runPromise(current().read(work as unknown as (tx: ReadTx) => Effect.Effect<A, E>)),
     failure: (work) => Effect.runPromise(Effect.flip(current().transaction(work))),
     seed: (rows) => run((tx) => insertSeed(tx, rows)),
   };

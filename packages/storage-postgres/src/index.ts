@@ -14,6 +14,7 @@
  * it, and the adapter's SQL statements are derived from its metadata.
  */
 export { makePostgresStorage, type PostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";
+export { ServerGraphCache } from "./read-cache/server-graph-cache.js";
 export { migrate } from "./migrate.js";
 export {
   currentStatementObserver,

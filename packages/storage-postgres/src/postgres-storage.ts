@@ -1,28 +1,36 @@
-import { Unavailable } from "@mcpsm/domain/errors";
+import { ServerGraphCache } from "./read-cache/server-graph-cache.js";
+import type { Unavailable } from "@mcpsm/domain/errors";
 import { type ServerGraph, Storage, type StorageTx } from "@mcpsm/domain/storage";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { Cause, Effect, Exit, Layer } from "effect";
 import type pg from "pg";
 import { initOrm, poolOf, runMigrations } from "./orm.js";
 import { serverGraphKey, withCachedPointReads } from "./read-cache/cached-point-reads.js";
-import { type ChangeListener, listenForChanges, COMMIT_AND_NOTIFY } from "./read-cache/change-listener.js";
+import { type ChangeListener, listenForChanges } from "./read-cache/change-listener.js";
 import { MatchCountCache } from "./read-cache/match-count-cache.js";
 import { PointReadCache, type PointReadCacheOptions } from "./read-cache/point-read-cache.js";
-import {
-  ConstraintBreach,
-  constraintBreachOf,
-  DatabaseUnreachable,
-  ExpectedWriteRefused,
-  isConnectionError,
-  isTransientConflict,
-  reasonOf,
-  TransientConflict,
-} from "./sql/db-errors.js";
+import { DatabaseUnreachable, TransientConflict } from "./sql/db-errors.js";
 import { inlineParams } from "./sql/inline-params.js";
-import { type ObservedStatement, observed, observedAll, statementTarget } from "./sql/statement-observer.js";
+import { observed, statementTarget } from "./sql/statement-observer.js";
 import { describeTables } from "./table/tables.js";
 import { prepareStorageTx } from "./tx/storage-tx.js";
 import type { Runner } from "./tx/runner.js";
+import {
+  BEGIN,
+  COMMIT,
+  type Part,
+  type Queryable,
+  RELEASE,
+  SAVEPOINT,
+  call,
+  expecting,
+  guardClosed,
+  markerOf,
+  refusalOf,
+  serialised,
+  statement,
+  surfaceUnavailable,
+} from "./tx/round-trip.js";
 
 /** How to reach the database, and how hard to try. */
 export interface PostgresStorageOptions {
@@ -63,9 +71,12 @@ export interface PostgresStorageOptions {
 
 /** A PostgreSQL-backed implementation of the storage port, and what it takes to run it. */
 export interface PostgresStorage {
-  /** The storage port. */
-  readonly storage: typeof Storage.Service;
-  /** The storage port as a layer (the handle stays owned by the caller: `close` it when done). */
+  /** The storage port, and the read cache's `cachedServerGraph` when the cache is on. */
+  readonly storage: typeof Storage.Service & Partial<typeof ServerGraphCache.Service>;
+  /**
+   * The storage port as a layer, with the `ServerGraphCache` beside it when the read cache is on (the handle
+   * stays owned by the caller: `close` it when done).
+   */
   readonly layer: Layer.Layer<Storage>;
   /**
    * Applies the committed migrations that have not run yet; answers their names. Instances migrating
@@ -85,139 +96,6 @@ export interface PostgresStorage {
   /** Closes the pool. The storage must not be used afterwards. */
   readonly close: () => Promise<void>;
 }
-
-/** A statement of a simple query, and its text for the statement observer (with placeholders). */
-interface Part {
-  readonly sql: string;
-  readonly text: string;
-  /** A write expected to succeed (`Runner.expect`): a failure of its round trip runs the transaction again. */
-  readonly expected?: boolean;
-}
-const BEGIN: Part = { sql: "begin", text: "begin" };
-const COMMIT: Part = { sql: COMMIT_AND_NOTIFY, text: COMMIT_AND_NOTIFY };
-/** The savepoint of a guarded write (nested ones share the name: each release ends the latest). */
-const SAVEPOINT = "savepoint breach_guard";
-const RELEASE: Part = { sql: "release savepoint breach_guard", text: "release savepoint breach_guard" };
-
-const unavailable = (reason: string) =>
-  new Unavailable({ detail: `the database is unavailable (${reason}); try again later` });
-
-/**
- * Runs one `pg` call. A constraint breach fails; a lost connection or a transient conflict dies with a
- * marker the transaction boundary recognises; anything else dies as it is (a bug, HTTP 500).
- */
-const call = <A>(run: () => Promise<A>): Effect.Effect<A, ConstraintBreach> =>
-  Effect.tryPromise({ try: run, catch: (error) => error }).pipe(
-    Effect.catchAll((error) => {
-      const breach = constraintBreachOf(error);
-      if (breach !== undefined) return Effect.fail(breach);
-      if (isConnectionError(error)) return Effect.die(new DatabaseUnreachable({ reason: reasonOf(error) }));
-      if (isTransientConflict(error)) return Effect.die(new TransientConflict({ reason: reasonOf(error) }));
-      return Effect.die(error);
-    }),
-  );
-
-type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
-
-/**
- * One statement, or several in one simple query (then the rows are the last one's); `timeoutMs` > 0 bounds
- * the wait for its answer (pg's `query_timeout`). The current fiber's statement observer (tracing) sees each
- * of `texts`, the statements sent with placeholders (never a parameter's value), for the whole round trip.
- */
-const statement = (
-  server: Omit<ObservedStatement, "text">,
-  target: Queryable,
-  sql: string,
-  params: ReadonlyArray<unknown>,
-  timeoutMs: number,
-  texts: ReadonlyArray<string> = [sql],
-) =>
-  observedAll(
-    server,
-    texts,
-    call(() =>
-      target.query({
-        text: sql,
-        values: params as Array<unknown>,
-        ...(timeoutMs > 0 ? { query_timeout: timeoutMs } : {}),
-      } as pg.QueryConfig),
-    ),
-  ).pipe(
-    Effect.map((result) => {
-      // pg answers a simple query of several statements with one result each.
-      const last = (Array.isArray(result) ? result[result.length - 1] : result) as pg.QueryResult | undefined;
-      return (last?.rows ?? []) as ReadonlyArray<Record<string, unknown>>;
-    }),
-  );
-
-/** The marker defect of a cause, if any: unreachable first (it explains any other failure). */
-const markerOf = (cause: Cause.Cause<unknown>) => {
-  const defects = [...Cause.defects(cause)];
-  return (
-    defects.find((d): d is DatabaseUnreachable => d instanceof DatabaseUnreachable) ??
-    defects.find((d): d is TransientConflict => d instanceof TransientConflict)
-  );
-};
-
-/** The defect of a round trip that failed while carrying a write expected to succeed, if any. */
-const refusalOf = (cause: Cause.Cause<unknown>) =>
-  [...Cause.defects(cause)].find((d): d is ExpectedWriteRefused => d instanceof ExpectedWriteRefused);
-
-/** What `refuse_expected_write` raises (src/schema/routines.ts). */
-const isRefusalRaised = (error: unknown) =>
-  error instanceof Error &&
-  (error as { readonly code?: unknown }).code === "P0001" &&
-  error.message.startsWith("expected write refused");
-
-/**
- * A round trip of `parts`: when one of them is a write expected to succeed, its refusal (a constraint breach
- * or `refuse_expected_write`, of whichever statement: all of them stand before COMMIT) becomes the
- * ExpectedWriteRefused defect, so that the transaction runs again. Any other error keeps its own handling.
- */
-const expecting = <A, E>(parts: ReadonlyArray<Part>, roundTrip: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  parts.some((part) => part.expected === true)
-    ? Effect.catchAllCause(roundTrip, (cause) => {
-        const breach = [...Cause.failures(cause)].find((e) => e instanceof ConstraintBreach);
-        const raised = [...Cause.defects(cause)].find(isRefusalRaised);
-        return breach === undefined && raised === undefined
-          ? Effect.failCause(cause)
-          : Effect.die(new ExpectedWriteRefused({ reason: breach?.constraint ?? (raised as Error).message }));
-      })
-    : roundTrip;
-
-/** Turns the "database unreachable" defect of `effect` into the domain's typed Unavailable. */
-const surfaceUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Unavailable, R> =>
-  Effect.catchAllCause(effect, (cause): Effect.Effect<never, E | Unavailable> => {
-    if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause);
-    const marker = markerOf(cause);
-    if (marker instanceof DatabaseUnreachable) return Effect.fail(unavailable(marker.reason));
-    if (marker instanceof TransientConflict) return Effect.fail(unavailable(`conflict ${marker.reason} persisted`));
-    return Effect.failCause(cause);
-  });
-
-/** Serialises the operations of one transaction: they share one connection and their savepoints nest. */
-const serialised = (tx: StorageTx, lock: Effect.Semaphore): StorageTx =>
-  Object.fromEntries(
-    Object.entries(tx).map(([name, op]) => [
-      name,
-      (...args: Array<unknown>) =>
-        lock.withPermits(1)((op as (...a: Array<unknown>) => Effect.Effect<unknown>)(...args)),
-    ]),
-  ) as unknown as StorageTx;
-
-/** Fails the use of a transaction's operations once the transaction has ended (a leaked fiber). */
-const guardClosed = (tx: StorageTx, isOpen: () => boolean): StorageTx =>
-  Object.fromEntries(
-    Object.entries(tx).map(([name, op]) => [
-      name,
-      (...args: Array<unknown>) =>
-        Effect.suspend(() =>
-          isOpen()
-            ? (op as (...a: Array<unknown>) => Effect.Effect<unknown>)(...args)
-            : Effect.dieMessage(`StorageTx.${name} used after its transaction ended`),
-        ),
-    ]),
-  ) as unknown as StorageTx;
 
 /**
  * Creates the PostgreSQL storage: the MikroORM instance with the mapping and the migrations, and a pool
@@ -430,17 +308,18 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
       }),
     );
 
-  const storage: typeof Storage.Service = {
-    transaction,
-    read,
-    ...(readCache === undefined
-      ? {}
-      : { cachedServerGraph: (id: string) => readCache.peek(serverGraphKey(id)) as ServerGraph | undefined }),
-  };
+  const graphCache: typeof ServerGraphCache.Service | undefined =
+    readCache === undefined
+      ? undefined
+      : { cachedServerGraph: (id: string) => readCache.peek(serverGraphKey(id)) as ServerGraph | undefined };
+  const storage = { transaction, read, ...graphCache };
 
   return {
     storage,
-    layer: Layer.succeed(Storage, storage),
+    layer:
+      graphCache === undefined
+        ? Layer.succeed(Storage, storage)
+        : Layer.merge(Layer.succeed(Storage, storage), Layer.succeed(ServerGraphCache, graphCache)),
     migrate: () => runMigrations(orm, poolSize > 1),
     pendingMigrations: async () => (await orm.migrator.getPending()).map((m) => m.name),
     ping: surfaceUnavailable(Effect.orDie(send(pool, "select 1"))),

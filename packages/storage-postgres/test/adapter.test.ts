@@ -1,5 +1,5 @@
 import { type Actor, ALL_SCOPES } from "@mcpsm/domain";
-import { type StorageTx, UniqueViolation } from "@mcpsm/domain/storage";
+import { type ReadTx, type StorageTx, UniqueViolation } from "@mcpsm/domain/storage";
 import {
   aesGcmCipherLayer,
   createProvider,
@@ -63,7 +63,7 @@ for (const target of targets)
     });
 
     it("the work's own errors and requirements flow through transaction and read", async () => {
-      const work = (tx: StorageTx) =>
+      const work = (tx: ReadTx) =>
         Effect.gen(function* () {
           const greeting = yield* Greeting;
           const found = yield* tx.findProvider("nonexistent");

@@ -1,4 +1,4 @@
-import type { StorageTx } from "@mcpsm/domain/storage";
+import type { ReadTx } from "@mcpsm/domain/storage";
 import { server, serverId } from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,7 +54,7 @@ for (const target of targets)
     });
     afterAll(() => handle?.dispose());
 
-    const read = <A>(work: (tx: StorageTx) => Effect.Effect<A>) => Effect.runPromise(handle.storage.read(work));
+    const read = <A>(work: (tx: ReadTx) => Effect.Effect<A>) => Effect.runPromise(handle.storage.read(work));
 
     it("is the very graph a read answered, until a committed change drops it", async () => {
       const peek = handle.storage.cachedServerGraph!;

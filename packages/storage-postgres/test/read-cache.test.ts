@@ -1,4 +1,4 @@
-import type { StorageTx } from "@mcpsm/domain/storage";
+import type { ReadTx, StorageTx } from "@mcpsm/domain/storage";
 import { server, serverId } from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,7 +98,7 @@ for (const target of targets)
     afterAll(() => handle?.dispose());
 
     /** Runs `work` with `read` and answers its result and how many statements it sent. */
-    const read = async <A>(work: (tx: StorageTx) => Effect.Effect<A>) => {
+    const read = async <A>(work: (tx: ReadTx) => Effect.Effect<A>) => {
       sent.length = 0;
       counting = true;
       try {

@@ -1,4 +1,4 @@
-import type { StorageTx } from "@mcpsm/domain/storage";
+import type { ReadTx } from "@mcpsm/domain/storage";
 import { AuditContext, createServer, quotasLayer } from "@mcpsm/domain/use-cases";
 import { provider, TENANT_A, tool } from "@mcpsm/storage-contract";
 import { Effect, Exit, Layer } from "effect";
@@ -67,7 +67,7 @@ for (const target of targets)
         counting = false;
       }
     };
-    const read = <A>(work: (tx: StorageTx) => Effect.Effect<A>) => Effect.runPromise(handle.storage.read(work));
+    const read = <A>(work: (tx: ReadTx) => Effect.Effect<A>) => Effect.runPromise(handle.storage.read(work));
     const auditEvents = () =>
       read((tx) => tx.searchAuditEvents({ tenant: TENANT_A, limit: 100 })).then((page) => page.matchCount);
 

@@ -1,4 +1,4 @@
-import type { StorageTx } from "@mcpsm/domain/storage";
+import type { ReadTx, StorageTx } from "@mcpsm/domain/storage";
 import { prompt, provider, resource, server, TENANT_A, tool } from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,7 +76,7 @@ for (const target of targets)
     afterAll(() => handle?.dispose());
 
     /** Runs `work` with `read` and answers its result and the statements it sent. */
-    const measure = async <A>(work: (tx: StorageTx) => Effect.Effect<A>) => {
+    const measure = async <A>(work: (tx: ReadTx) => Effect.Effect<A>) => {
       sent.length = 0;
       counting = true;
       try {

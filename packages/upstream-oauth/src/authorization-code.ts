@@ -8,7 +8,7 @@ import {
   saveUpstreamConnection,
   type UpstreamConnection,
 } from "@mcpsm/domain/mcp";
-import type { EffectRunner, UpstreamTokenAnswer, UpstreamTokenRequest } from "@mcpsm/mcp-runtime";
+import type { EffectRunner, UpstreamTokenAnswer, UpstreamTokenRequest } from "@mcpsm/upstream-http";
 import * as oauth from "oauth4webapi";
 import { encodeConsentState } from "./consent-state.js";
 import { run } from "./run-effect.js";

@@ -1,6 +1,6 @@
 import { saveUpstreamConnection, takeUpstreamConsent, upstreamConsentProvider } from "@mcpsm/domain/mcp";
 import { SecretCipher } from "@mcpsm/domain/use-cases";
-import type { PolicyFetch } from "@mcpsm/mcp-runtime";
+import type { PolicyFetch } from "@mcpsm/upstream-http";
 import { Effect } from "effect";
 import { type AuthorizationCodeOptions, redirectUriOf } from "./authorization-code.js";
 import { consentPage, PAGE_HEADERS } from "./consent-page.js";

@@ -1,6 +1,6 @@
 import type { Storage } from "@mcpsm/domain/storage";
 import type { SecretCipher } from "@mcpsm/domain/use-cases";
-import type { EffectRunner } from "@mcpsm/mcp-runtime";
+import type { EffectRunner } from "@mcpsm/upstream-http";
 import { Cause, type Effect, Exit } from "effect";
 
 /** `effect` run to its value; its failure (an outage of the store) or defect is thrown, squashed to one error. */

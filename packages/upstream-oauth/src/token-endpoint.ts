@@ -1,4 +1,4 @@
-import type { PolicyFetch, UpstreamTokenRequest } from "@mcpsm/mcp-runtime";
+import type { PolicyFetch, UpstreamTokenRequest } from "@mcpsm/upstream-http";
 import * as oauth from "oauth4webapi";
 
 // Every exchange with a provider's token endpoint, through oauth4webapi (no hand-written token parsing):

@@ -4,12 +4,12 @@ import type {
   UpstreamAuthorization,
   UpstreamTokenAnswer,
   UpstreamTokenRequest,
-} from "@mcpsm/mcp-runtime";
+} from "@mcpsm/upstream-http";
 import { authorizationCodeGrant } from "./authorization-code.js";
 import { consentPages, type PageAnswer } from "./consent-pages.js";
 import { TokenCache, useUntil } from "./token-cache.js";
 import { clientSettingsOf, TokenEndpoint, TokenEndpointFault } from "./token-endpoint.js";
-import type { PolicyFetch } from "@mcpsm/mcp-runtime";
+import type { PolicyFetch } from "@mcpsm/upstream-http";
 
 // The service's upstream OAuth 2.0 client (docs/api-rules.md §13), behind the MCP runtime's narrow
 // UpstreamAuthorization port. A provider without `authURL` uses the client credentials grant: one token per

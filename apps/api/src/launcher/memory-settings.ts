@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+
 // The memory settings the service runs with, and the relaunch that applies them when the process was started
 // without them (`node dist/main.js`, as the perf harness and most hosts start it): both V8 and glibc read
 // them only at process start.
@@ -39,13 +41,17 @@ export interface Relaunch {
  * The relaunch to make, or undefined when the process already runs with the settings. What the operator set
  * wins: heap flags on the command line or in NODE_OPTIONS, a MALLOC_* variable in the environment.
  */
-export const relaunchFor = (current: {
-  readonly execPath: string;
-  readonly execArgv: ReadonlyArray<string>;
-  readonly argv: ReadonlyArray<string>;
-  readonly env: Readonly<Record<string, string | undefined>>;
-}): Relaunch | undefined => {
-  const flags = heapChosenBy(current.execArgv, current.env.NODE_OPTIONS) ? [] : HEAP_FLAGS;
+export const relaunchFor = (
+  current: {
+    readonly execPath: string;
+    readonly execArgv: ReadonlyArray<string>;
+    readonly argv: ReadonlyArray<string>;
+    readonly env: Readonly<Record<string, string | undefined>>;
+  },
+  /** The heap flags this Node accepts, of those asked (all, unless told otherwise: see `acceptedFlags`). */
+  accepted: (flags: ReadonlyArray<string>) => ReadonlyArray<string> = (flags) => flags,
+): Relaunch | undefined => {
+  const flags = heapChosenBy(current.execArgv, current.env.NODE_OPTIONS) ? [] : accepted(HEAP_FLAGS);
   const missingEnv = Object.entries(MALLOC_ENV).filter(([name]) => current.env[name] === undefined);
   const script = current.argv[1];
   if ((flags.length === 0 && missingEnv.length === 0) || script === undefined) return undefined;
@@ -56,13 +62,42 @@ export const relaunchFor = (current: {
   };
 };
 
+/** Whether `node <flags> -e 0` starts and exits 0: an unknown V8 flag makes Node exit 9 ("bad option"). */
+const startsWith = (execPath: string, flags: ReadonlyArray<string>): boolean =>
+  spawnSync(execPath, [...flags, "-e", "0"], { stdio: "ignore", timeout: 10_000 }).status === 0;
+
+/**
+ * The flags of `flags` that `execPath` accepts: a future Node that drops a V8 flag must not make every start
+ * fail. One probe for all of them; only when it fails, one per flag. `refused` hears each flag left out.
+ */
+export const acceptedFlags = (
+  execPath: string,
+  flags: ReadonlyArray<string>,
+  refused: (flag: string) => void,
+  starts: (execPath: string, flags: ReadonlyArray<string>) => boolean = startsWith,
+): ReadonlyArray<string> => {
+  if (flags.length === 0 || starts(execPath, flags)) return flags;
+  return flags.filter((flag) => {
+    const ok = starts(execPath, [flag]);
+    if (!ok) refused(flag);
+    return ok;
+  });
+};
+
+/** A warning line in the service's log format (pino's JSON), written before the logger exists. */
+const warnRefused = (flag: string) =>
+  process.stderr.write(
+    `${JSON.stringify({ level: 40, time: Date.now(), msg: `launcher: this Node refuses ${flag}; starting without it` })}\n`,
+  );
+
 /**
  * Replaces this process (same pid, same stdio) with one running the settings, when `relaunchFor` says so and
  * the platform has execve; otherwise returns and the service runs with the defaults. Call it first thing,
  * before any module of the service is loaded.
  */
 export const relaunchWithMemorySettings = (): void => {
-  const relaunch = relaunchFor(process);
-  if (relaunch === undefined || typeof process.execve !== "function") return;
+  if (typeof process.execve !== "function") return;
+  const relaunch = relaunchFor(process, (flags) => acceptedFlags(process.execPath, flags, warnRefused));
+  if (relaunch === undefined) return;
   process.execve(relaunch.file, relaunch.args, relaunch.env);
 };

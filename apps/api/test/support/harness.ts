@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ALL_SCOPES } from "@mcpsm/domain";
-import { Storage, type StorageTx } from "@mcpsm/domain/storage";
+import { type ReadTx, Storage } from "@mcpsm/domain/storage";
 import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
 import { Effect, Layer, ManagedRuntime, Option } from "effect";
 import pino from "pino";
@@ -69,7 +69,7 @@ export interface TestService {
   /** A new tenant (unique id) with an all-scopes token and its client. */
   readonly tenant: (label?: string) => Promise<Tenant>;
   /** Reads the store the service runs on, directly (to check what is kept at rest). */
-  readonly inspect: <A>(work: (tx: StorageTx) => Effect.Effect<A, unknown>) => Promise<A>;
+  readonly inspect: <A>(work: (tx: ReadTx) => Effect.Effect<A, unknown>) => Promise<A>;
   readonly close: () => Promise<void>;
 }
 

@@ -81,3 +81,6 @@ export const pruneAuditEvents = (retentionDays: number, batch: number = AUDIT_PR
       if (deleted < batch) return total;
     }
   });
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const AUDIT_USE_CASES = { listAuditEvents } as const;

@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import { referencedVariables } from "../mcp/header-templates.js";
 import type { PromptRow, ProviderRow, ResourceRow, ServerGraph, ToolRow, VariableRow } from "../storage/rows.js";
-import type { StorageTx } from "../storage/storage-port.js";
+import type { ReadTx } from "../storage/storage-port.js";
 import {
   type ExportedPrompt,
   type ExportedProvider,
@@ -146,7 +146,7 @@ export const toExportDocument = (
  * and type only) and the providers of prompts and resources the graph does not carry. For use inside a
  * storage transaction (an export, a git sync after a write).
  */
-export const exportDocumentOf = (tx: StorageTx, graph: ServerGraph) =>
+export const exportDocumentOf = (tx: ReadTx, graph: ServerGraph) =>
   Effect.gen(function* () {
     const names = variablesReferencedBy(graph.tools);
     const variables = names.length === 0 ? [] : yield* tx.findVariablesByName(graph.server.tenant, names);

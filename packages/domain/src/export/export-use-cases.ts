@@ -18,3 +18,6 @@ export const exportServer = defineUseCase("exportServer", (actor: Actor, { serve
     return yield* read((tx) => Effect.flatMap(ownedServerGraph(tx, actor, id), (graph) => exportDocumentOf(tx, graph)));
   }),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const EXPORT_USE_CASES = { exportServer } as const;

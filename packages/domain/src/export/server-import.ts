@@ -536,3 +536,6 @@ export const importServer = defineUseCase("importServer", (actor: Actor, { docum
     return outcome;
   }),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const SERVER_IMPORT_USE_CASES = { importServer } as const;

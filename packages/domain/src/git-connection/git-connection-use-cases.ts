@@ -3,7 +3,7 @@ import { AlreadyExists, type FieldProblem, ResourceExhausted } from "../errors/d
 import { newId } from "../ids/id.js";
 import { SecretCipher } from "../secrets/secret-cipher.js";
 import type { ServerRow } from "../storage/rows.js";
-import type { StorageTx } from "../storage/storage-port.js";
+import type { ReadTx, StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { defineUseCase, type NoInput } from "../use-case/define-use-case.js";
 import { lockQuota, now, owned, read, transact } from "../use-case/use-case-kit.js";
@@ -31,7 +31,7 @@ export const toGitConnectionRecord = (row: GitConnectionRow): GitConnectionRecor
   updatedAt: row.updatedAt.toISOString(),
 });
 
-const ownedConnection = (tx: StorageTx, actor: Actor, id: string) =>
+const ownedConnection = (tx: ReadTx, actor: Actor, id: string) =>
   Effect.flatMap(tx.findGitConnection(id), (row) => owned(row, actor, "git connection", id));
 
 /** Input of `createGitConnection`. */
@@ -194,3 +194,12 @@ export const resolveGitTarget = (tx: StorageTx, actor: Actor, write: GitWrite, s
       kind: found?.kind,
     };
   });
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const GIT_CONNECTION_USE_CASES = {
+  createGitConnection,
+  listGitConnections,
+  getGitConnection,
+  deleteGitConnection,
+  getServerGitSync,
+} as const;

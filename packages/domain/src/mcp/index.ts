@@ -10,3 +10,6 @@ export * from "./fixed-query.js";
 export * from "./form-encoding.js";
 export * from "./request-body.js";
 export * from "./schema-nesting.js";
+export * from "./upstream-credentials.js";
+export * from "./upstream-headers.js";
+export * from "./oauth-access-token.js";

@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import type { ProviderRow, ServerGraph, ServerRow } from "../storage/rows.js";
-import type { StorageTx } from "../storage/storage-port.js";
+import type { ReadTx } from "../storage/storage-port.js";
 import type { ToolHeader } from "../tool/tool-schema.js";
 import { read } from "../use-case/use-case-kit.js";
 import { resolveVariables } from "../variable/variable-use-cases.js";
@@ -35,7 +35,7 @@ const dependencyIds = (server: ServerRow, extra: Iterable<string>): ReadonlyArra
   ...new Set([...server.providers.map((link) => link.providerId), ...extra]),
 ];
 
-const versionsOf = (tx: StorageTx, ids: ReadonlyArray<string>) =>
+const versionsOf = (tx: ReadTx, ids: ReadonlyArray<string>) =>
   Effect.map(
     Effect.forEach(ids, (id) => Effect.map(tx.findProvider(id), (row) => [id, row?.version] as const)),
     (pairs) => new Map(pairs),

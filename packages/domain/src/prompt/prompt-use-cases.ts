@@ -10,13 +10,8 @@ const prompts = providerChildUseCases({
   kind: "prompt",
   create: PromptCreate,
   patch: PromptPatch,
-  store: (tx) => ({
-    insert: tx.insertPrompt,
-    update: tx.updatePrompt,
-    remove: tx.deletePrompt,
-    find: tx.findPrompt,
-    list: tx.listPrompts,
-  }),
+  reads: (tx) => ({ find: tx.findPrompt, list: tx.listPrompts }),
+  store: (tx) => ({ insert: tx.insertPrompt, update: tx.updatePrompt, remove: tx.deletePrompt }),
   build: (input, base): PromptRow => ({
     ...base,
     name: input.name,
@@ -84,3 +79,12 @@ export const updateProviderPrompt = defineUseCase(
 export const deleteProviderPrompt = defineUseCase("deleteProviderPrompt", (actor: Actor, input: ProviderPromptRef) =>
   prompts.remove(actor, input.providerId, input.promptId),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const PROVIDER_PROMPT_USE_CASES = {
+  listProviderPrompts,
+  createProviderPrompt,
+  getProviderPrompt,
+  updateProviderPrompt,
+  deleteProviderPrompt,
+} as const;

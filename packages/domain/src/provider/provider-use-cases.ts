@@ -207,3 +207,12 @@ export const deleteProvider = defineUseCase(
       );
     }),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const PROVIDER_USE_CASES = {
+  createProvider,
+  getProvider,
+  listProviders,
+  updateProvider,
+  deleteProvider,
+} as const;

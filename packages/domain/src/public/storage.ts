@@ -24,6 +24,19 @@ export {
 export { type RecordKind, ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
 export {
   type AuditCursor,
+  type AuditStore,
+  type GitStore,
+  type LockStore,
+  type OAuthServerStore,
+  type PromptStore,
+  type ProviderStore,
+  type ResourceStore,
+  type SecretStore,
+  type ServerStore,
+  type ServerTokenStore,
+  type ToolStore,
+  type UpstreamConnectionStore,
+  type VariableStore,
   type AuditPage,
   type AuditSearch,
   type ProviderCursor,
@@ -31,6 +44,8 @@ export {
   type ProviderSearch,
   type SecretCursor,
   type SecretKind,
+  type ReadOperation,
+  type ReadTx,
   type ServerReference,
   Storage,
   type StorageTx,
@@ -43,3 +58,4 @@ export {
   type GitSyncOutcome,
   GitSyncRow,
 } from "../git-connection/git-connection-rows.js";
+export { visibleTo } from "../provider/provider-visibility.js";

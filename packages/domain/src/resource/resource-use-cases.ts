@@ -10,13 +10,8 @@ const resources = providerChildUseCases({
   kind: "resource",
   create: ResourceCreate,
   patch: ResourcePatch,
-  store: (tx) => ({
-    insert: tx.insertResource,
-    update: tx.updateResource,
-    remove: tx.deleteResource,
-    find: tx.findResource,
-    list: tx.listResources,
-  }),
+  reads: (tx) => ({ find: tx.findResource, list: tx.listResources }),
+  store: (tx) => ({ insert: tx.insertResource, update: tx.updateResource, remove: tx.deleteResource }),
   build: (input, base): ResourceRow => ({
     ...base,
     name: input.name,
@@ -89,3 +84,12 @@ export const deleteProviderResource = defineUseCase(
   "deleteProviderResource",
   (actor: Actor, input: ProviderResourceRef) => resources.remove(actor, input.providerId, input.resourceId),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const PROVIDER_RESOURCE_USE_CASES = {
+  listProviderResources,
+  createProviderResource,
+  getProviderResource,
+  updateProviderResource,
+  deleteProviderResource,
+} as const;

@@ -4,7 +4,7 @@ import { NotFound, ResourceExhausted, Unauthenticated } from "../errors/domain-e
 import { newId, randomAlphanumeric } from "../ids/id.js";
 import { ownedServer } from "../server/server-use-cases.js";
 import type { ServerTokenRow } from "../storage/rows.js";
-import type { StorageTx } from "../storage/storage-port.js";
+import type { ReadTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
 import { blockedByReference, lockServer, now, read, transact } from "../use-case/use-case-kit.js";
@@ -20,7 +20,7 @@ const TOKEN_RANDOM_CHARS = 32;
 /** The SHA-256 (hex) under which a token value is stored; the value itself is never kept. */
 export const hashServerToken = (value: string): string => createHash("sha256").update(value, "utf8").digest("hex");
 
-const tokenOf = (tx: StorageTx, serverId: string, tokenId: string) =>
+const tokenOf = (tx: ReadTx, serverId: string, tokenId: string) =>
   Effect.flatMap(tx.findServerToken(tokenId), (row) =>
     row !== undefined && row.serverId === serverId
       ? Effect.succeed(row)
@@ -149,3 +149,11 @@ export const authenticateServerToken = (serverId: string, value: string) =>
       return yield* rejected();
     return row;
   });
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const SERVER_TOKEN_USE_CASES = {
+  createServerToken,
+  listServerTokens,
+  getServerToken,
+  revokeServerToken,
+} as const;

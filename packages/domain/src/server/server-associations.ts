@@ -260,3 +260,16 @@ export const addServerPrompt = defineUseCase("addServerPrompt", (actor: Actor, i
 export const removeServerPrompt = defineUseCase("removeServerPrompt", (actor: Actor, input: RemoveServerPromptInput) =>
   prompts.remove(actor, input.serverId, input.promptId),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const SERVER_MEMBER_USE_CASES = {
+  listServerTools,
+  addServerTool,
+  removeServerTool,
+  listServerResources,
+  addServerResource,
+  removeServerResource,
+  listServerPrompts,
+  addServerPrompt,
+  removeServerPrompt,
+} as const;

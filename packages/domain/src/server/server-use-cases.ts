@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect";
 import { Aborted, type InvalidArgument, invalidField, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
-import type { ReferenceViolation, ServerGraph, ServerRow, StorageTx } from "../storage/index.js";
+import type { ReadTx, ReferenceViolation, ServerGraph, ServerRow, StorageTx } from "../storage/index.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
 import {
@@ -41,7 +41,7 @@ const serverRecord = (tx: StorageTx, id: string) =>
 export const mayReadServerGraph = (actor: Actor, graph: ServerGraph): boolean => graph.server.tenant === actor.tenant;
 
 /** A server of the actor's tenant with the records its response shows (one storage round trip), or 404. */
-export const ownedServerGraph = (tx: StorageTx, actor: Actor, id: string) =>
+export const ownedServerGraph = (tx: ReadTx, actor: Actor, id: string) =>
   Effect.flatMap(tx.findServerGraph(id), (graph) =>
     graph === undefined || !mayReadServerGraph(actor, graph)
       ? Effect.fail(new NotFound({ kind: "server", id }))
@@ -49,7 +49,7 @@ export const ownedServerGraph = (tx: StorageTx, actor: Actor, id: string) =>
   );
 
 /** A server of the actor's tenant, or 404. */
-export const ownedServer = (tx: StorageTx, actor: Actor, id: string) =>
+export const ownedServer = (tx: ReadTx, actor: Actor, id: string) =>
   Effect.flatMap(tx.findServer(id), (row) => owned(row, actor, "server", id));
 
 /**
@@ -230,3 +230,6 @@ export const deleteServer = defineUseCase(
       );
     }),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const SERVER_USE_CASES = { createServer, getServer, listServers, updateServer, deleteServer } as const;

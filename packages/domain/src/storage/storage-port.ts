@@ -109,20 +109,18 @@ export interface SecretCursor {
   readonly id: string;
 }
 
-/**
- * What the use cases need of a store, inside one transaction. Lists come in creation order (then id).
- * Adapters enforce uniqueness and references themselves (so concurrent writers cannot break them) and
- * report breaches as UniqueViolation / ReferenceViolation. `update*` with an expected version is a single
- * compare-and-set and answers false when the stored version moved.
- */
-export interface StorageTx {
+/** Transaction-scoped advisory locks. */
+export interface LockStore {
   /**
    * Holds an exclusive lock on `key` until the transaction ends, so that critical sections such as "count,
    * then insert under a quota" or "read a provider's version, then bump it" run one at a time across
    * connections and instances. Call it first in a transaction (and in a fixed key order) to avoid deadlocks.
    */
   readonly lock: (key: string) => Op<void>;
+}
 
+/** Providers, their page of a listing, and the one-round-trip lookup a server write makes. */
+export interface ProviderStore {
   readonly insertProvider: (row: ProviderRow) => Op<void, UniqueViolation>;
   readonly updateProvider: (row: ProviderRow, expectedVersion: number) => Op<boolean, UniqueViolation>;
   /** Deletes a provider with its tools, prompts and resources. */
@@ -131,25 +129,46 @@ export interface StorageTx {
   readonly findProviderWithTools: (id: string) => Op<ProviderWithTools | undefined>;
   readonly searchProviders: (search: ProviderSearch) => Op<ProviderPage>;
   readonly countProviders: (tenant: string) => Op<number>;
+  /**
+   * The providers with `providerIds` and the tools with `toolIds`, of any tenant, each once and in no
+   * particular order (unknown ids are left out): a server write resolves everything it names in one round
+   * trip on SQL adapters.
+   */
+  readonly findProvidersAndTools: (
+    providerIds: ReadonlyArray<string>,
+    toolIds: ReadonlyArray<string>,
+  ) => Op<ProvidersAndTools>;
+}
 
+/** A provider's tools. */
+export interface ToolStore {
   readonly insertTool: (row: ToolRow) => Op<void, UniqueViolation | ReferenceViolation>;
   readonly updateTool: (row: ToolRow) => Op<void, UniqueViolation>;
   readonly deleteTool: (id: string) => Op<void, ReferenceViolation>;
   readonly findTool: (id: string) => Op<ToolRow | undefined>;
   readonly listTools: (providerId: string) => Op<ReadonlyArray<ToolRow>>;
+}
 
+/** A provider's prompts. */
+export interface PromptStore {
   readonly insertPrompt: (row: PromptRow) => Op<void, UniqueViolation | ReferenceViolation>;
   readonly updatePrompt: (row: PromptRow) => Op<void, UniqueViolation>;
   readonly deletePrompt: (id: string) => Op<void, ReferenceViolation>;
   readonly findPrompt: (id: string) => Op<PromptRow | undefined>;
   readonly listPrompts: (providerId: string) => Op<ReadonlyArray<PromptRow>>;
+}
 
+/** A provider's resources. */
+export interface ResourceStore {
   readonly insertResource: (row: ResourceRow) => Op<void, UniqueViolation | ReferenceViolation>;
   readonly updateResource: (row: ResourceRow) => Op<void, UniqueViolation>;
   readonly deleteResource: (id: string) => Op<void, ReferenceViolation>;
   readonly findResource: (id: string) => Op<ResourceRow | undefined>;
   readonly listResources: (providerId: string) => Op<ReadonlyArray<ResourceRow>>;
+}
 
+/** A tenant's variables. */
+export interface VariableStore {
   readonly insertVariable: (row: VariableRow) => Op<void, UniqueViolation>;
   readonly updateVariable: (row: VariableRow) => Op<void>;
   readonly deleteVariable: (id: string) => Op<void>;
@@ -158,7 +177,10 @@ export interface StorageTx {
   readonly countVariables: (tenant: string) => Op<number>;
   /** The variables of a tenant with the given names (in no particular order); for resolving `${NAME}`. */
   readonly findVariablesByName: (tenant: string, names: ReadonlyArray<string>) => Op<ReadonlyArray<VariableRow>>;
+}
 
+/** Servers and their graphs (the providers, tools, prompts and resources they compose). */
+export interface ServerStore {
   /**
    * Inserts a server with its provider, tool, resource and prompt links; answers true. With `maxServers`, only
    * while the row's tenant has fewer servers than that (counted by the insert itself, so the caller holds the
@@ -181,14 +203,20 @@ export interface StorageTx {
   readonly serversReferencing: (
     reference: ServerReference,
   ) => Op<ReadonlyArray<{ readonly id: string; readonly tenant: string }>>;
+}
 
+/** A server's tokens. */
+export interface ServerTokenStore {
   readonly insertServerToken: (row: ServerTokenRow) => Op<void, ReferenceViolation>;
   readonly deleteServerToken: (id: string) => Op<void>;
   readonly findServerToken: (id: string) => Op<ServerTokenRow | undefined>;
   readonly findServerTokenByHash: (valueHash: string) => Op<ServerTokenRow | undefined>;
   readonly listServerTokens: (serverId: string) => Op<ReadonlyArray<ServerTokenRow>>;
   readonly countServerTokens: (serverId: string) => Op<number>;
+}
 
+/** Every stored secret, for the operator's key rotation. */
+export interface SecretStore {
   /**
    * Up to `limit` stored secrets of every tenant after `after`, ordered by kind then id (code unit order):
    * SECRET variable values and providers' client secrets, as ciphertext. For key rotation.
@@ -200,7 +228,10 @@ export interface StorageTx {
    * of the record changes (not its version or updatedAt: the secret itself is the same).
    */
   readonly replaceSecret: (secret: StoredSecret, ciphertext: string) => Op<boolean>;
+}
 
+/** Upstream OAuth connections and the consents on their way (docs/api-rules.md §13). */
+export interface UpstreamConnectionStore {
   /**
    * Upstream OAuth connections (docs/api-rules.md §13), unique per (provider, tenant, principal); deleted with
    * their provider and with the server token they were made with.
@@ -222,13 +253,19 @@ export interface StorageTx {
   readonly takeUpstreamAuthorization: (id: string) => Op<UpstreamAuthorizationRow | undefined>;
   /** Deletes up to `limit` consents under way (of any tenant) that expired before `before`; answers how many. */
   readonly pruneUpstreamAuthorizations: (before: Date, limit: number) => Op<number>;
+}
 
+/** The audit trail (docs/api-rules.md §18). */
+export interface AuditStore {
   /** Stores an audit event (in the transaction of the change it records). */
   readonly insertAuditEvent: (row: AuditEventRow) => Op<void>;
   readonly searchAuditEvents: (search: AuditSearch) => Op<AuditPage>;
   /** Deletes up to `limit` events (of any tenant) older than `before`, oldest first; answers how many. */
   readonly pruneAuditEvents: (before: Date, limit: number) => Op<number>;
+}
 
+/** The state of the service's own OAuth authorization server (@mcpsm/mcp-oauth). */
+export interface OAuthServerStore {
   /**
    * Inserts a record of the service's OAuth authorization server, or replaces the one with its id; a
    * replacement keeps the stored `serverTokenId` and `consumedAt` when the new row has none.
@@ -250,7 +287,10 @@ export interface StorageTx {
   readonly deleteOAuthServerGrantsOfServerToken: (serverTokenId: string) => Op<number>;
   /** Deletes up to `limit` records that expired before `before`; answers how many. */
   readonly pruneOAuthServerRecords: (before: Date, limit: number) => Op<number>;
-  // Git connections and the git outbox (docs/api-rules.md §17).
+}
+
+/** Git connections and the git outbox (docs/api-rules.md §17). */
+export interface GitStore {
   /** Stores a git connection; its name is unique per tenant. */
   readonly insertGitConnection: (row: GitConnectionRow) => Op<void, UniqueViolation>;
   /** Deletes a git connection; the servers using it lose it (their `gitConnectionId` becomes null). */
@@ -281,16 +321,37 @@ export interface StorageTx {
    * atomically by the store: a change noted meanwhile is never lost.
    */
   readonly settleGitSync: (serverId: string, owner: string, outcome: GitSyncOutcome) => Op<boolean>;
-  /**
-   * The providers with `providerIds` and the tools with `toolIds`, of any tenant, each once and in no
-   * particular order (unknown ids are left out): a server write resolves everything it names in one round
-   * trip on SQL adapters.
-   */
-  readonly findProvidersAndTools: (
-    providerIds: ReadonlyArray<string>,
-    toolIds: ReadonlyArray<string>,
-  ) => Op<ProvidersAndTools>;
 }
+
+/**
+ * What the use cases need of a store, inside one transaction. Lists come in creation order (then id).
+ * Adapters enforce uniqueness and references themselves (so concurrent writers cannot break them) and
+ * report breaches as UniqueViolation / ReferenceViolation. `update*` with an expected version is a single
+ * compare-and-set and answers false when the stored version moved.
+ */
+export interface StorageTx
+  extends LockStore,
+    ProviderStore,
+    ToolStore,
+    PromptStore,
+    ResourceStore,
+    VariableStore,
+    ServerStore,
+    ServerTokenStore,
+    SecretStore,
+    UpstreamConnectionStore,
+    AuditStore,
+    OAuthServerStore,
+    GitStore {}
+
+/** The operations of a `StorageTx` that only read: what `Storage.read` offers. */
+export type ReadOperation = Extract<
+  keyof StorageTx,
+  `find${string}` | `list${string}` | `search${string}` | `count${string}` | "serversReferencing"
+>;
+
+/** Read-only work's view of the store: the reads of every capability, no write, no lock. */
+export type ReadTx = Pick<StorageTx, ReadOperation>;
 
 /**
  * The storage port. `transaction` runs `work` atomically: all its writes commit together, or none do
@@ -302,12 +363,6 @@ export class Storage extends Context.Tag("@mcpsm/domain/Storage")<
     readonly transaction: <A, E, R>(
       work: (tx: StorageTx) => Effect.Effect<A, E, R>,
     ) => Effect.Effect<A, E | Unavailable, R>;
-    readonly read: <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | Unavailable, R>;
-    /**
-     * The graph of server `id` as a read cache holds it now: the very object `findServerGraph` of a `read`
-     * would answer with, while it would; undefined when no current entry is held (or the adapter keeps none).
-     * Lets callers keep what they derive from a graph for exactly as long as the cache serves that graph.
-     */
-    readonly cachedServerGraph?: (id: string) => ServerGraph | undefined;
+    readonly read: <A, E, R>(work: (tx: ReadTx) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | Unavailable, R>;
   }
 >() {}

@@ -62,13 +62,8 @@ const tools = providerChildUseCases({
   kind: "tool",
   create: ToolCreate,
   patch: ToolPatch,
-  store: (tx) => ({
-    insert: tx.insertTool,
-    update: tx.updateTool,
-    remove: tx.deleteTool,
-    find: tx.findTool,
-    list: tx.listTools,
-  }),
+  reads: (tx) => ({ find: tx.findTool, list: tx.listTools }),
+  store: (tx) => ({ insert: tx.insertTool, update: tx.updateTool, remove: tx.deleteTool }),
   build: (input, base): ToolRow => ({
     ...base,
     method: input.method,
@@ -155,3 +150,12 @@ export const updateProviderTool = defineUseCase("updateProviderTool", (actor: Ac
 export const deleteProviderTool = defineUseCase("deleteProviderTool", (actor: Actor, input: ProviderToolRef) =>
   tools.remove(actor, input.providerId, input.toolId),
 );
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const PROVIDER_TOOL_USE_CASES = {
+  listProviderTools,
+  createProviderTool,
+  getProviderTool,
+  updateProviderTool,
+  deleteProviderTool,
+} as const;

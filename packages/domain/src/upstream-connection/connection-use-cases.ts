@@ -278,3 +278,6 @@ export const takeUpstreamConsent = (id: string) =>
 
 /** The provider a consent is for, as stored now (its `oauth2Config` says where to send the person). */
 export const upstreamConsentProvider = (providerId: string) => read((tx) => tx.findProvider(providerId));
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const CONNECTION_USE_CASES = { listProviderConnections, deleteProviderConnection } as const;

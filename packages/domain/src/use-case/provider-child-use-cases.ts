@@ -2,7 +2,7 @@ import { Effect, type Schema } from "effect";
 import { type AlreadyExists, type InvalidArgument, NotFound, type ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import type { ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
-import type { StorageTx } from "../storage/storage-port.js";
+import type { ReadTx, StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import type { Quotas } from "../tenancy/quotas.js";
 import { validateIds, validateInput } from "../validation/validate-input.js";
@@ -27,13 +27,17 @@ interface ChildBase {
   readonly updatedAt: Date;
 }
 
-/** The storage operations of one kind of provider child. */
-interface ChildStore<Row> {
+/** The storage reads of one kind of provider child. */
+interface ChildReads<Row> {
+  readonly find: (id: string) => Effect.Effect<Row | undefined>;
+  readonly list: (providerId: string) => Effect.Effect<ReadonlyArray<Row>>;
+}
+
+/** The storage writes of one kind of provider child. */
+interface ChildWrites<Row> {
   readonly insert: (row: Row) => Effect.Effect<void, UniqueViolation | ReferenceViolation>;
   readonly update: (row: Row) => Effect.Effect<void, UniqueViolation>;
   readonly remove: (id: string) => Effect.Effect<void, ReferenceViolation>;
-  readonly find: (id: string) => Effect.Effect<Row | undefined>;
-  readonly list: (providerId: string) => Effect.Effect<ReadonlyArray<Row>>;
 }
 
 /** What differs between tools, prompts and resources; the rules they share live in `providerChildUseCases`. */
@@ -43,7 +47,8 @@ export interface ProviderChildSpec<Row extends ChildBase, Create, Patch, Rec> {
   readonly create: Schema.Schema<Create, any>;
   // biome-ignore lint/suspicious/noExplicitAny: as above
   readonly patch: Schema.Schema<Patch, any>;
-  readonly store: (tx: StorageTx) => ChildStore<Row>;
+  readonly reads: (tx: ReadTx) => ChildReads<Row>;
+  readonly store: (tx: StorageTx) => ChildWrites<Row>;
   readonly build: (input: Create, base: ChildBase) => Row;
   readonly merge: (stored: Row, patch: Patch) => Row;
   readonly toRecord: (row: Row) => Rec;
@@ -65,8 +70,8 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
 ) => {
   const { kind } = spec;
   const idName = `${kind}ID`;
-  const childOf = (tx: StorageTx, providerId: string, id: string) =>
-    Effect.flatMap(spec.store(tx).find(id), (row) =>
+  const childOf = (tx: ReadTx, providerId: string, id: string) =>
+    Effect.flatMap(spec.reads(tx).find(id), (row) =>
       row !== undefined && row.providerId === providerId
         ? Effect.succeed(row)
         : Effect.fail(new NotFound({ kind, id })),
@@ -121,7 +126,7 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
         return yield* read((tx) =>
           Effect.gen(function* () {
             yield* visibleProvider(tx, actor, providerId);
-            return (yield* spec.store(tx).list(providerId)).map(spec.toRecord);
+            return (yield* spec.reads(tx).list(providerId)).map(spec.toRecord);
           }),
         );
       }),

@@ -11,9 +11,10 @@ import {
   PreconditionFailed,
   type Unavailable,
 } from "../errors/domain-errors.js";
+import { visibleTo } from "../provider/provider-visibility.js";
 import type { ProviderRow } from "../storage/rows.js";
 import type { ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
-import { Storage, type StorageTx } from "../storage/storage-port.js";
+import { type ReadTx, Storage, type StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 
 // Building blocks shared by the use cases: time, access rules, conflict mapping and optimistic retries.
@@ -73,7 +74,7 @@ export const transact = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E | 
   });
 
 /** Runs read-only work. */
-export const read = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>) =>
+export const read = <A, E, R>(work: (tx: ReadTx) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(Storage, (storage) => storage.read(work));
 
 /**
@@ -89,17 +90,16 @@ export const lockServer = (tx: StorageTx, id: string) => tx.lock(`server:${id}`)
 export const lockQuota = (tx: StorageTx, quota: string, owner: string) => tx.lock(`quota:${quota}:${owner}`);
 
 /** True when the actor may see the provider: its own, or a PUBLIC one. */
-export const canSee = (actor: Actor, row: ProviderRow): boolean =>
-  row.tenant === actor.tenant || row.visibilityType === "PUBLIC";
+export const canSee = (actor: Actor, row: ProviderRow): boolean => visibleTo(actor.tenant, row);
 
 /** A provider the actor can see (its own, or any PUBLIC one); otherwise 404. */
-export const visibleProvider = (tx: StorageTx, actor: Actor, id: string) =>
+export const visibleProvider = (tx: ReadTx, actor: Actor, id: string) =>
   Effect.flatMap(tx.findProvider(id), (row) =>
     row !== undefined && canSee(actor, row) ? Effect.succeed(row) : Effect.fail(new NotFound({ kind: "provider", id })),
   );
 
 /** A provider the actor may change: 404 when invisible, 403 when it is another tenant's PUBLIC provider. */
-export const ownedProvider = (tx: StorageTx, actor: Actor, id: string) =>
+export const ownedProvider = (tx: ReadTx, actor: Actor, id: string) =>
   Effect.flatMap(visibleProvider(tx, actor, id), (row) =>
     row.tenant === actor.tenant
       ? Effect.succeed(row)

@@ -1,71 +1,20 @@
 import type { Effect } from "effect";
-import { listAuditEvents } from "../audit/audit-listing.js";
+import { AUDIT_USE_CASES } from "../audit/audit-listing.js";
 import type { DomainError } from "../errors/domain-errors.js";
-import { exportServer } from "../export/export-use-cases.js";
-import { importServer } from "../export/server-import.js";
-import {
-  createGitConnection,
-  deleteGitConnection,
-  getGitConnection,
-  getServerGitSync,
-  listGitConnections,
-} from "../git-connection/git-connection-use-cases.js";
-import {
-  createProviderPrompt,
-  deleteProviderPrompt,
-  getProviderPrompt,
-  listProviderPrompts,
-  updateProviderPrompt,
-} from "../prompt/prompt-use-cases.js";
-import {
-  createProvider,
-  deleteProvider,
-  getProvider,
-  listProviders,
-  updateProvider,
-} from "../provider/provider-use-cases.js";
-import {
-  createProviderResource,
-  deleteProviderResource,
-  getProviderResource,
-  listProviderResources,
-  updateProviderResource,
-} from "../resource/resource-use-cases.js";
+import { EXPORT_USE_CASES } from "../export/export-use-cases.js";
+import { SERVER_IMPORT_USE_CASES } from "../export/server-import.js";
+import { GIT_CONNECTION_USE_CASES } from "../git-connection/git-connection-use-cases.js";
+import { PROVIDER_PROMPT_USE_CASES } from "../prompt/prompt-use-cases.js";
+import { PROVIDER_USE_CASES } from "../provider/provider-use-cases.js";
+import { PROVIDER_RESOURCE_USE_CASES } from "../resource/resource-use-cases.js";
 import type { Operation } from "../scopes/scope-policy.js";
-import {
-  addServerPrompt,
-  addServerResource,
-  addServerTool,
-  listServerPrompts,
-  listServerResources,
-  listServerTools,
-  removeServerPrompt,
-  removeServerResource,
-  removeServerTool,
-} from "../server/server-associations.js";
-import { createServer, deleteServer, getServer, listServers, updateServer } from "../server/server-use-cases.js";
-import {
-  createServerToken,
-  getServerToken,
-  listServerTokens,
-  revokeServerToken,
-} from "../server-token/server-token-use-cases.js";
+import { SERVER_MEMBER_USE_CASES } from "../server/server-associations.js";
+import { SERVER_USE_CASES } from "../server/server-use-cases.js";
+import { SERVER_TOKEN_USE_CASES } from "../server-token/server-token-use-cases.js";
 import type { Actor } from "../tenancy/actor.js";
-import {
-  createProviderTool,
-  deleteProviderTool,
-  getProviderTool,
-  listProviderTools,
-  updateProviderTool,
-} from "../tool/tool-use-cases.js";
-import {
-  createVariable,
-  deleteVariable,
-  getVariable,
-  listVariables,
-  updateVariable,
-} from "../variable/variable-use-cases.js";
-import { deleteProviderConnection, listProviderConnections } from "../upstream-connection/connection-use-cases.js";
+import { PROVIDER_TOOL_USE_CASES } from "../tool/tool-use-cases.js";
+import { CONNECTION_USE_CASES } from "../upstream-connection/connection-use-cases.js";
+import { VARIABLE_USE_CASES } from "../variable/variable-use-cases.js";
 import type { DomainServices } from "./domain-services.js";
 
 /** Any use case: a function of the actor and a typed input. */
@@ -77,63 +26,24 @@ export type WireOperation = "importProvider" | "resyncProvider";
 
 /**
  * Every management use case under its operation name (the names of the scope policy and of the OpenAPI
- * operations); the type makes a missing one a compile error. The Promise facade is built from it. The
+ * operations), gathered from each concept's own table; the type makes a missing one a compile error (a
+ * test, a misnamed one). The Promise facade and the management API's operations (@mcpsm/openapi) are built from it. The
  * OpenAPI import and re-sync are not in it yet: they still take wire bodies.
  */
 export const USE_CASES = {
-  listServers,
-  createServer,
-  getServer,
-  updateServer,
-  deleteServer,
-  listServerTools,
-  addServerTool,
-  removeServerTool,
-  listServerResources,
-  addServerResource,
-  removeServerResource,
-  listServerPrompts,
-  addServerPrompt,
-  removeServerPrompt,
-  createServerToken,
-  listServerTokens,
-  getServerToken,
-  revokeServerToken,
-  listProviders,
-  createProvider,
-  getProvider,
-  updateProvider,
-  deleteProvider,
-  listProviderTools,
-  createProviderTool,
-  getProviderTool,
-  updateProviderTool,
-  deleteProviderTool,
-  listProviderPrompts,
-  createProviderPrompt,
-  getProviderPrompt,
-  updateProviderPrompt,
-  deleteProviderPrompt,
-  listProviderResources,
-  createProviderResource,
-  getProviderResource,
-  updateProviderResource,
-  deleteProviderResource,
-  listVariables,
-  getVariable,
-  createVariable,
-  updateVariable,
-  deleteVariable,
-  listAuditEvents,
-  listProviderConnections,
-  deleteProviderConnection,
-  createGitConnection,
-  listGitConnections,
-  getGitConnection,
-  deleteGitConnection,
-  getServerGitSync,
-  exportServer,
-  importServer,
+  ...SERVER_USE_CASES,
+  ...SERVER_MEMBER_USE_CASES,
+  ...SERVER_TOKEN_USE_CASES,
+  ...PROVIDER_USE_CASES,
+  ...PROVIDER_TOOL_USE_CASES,
+  ...PROVIDER_PROMPT_USE_CASES,
+  ...PROVIDER_RESOURCE_USE_CASES,
+  ...VARIABLE_USE_CASES,
+  ...AUDIT_USE_CASES,
+  ...CONNECTION_USE_CASES,
+  ...GIT_CONNECTION_USE_CASES,
+  ...EXPORT_USE_CASES,
+  ...SERVER_IMPORT_USE_CASES,
 } as const satisfies { readonly [O in Exclude<Operation, WireOperation>]: AnyUseCase };
 
 /** The table's type: each operation's use case with its own input and output types. */

@@ -3,7 +3,7 @@ import { ConfigurationFault, ResourceExhausted } from "../errors/domain-errors.j
 import { newId } from "../ids/id.js";
 import { SecretCipher } from "../secrets/secret-cipher.js";
 import type { VariableRow } from "../storage/rows.js";
-import type { StorageTx } from "../storage/storage-port.js";
+import type { ReadTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
 import { alreadyExists, checkIfMatch, lockQuota, now, owned, read, transact } from "../use-case/use-case-kit.js";
@@ -16,7 +16,7 @@ import { VariableCreate, VariablePatch, type VariableType } from "./variable-sch
 const storedValue = (type: VariableType, value: string) =>
   type === "SECRET" ? Effect.flatMap(SecretCipher, (cipher) => cipher.encrypt(value)) : Effect.succeed(value);
 
-const ownedVariable = (tx: StorageTx, actor: Actor, id: string) =>
+const ownedVariable = (tx: ReadTx, actor: Actor, id: string) =>
   Effect.flatMap(tx.findVariable(id), (row) => owned(row, actor, "variable", id));
 
 /** Input of `createVariable`. */
@@ -146,3 +146,12 @@ export const resolveVariables = (tenant: string, names: ReadonlyArray<string>) =
     }
     return values;
   });
+
+/** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
+export const VARIABLE_USE_CASES = {
+  createVariable,
+  listVariables,
+  getVariable,
+  updateVariable,
+  deleteVariable,
+} as const;

@@ -4,9 +4,10 @@ import { bearerToken } from "@mcpsm/domain/schemas";
 import { Exit } from "effect";
 import { NoCredential } from "../error-mapping.js";
 import type { PublicSite } from "../http/public-url.js";
-import type { EffectRunner } from "../mcp-server.js";
+import type { EffectRunner } from "@mcpsm/upstream-http";
 import type { McpAuthentication } from "./mcp-authentication.js";
-import { type OAuthAccessTokenVerifier, oauthAuth } from "./oauth-auth.js";
+import type { OAuthAccessTokenVerifier } from "@mcpsm/domain/mcp";
+import { oauthAuth } from "./oauth-auth.js";
 import { serverTokenAuth } from "./server-token-auth.js";
 
 // The bearer token of an MCP request, checked by the scheme its form names: `mcps_…` is a server token,

@@ -1,7 +1,7 @@
 import { Unauthenticated, type Unavailable } from "@mcpsm/domain/errors";
 import { authenticateServerToken } from "@mcpsm/domain/mcp";
 import { Effect, type Exit } from "effect";
-import type { EffectRunner } from "../mcp-server.js";
+import type { EffectRunner } from "@mcpsm/upstream-http";
 import type { McpAuthentication } from "./mcp-authentication.js";
 
 // Server tokens (`mcps_…`): checked against the store by the domain, bound to the one server they were made for.

@@ -1,6 +1,10 @@
 import { Effect } from "effect";
-import type { UpstreamResponse } from "../upstream-client.js";
-import type { UpstreamAuthorization, UpstreamTokenAnswer, UpstreamTokenRequest } from "./upstream-authorization.js";
+import type {
+  UpstreamAuthorization,
+  UpstreamResponse,
+  UpstreamTokenAnswer,
+  UpstreamTokenRequest,
+} from "@mcpsm/upstream-http";
 
 /** The response of an exchange sent with the caller's upstream token, or the token answer that stopped it. */
 export type SentWithToken =

@@ -8,13 +8,20 @@ import pg from "pg";
 const prepareValue = (pg as unknown as { readonly utils: { readonly prepareValue: (value: unknown) => unknown } }).utils
   .prepareValue;
 
-/** A `$n` placeholder outside a quoted string or identifier (the literal alternatives are kept as they are). */
-const PLACEHOLDER = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g;
+/**
+ * The lexical pieces of SQL text a `$n` may hide in, each kept as it is, then a `$n` placeholder (group
+ * `n`), then an opener that none of the kept pieces closed (group `open`: the text is not understood).
+ * Kept: escape strings `E'…'` (backslash escapes), standard strings `'…'`, quoted identifiers `"…"`,
+ * dollar-quoted strings `$tag$…$tag$` and `$$…$$`, line comments `-- …` and block comments.
+ */
+const PLACEHOLDER =
+  /(?<![\w$])[Ee]'(?:[^'\\]|\\[\s\S]|'')*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\1\$|--[^\n]*|\/\*[\s\S]*?\*\/|\$(?<n>\d+)|(?<open>['"]|\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$|\/\*)/g;
 
 /**
  * `sql` with each `$n` replaced by parameter n as a quoted literal (`null` for null), so that it can join
  * other statements in a simple query. Undefined when a parameter has no safe text form (binary data, a NUL
- * character, which a simple query cannot carry) or a placeholder has no parameter: send it on its own then.
+ * character, which a simple query cannot carry), a placeholder has no parameter, or the text holds a quote,
+ * dollar quote or comment left open (or a nested block comment): send it on its own then.
  * Quoted literals are untyped, as parameters are, so PostgreSQL infers the same types.
  */
 export const inlineParams = (sql: string, params: ReadonlyArray<unknown>): string | undefined => {
@@ -27,9 +34,12 @@ export const inlineParams = (sql: string, params: ReadonlyArray<unknown>): strin
     else return undefined;
   }
   let complete = true;
-  const inlined = sql.replace(PLACEHOLDER, (match, n: string | undefined) => {
-    if (n === undefined) return match;
-    const literal = literals[Number(n) - 1];
+  const inlined = sql.replace(PLACEHOLDER, (match: string, ...rest: Array<unknown>) => {
+    const groups = rest.at(-1) as { readonly n?: string; readonly open?: string };
+    // A block comment nests in PostgreSQL; an opener left unclosed: the text is not what this reads it as.
+    if (groups.open !== undefined || (match.startsWith("/*") && match.slice(2).includes("/*"))) complete = false;
+    if (groups.n === undefined) return match;
+    const literal = literals[Number(groups.n) - 1];
     if (literal === undefined) complete = false;
     return literal ?? match;
   });

@@ -1,6 +1,6 @@
 import { type Dispatcher, fetch as undiciFetch } from "undici";
-import { refusedIn } from "../network-policy.js";
-import type { UpstreamLimits } from "../upstream-client.js";
+import { refusedIn } from "./network-policy.js";
+import type { UpstreamLimits } from "./upstream-client.js";
 import type { PolicyFetch } from "./upstream-authorization.js";
 
 // Outbound HTTP for authorization servers (`tokenURL`, metadata), under exactly the rules of upstream calls:

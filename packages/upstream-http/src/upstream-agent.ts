@@ -1,6 +1,6 @@
 import type { lookup } from "node:dns";
 import type { Agent } from "undici";
-import type { McpSettings } from "./config.js";
+
 import { networkPolicy, policyAgent } from "./network-policy.js";
 
 /**
@@ -9,7 +9,7 @@ import { networkPolicy, policyAgent } from "./network-policy.js";
  * caller that goes out under that policy (MCP upstream calls, token endpoints, import.url, git pushes).
  */
 export const upstreamAgent = (
-  settings: Pick<McpSettings, "upstreamAllowedNetworks" | "upstreamTimeoutMs">,
+  settings: { readonly upstreamAllowedNetworks: ReadonlyArray<string>; readonly upstreamTimeoutMs: number },
   resolve?: typeof lookup,
 ): Agent =>
   policyAgent({

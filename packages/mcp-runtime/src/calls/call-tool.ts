@@ -1,0 +1,157 @@
+import { InvalidArgument } from "@mcpsm/domain/errors";
+import {
+  type McpCaller,
+  planUpstreamRequest,
+  resolveToolHeaders,
+  serverScopesOf,
+  upstreamHeaders,
+  withFixedQuery,
+} from "@mcpsm/domain/mcp";
+import type { ProviderRow, ToolRow } from "@mcpsm/domain/storage";
+import { SecretCipher } from "@mcpsm/domain/use-cases";
+import { callUpstream, type UpstreamCall, type UpstreamTokenRequest } from "@mcpsm/upstream-http";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { Cause, Effect, Exit } from "effect";
+import { argumentProblems } from "../argument-validator.js";
+import type { CompiledServer, CompiledTool } from "../compiled-server.js";
+import { toolFailure } from "../error-mapping.js";
+import type { UpstreamObserver } from "../instrumentation.js";
+import { sendWithUpstreamToken } from "../upstream-auth/send-with-upstream-token.js";
+import { ConsentRequired } from "./consent.js";
+import { encodedBody } from "../request-body/encoded-body.js";
+import { checkedAnswer } from "../tool-output/answer-check.js";
+import { errorResult, toolResultOf } from "./tool-result.js";
+import type { UpstreamServices } from "./upstream-services.js";
+
+// A tools/call: the arguments checked, the upstream request planned with the domain's rules, sent with the
+// caller's upstream OAuth token when the provider needs one, and its answer mapped to a tool result.
+
+/** An upstream exchange, observed (the observer may add headers such as `traceparent`). */
+export const observedUpstream = (services: UpstreamServices, observe: UpstreamObserver, call: UpstreamCall) =>
+  observe({ method: call.method, url: call.url }, (extra) =>
+    callUpstream(
+      services.dispatcher,
+      extra.length === 0 ? call : { ...call, headers: [...call.headers, ...extra] },
+      services.limits,
+    ),
+  );
+
+/** A `tools/call`: arguments checked, the request planned, header variables resolved, the upstream called. */
+const callTool = (
+  services: UpstreamServices,
+  observe: UpstreamObserver,
+  compiled: CompiledServer,
+  tool: CompiledTool,
+  given: unknown,
+  incoming: Headers | undefined,
+  signal: AbortSignal,
+  principal: McpCaller,
+) =>
+  Effect.gen(function* () {
+    // Fixed query values (`const` properties) are the service's to send: filled in before the check.
+    const args = withFixedQuery(tool.row, given);
+    const problems = argumentProblems(tool.row, args);
+    if (problems.length > 0)
+      return yield* new InvalidArgument({
+        detail: `invalid arguments:\n${problems.map((p) => `- ${p}`).join("\n")}`,
+        errors: problems.map((line) => {
+          const at = line.indexOf(": ");
+          return at < 0
+            ? { path: "arguments", message: line }
+            : { path: line.slice(0, at), message: line.slice(at + 2) };
+        }),
+      });
+    const plan = yield* planUpstreamRequest(tool.provider.baseURL, tool.row, (args ?? {}) as Record<string, unknown>);
+    const toolHeaders = yield* resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers);
+    const body = yield* Effect.promise(() => encodedBody(plan.body));
+    const send = (bearer: string | undefined) =>
+      Effect.flatten(
+        Effect.promise(() =>
+          observedUpstream(services, observe, {
+            method: plan.method,
+            url: plan.url,
+            headers: upstreamHeaders(
+              compiled.forwardRequestHeaders,
+              incoming?.entries(),
+              bearer === undefined ? toolHeaders : [...toolHeaders, ["Authorization", `Bearer ${bearer}`]],
+              body,
+              services.userAgent,
+            ),
+            body: body?.data,
+            signal,
+          }),
+        ),
+      );
+    const sent = yield* sendWithUpstreamToken(
+      services.authorization,
+      tokenRequest(services, compiled, tool, principal),
+      send,
+    );
+    if (sent.kind === "failure") return errorResult(sent.message);
+    if (sent.kind === "consent") return new ConsentRequired(sent);
+    return checkedAnswer(tool.row, toolResultOf(sent.response, services.limits), services);
+  });
+
+/** The token request of a tool whose provider has `oauth2Config`; undefined for the others. */
+export const tokenRequest = (
+  services: UpstreamServices,
+  compiled: CompiledServer,
+  tool: { readonly provider: ProviderRow; readonly row?: ToolRow },
+  principal: McpCaller,
+): UpstreamTokenRequest | undefined => {
+  const config = tool.provider.oauth2Config;
+  if (config === null || services.authFetch === undefined) return undefined;
+  const serverScopes = serverScopesOf(compiled.tools.values(), tool.provider.id);
+  const cipherText = config.clientSecretCipher;
+  return {
+    provider: { ...tool.provider, oauth2Config: config },
+    // A resource declares no scopes: a read asks for those of the server's tools of its provider.
+    scopes: tool.row?.oauth2Scopes ?? serverScopes,
+    clientSecret: async () => {
+      if (cipherText === null) return "";
+      const exit = await services.runner.runPromiseExit(
+        Effect.flatMap(SecretCipher, (cipher) => cipher.decrypt(cipherText)),
+      );
+      if (Exit.isSuccess(exit)) return exit.value;
+      throw Cause.squash(exit.cause);
+    },
+    caller: principal,
+    serverId: compiled.id,
+    tenant: compiled.tenant,
+    serverScopes,
+    fetch: services.authFetch,
+  };
+};
+
+/** The request a tools/call answers: its headers (when the SDK has them), its id and its abort signal. */
+export interface ToolCallRequest {
+  readonly incoming: Headers | undefined;
+  readonly id: string | number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A tools/call run as the SDK handler and the fast lane both run it: registered so that the caller's
+ * `notifications/cancelled` for the request id aborts the upstream call; a failure the model can act on is a
+ * tool error result, any other failure is thrown as its JSON-RPC error.
+ */
+export const runToolCall = async (
+  services: UpstreamServices,
+  observe: UpstreamObserver,
+  compiled: CompiledServer,
+  caller: string,
+  principal: McpCaller,
+  tool: CompiledTool,
+  args: unknown,
+  request: ToolCallRequest,
+): Promise<CallToolResult | ConsentRequired> => {
+  const call = services.inFlight.start(caller, request.id, request.signal);
+  try {
+    const exit = await services.runner.runPromiseExit(
+      callTool(services, observe, compiled, tool, args, request.incoming, call.signal, principal),
+    );
+    return Exit.isFailure(exit) ? toolFailure(exit.cause, services.log) : exit.value;
+  } finally {
+    call.done();
+  }
+};

@@ -1,0 +1,24 @@
+import type { EffectRunner, PolicyFetch, UpstreamAuthorization, UpstreamLimits } from "@mcpsm/upstream-http";
+import type { Dispatcher } from "undici";
+import type { McpLogger } from "../error-mapping.js";
+import type { InFlightCalls } from "../exchange/in-flight-calls.js";
+import type { McpInstrumentation } from "../instrumentation.js";
+
+/** What a tool call or a resource read needs besides the compiled server: the runner, the agent, limits, observers. */
+export interface UpstreamServices {
+  readonly runner: EffectRunner;
+  /** Where outages, configuration faults and defects are reported. */
+  readonly log: McpLogger;
+  readonly dispatcher: Dispatcher;
+  readonly limits: UpstreamLimits;
+  /** Sent as User-Agent when neither the tool nor a forwarded header sets one. */
+  readonly userAgent: string;
+  /** Observes operations and upstream exchanges (metrics, traces). */
+  readonly instrumentation: McpInstrumentation;
+  /** Running calls a client's `notifications/cancelled` may abort. */
+  readonly inFlight: InFlightCalls;
+  /** Access tokens for providers with `oauth2Config` (docs/api-rules.md §13); none: such tools go without. */
+  readonly authorization?: UpstreamAuthorization | undefined;
+  /** Outbound HTTP for authorization servers, under the same network policy and limits as upstream calls. */
+  readonly authFetch?: PolicyFetch | undefined;
+}
