@@ -68,6 +68,9 @@ const registering = () => () =>
     }),
   });
 
+// The $ref chains import compact since shared schemas stay shared (docs/api-rules.md §15a): each schema is held
+// once in the tool schema's `$defs`, so their answer is a 200 dry run (or 429 past the per-tenant limit).
+const COMPACT = new Set(["$ref chain S1..S6 (new leaf each time)", "$ref chain S1..S8"]);
 const rows = [
   ["$ref chain S1..S6 (new leaf each time)", (i) => importing(refChain(6, `leaf ${i}`))],
   ["$ref chain S1..S8", () => importing(refChain(8, "leaf"))],
@@ -100,12 +103,13 @@ const probe = () => {
   };
 };
 
-const send = async (request, statuses) => {
+const send = async (request, statuses, okAllowed) => {
   const res = await request();
   const text = await res.text();
   const key = `${res.status}`;
   statuses.set(key, (statuses.get(key) ?? 0) + 1);
-  if (res.status < 400 || res.status >= 500) console.log(`  unexpected ${res.status}: ${text.slice(0, 200)}`);
+  const expected = res.status === 429 || (okAllowed ? res.status === 200 : res.status >= 400 && res.status < 500);
+  if (!expected) console.log(`  unexpected ${res.status}: ${text.slice(0, 200)}`);
   return text;
 };
 
@@ -119,8 +123,9 @@ for (const [label, make] of rows.filter(([label]) => label.includes(ONLY))) {
   const statuses = new Map();
   const started = performance.now();
   let example = "";
-  for (let i = 0; i < TIMES; i++) example = await send(make(i), statuses);
-  for (let i = 0; i < TIMES; i += 4) await Promise.all([0, 1, 2, 3].map((k) => send(make(TIMES + i + k), statuses)));
+  for (let i = 0; i < TIMES; i++) example = await send(make(i), statuses, COMPACT.has(label));
+  for (let i = 0; i < TIMES; i += 4)
+    await Promise.all([0, 1, 2, 3].map((k) => send(make(TIMES + i + k), statuses, COMPACT.has(label))));
   const took = performance.now() - started;
   const latencies = (await healthz.stop()).sort((a, b) => a - b);
   const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))];
