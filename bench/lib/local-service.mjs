@@ -23,21 +23,28 @@ export const startLocalService = async () => {
     { logger: pino({ level: "silent" }) },
   );
   const admin = await mintDevToken(dataDir, { subject: "bench" });
-  /** POST a management-API body, answering the JSON (throws on a non-2xx answer). */
-  const api = async (path, body) => {
+  /** POST a management-API body, answering its status and JSON whatever the status. */
+  const post = async (path, body) => {
     const response = await fetch(`${service.url}${path}`, {
       method: "POST",
       headers: { Authorization: `Bearer ${admin}`, "Content-Type": "application/json" },
       body: JSON.stringify(body),
     });
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-    return response.json();
+    const text = await response.text();
+    return { status: response.status, body: text === "" ? undefined : JSON.parse(text) };
+  };
+  /** POST a management-API body, answering the JSON (throws on a non-2xx answer). */
+  const api = async (path, body) => {
+    const answer = await post(path, body);
+    if (answer.status < 200 || answer.status > 299)
+      throw new Error(`${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return answer.body;
   };
   const close = async () => {
     await service.close();
     await rm(dataDir, { recursive: true, force: true });
   };
-  return { url: service.url, api, close };
+  return { url: service.url, api, post, close };
 };
 
 /** A local upstream answering every request with one small JSON item; `close()` at the end. */
