@@ -5,6 +5,8 @@
 //   node bench/tool-search/quality.mjs --held-aside  the held-aside tasks (score these only at the end)
 //   node bench/tool-search/quality.mjs --held-aside-2  the second held-aside set (tasks-held-aside-2.json,
 //                                                      written before round two's tuning; score only at the end)
+//   node bench/tool-search/quality.mjs --held-aside-3  the third held-aside set (tasks-held-aside-3.json,
+//                                                      written before round three; score only at the end)
 //   node bench/tool-search/quality.mjs --all         every task of tasks.json
 //   ... --misses                                     also list the full pipeline's misses at @5
 // (after `./run build`; the first run maps the 18 descriptions, ≈ 45 s, then reads a cache.)
@@ -16,14 +18,16 @@ import MiniSearch from "minisearch";
 import { loadCatalog } from "./catalog.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const split = process.argv.includes("--held-aside-2")
-  ? "held-aside-2"
-  : process.argv.includes("--held-aside")
-    ? "held-aside"
-    : process.argv.includes("--all")
-      ? "all"
-      : "dev";
-const taskFile = split === "held-aside-2" ? "tasks-held-aside-2.json" : "tasks.json";
+const split = process.argv.includes("--held-aside-3")
+  ? "held-aside-3"
+  : process.argv.includes("--held-aside-2")
+    ? "held-aside-2"
+    : process.argv.includes("--held-aside")
+      ? "held-aside"
+      : process.argv.includes("--all")
+        ? "all"
+        : "dev";
+const taskFile = split.startsWith("held-aside-") ? `tasks-${split}.json` : "tasks.json";
 const allTasks = JSON.parse(readFileSync(resolve(here, taskFile), "utf8")).tasks;
 const catalog = await loadCatalog();
 const ids = new Set(catalog.map((c) => c.id));
