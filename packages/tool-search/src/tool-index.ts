@@ -1,6 +1,7 @@
 import { Bm25Index, type QueryTerm } from "./bm25-index.js";
 import { intentFactor, lastSegment, methodIntent } from "./intent.js";
 import { oneLine } from "./one-line.js";
+import { rewritePhrases } from "./phrases.js";
 import { EVERYDAY_WEIGHT, everydayWords } from "./everyday-words.js";
 import { compileSafeRegex } from "./safe-regex.js";
 import { SYNONYM_WEIGHT, synonymsOf } from "./synonyms.js";
@@ -63,6 +64,8 @@ export interface ToolIndexOptions {
   readonly thesaurus?: boolean;
   /** Everyday words → API words (everyday-words.ts). */
   readonly everyday?: boolean;
+  /** Phrasal verbs and set phrases → API words (phrases.ts). */
+  readonly phrases?: boolean;
 }
 
 /** How much of each argument description is indexed. */
@@ -126,6 +129,7 @@ export class ToolIndex {
   private readonly everydayWeight: number;
   private readonly intent: boolean;
   private readonly depthPenalty: number;
+  private readonly phrases: boolean;
 
   constructor(tools: ReadonlyArray<SearchableTool>, options: ToolIndexOptions = {}) {
     this.tools = tools;
@@ -133,6 +137,7 @@ export class ToolIndex {
     this.everydayWeight = options.everyday === false ? 0 : (options.everydayWeight ?? EVERYDAY_WEIGHT);
     this.intent = options.intent !== false;
     this.depthPenalty = options.depthPenalty ?? DEPTH_PENALTY;
+    this.phrases = options.phrases !== false;
     const intent = this.intent;
     const boosts = { ...FIELD_BOOSTS, ...options.boosts };
     this.index = new Bm25Index(
@@ -189,14 +194,15 @@ export class ToolIndex {
   }
 
   private searchText(query: string, limit: number): Array<ToolHit> {
-    const own = terms(query);
+    const queryWords = this.phrases ? rewritePhrases(words(query)) : words(query);
+    const own = terms(queryWords.join(" "));
     // Question words are filler for matching but say what is asked ("who" → members, "how many" → count).
-    const questions = words(query).filter(isStopWord).map(stem);
+    const questions = queryWords.filter(isStopWord).map(stem);
     const weights = queryTerms(own, questions, this.synonymWeight, this.everydayWeight);
     if (weights.size === 0) return [];
     if (!this.intent) return this.index.search(weights, limit).map((r) => this.hit(r.doc, r.score));
     // Re-rank the best candidates by how well their method fits the query's verb; equal scores keep order.
-    const intent = methodIntent(words(query).map(stem));
+    const intent = methodIntent(queryWords.map(stem));
     const tools = this.tools;
     return this.index
       .search(weights, Math.max(limit, RERANK_DEPTH))
