@@ -16,7 +16,10 @@ const INTENT_WORDS: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
     "list get show fetch retriev read view see find search look lookup display which what who whom whose when how many much is are does did check count histori",
     READ,
   ],
-  ["create add new make post insert open start upload send book schedul invit regist subscrib", CREATE],
+  [
+    "create add new make post insert open start upload send book schedul invit regist subscrib give grant store save keep put allow let ask request remind",
+    CREATE,
+  ],
   ["updat edit modifi chang renam set mark move replac adjust fix turn enabl disabl", CHANGE],
   ["delet remov eras destroy drop purg trash discard cancel revok unsubscrib", REMOVE],
 ];
@@ -28,13 +31,23 @@ for (const [words, methods] of INTENT_WORDS)
     intentByStem.set(stem(w), methods);
   }
 
-/** The methods a query's first intent word points to (most likely first), or undefined when it has none. */
-export const methodIntent = (queryStems: ReadonlyArray<string>): ReadonlyArray<string> | undefined => {
+/** An order in words no intent word knows ("ring a number", "nudge me at 5"): some write, not a read. */
+export const ACT: ReadonlyArray<string> = ["POST", "PUT", "PATCH", "DELETE"];
+
+/**
+ * The methods a query's first intent word points to (most likely first); ACT when it has none but opens
+ * with a word `known` says no tool uses (an everyday verb: an order); else undefined.
+ */
+export const methodIntent = (
+  queryStems: ReadonlyArray<string>,
+  known: (stem: string) => boolean = () => true,
+): ReadonlyArray<string> | undefined => {
   for (const s of queryStems) {
     const methods = intentByStem.get(s);
     if (methods !== undefined) return methods;
   }
-  return undefined;
+  const first = queryStems[0];
+  return first !== undefined && !known(first) ? ACT : undefined;
 };
 
 /** How much a tool's score is raised when its method is the query's likeliest (1st) or a possible one. */
@@ -43,6 +56,7 @@ export const INTENT_BOOST = [1.3, 1.1] as const;
 /** The factor for a tool with `method` given the query's intent. */
 export const intentFactor = (intent: ReadonlyArray<string> | undefined, method: string): number => {
   if (intent === undefined) return 1;
+  if (intent === ACT) return ACT.includes(method) ? INTENT_BOOST[1] : 1;
   const at = intent.indexOf(method);
   return at === 0 ? INTENT_BOOST[0] : at > 0 ? INTENT_BOOST[1] : 1;
 };

@@ -3,7 +3,7 @@
 // ("get" says read, "up" says nothing), so a query's phrase is replaced by the API words it means before
 // the search reads it. General English only: no entry names one API's operation.
 //
-// A phrasal verb's particle may stand a few words after its verb ("kick everyone out", "turn the music up").
+// A phrasal verb's particle may stand a few words after its verb ("kick everyone out", "hand the ticket to").
 
 /** How many words may stand between a phrasal verb and its particle. */
 const GAP = 3;
@@ -46,6 +46,8 @@ const ENTRIES: ReadonlyArray<readonly [string, string]> = [
   ["roll back", "revert restore"],
   ["bring back", "restore untrash"],
   ["put back", "restore untrash"],
+  ["hand … to", "assign transfer"],
+  ["give … to", "assign transfer"],
   ["hand over", "assign transfer"],
   ["hand off", "assign transfer"],
   ["pass on", "forward"],
@@ -90,6 +92,11 @@ const ENTRIES: ReadonlyArray<readonly [string, string]> = [
   ["on repeat", "repeat"],
   ["again and again", "repeat"],
   ["to do", "task"],
+  ["every time", "webhook event"],
+  ["each time", "webhook event"],
+  ["signed up", "registrants registered subscribed members"],
+  ["how did", "get report stats"],
+  ["at once", "conference"],
   // money
   ["top up", "add funds balance"],
   ["pay out", "payout"],
@@ -108,14 +115,15 @@ interface Phrase {
 
 const byFirstWord = new Map<string, Array<Phrase>>();
 for (const [phrase, api] of ENTRIES) {
-  const words = phrase.split(" ");
+  // "hand … to": a verb and a preposition that may have the verb's object between them.
+  const words = phrase.split(" ").filter((w) => w !== "…");
   const first = words[0] as string;
   const list = byFirstWord.get(first) ?? [];
   byFirstWord.set(first, list);
   list.push({
     words,
     replacement: api.split(" "),
-    separable: words.length === 2 && PARTICLES.has(words[1] as string),
+    separable: words.length === 2 && (PARTICLES.has(words[1] as string) || phrase.includes("…")),
   });
 }
 // Longer phrases first, so "keep an eye on" wins over a shorter one with the same first word.

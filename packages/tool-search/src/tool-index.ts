@@ -66,6 +66,8 @@ export interface ToolIndexOptions {
   readonly everyday?: boolean;
   /** Phrasal verbs and set phrases → API words (phrases.ts). */
   readonly phrases?: boolean;
+  /** A query opening with a word no tool uses is an order: favour writes (intent.ts ACT). */
+  readonly act?: boolean;
 }
 
 /** How much of each argument description is indexed. */
@@ -130,6 +132,7 @@ export class ToolIndex {
   private readonly intent: boolean;
   private readonly depthPenalty: number;
   private readonly phrases: boolean;
+  private readonly act: boolean;
 
   constructor(tools: ReadonlyArray<SearchableTool>, options: ToolIndexOptions = {}) {
     this.tools = tools;
@@ -138,6 +141,7 @@ export class ToolIndex {
     this.intent = options.intent !== false;
     this.depthPenalty = options.depthPenalty ?? DEPTH_PENALTY;
     this.phrases = options.phrases !== false;
+    this.act = options.act !== false;
     const intent = this.intent;
     const boosts = { ...FIELD_BOOSTS, ...options.boosts };
     this.index = new Bm25Index(
@@ -202,7 +206,7 @@ export class ToolIndex {
     if (weights.size === 0) return [];
     if (!this.intent) return this.index.search(weights, limit).map((r) => this.hit(r.doc, r.score));
     // Re-rank the best candidates by how well their method fits the query's verb; equal scores keep order.
-    const intent = methodIntent(queryWords.map(stem));
+    const intent = methodIntent(queryWords.map(stem), this.act ? (s) => isStopWord(s) || this.index.has(s) : undefined);
     const tools = this.tools;
     return this.index
       .search(weights, Math.max(limit, RERANK_DEPTH))
