@@ -1,8 +1,11 @@
+import { stem } from "./text.js";
+
 // Phrasal verbs and set phrases: everyday English whose meaning is not in its words ("get rid of" is
 // delete, "hang up" ends a call, "sign off on" approves). Each word of them alone misleads the search
 // ("get" says read, "up" says nothing), so a query's phrase is replaced by the API words it means before
 // the search reads it. General English only: no entry names one API's operation.
 //
+// Phrases match on stems, so "signed up" and "logged in" are "sign up" and "log in".
 // A phrasal verb's particle may stand a few words after its verb ("kick everyone out", "hand the ticket to").
 
 /** How many words may stand between a phrasal verb and its particle. */
@@ -68,6 +71,13 @@ const ENTRIES: ReadonlyArray<readonly [string, string]> = [
   ["thumbs down", "reject reaction"],
   ["green light", "approve"],
   // reading and following
+  ["get notified", "watch webhook notification subscribe"],
+  ["be notified", "watch webhook notification subscribe"],
+  ["get pinged", "watch webhook notification subscribe"],
+  ["get alerted", "watch webhook notification subscribe"],
+  ["be told", "watch webhook notification subscribe"],
+  ["get a new", "create new"],
+  ["who am i", "get me myself current authenticated user"],
   ["look up", "get search"],
   ["find out", "get"],
   ["check on", "get status"],
@@ -105,7 +115,7 @@ const ENTRIES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** Particles: a phrase whose last word is one of these may have words between its verb and it. */
-const PARTICLES = new Set(["up", "down", "off", "out", "away", "back", "on", "in", "over"]);
+const PARTICLES = new Set(["up", "down", "off", "out", "away", "back", "on", "in", "over"].map(stem));
 
 interface Phrase {
   readonly words: ReadonlyArray<string>;
@@ -116,7 +126,10 @@ interface Phrase {
 const byFirstWord = new Map<string, Array<Phrase>>();
 for (const [phrase, api] of ENTRIES) {
   // "hand … to": a verb and a preposition that may have the verb's object between them.
-  const words = phrase.split(" ").filter((w) => w !== "…");
+  const words = phrase
+    .split(" ")
+    .filter((w) => w !== "…")
+    .map(stem);
   const first = words[0] as string;
   const list = byFirstWord.get(first) ?? [];
   byFirstWord.set(first, list);
@@ -143,12 +156,13 @@ const matchAt = (words: ReadonlyArray<string>, at: number, phrase: Phrase): Arra
 export const rewritePhrases = (words: ReadonlyArray<string>): Array<string> => {
   const out: Array<string> = [];
   const dropped = new Set<number>();
+  const stems = words.map(stem);
   for (let i = 0; i < words.length; i++) {
     if (dropped.has(i)) continue;
     const word = words[i] as string;
-    const candidates = byFirstWord.get(word);
+    const candidates = byFirstWord.get(stems[i] as string);
     const match = candidates
-      ?.map((phrase) => ({ phrase, at: matchAt(words, i, phrase) }))
+      ?.map((phrase) => ({ phrase, at: matchAt(stems, i, phrase) }))
       .find((m) => m.at !== undefined);
     if (match?.at === undefined) {
       out.push(word);
