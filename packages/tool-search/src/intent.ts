@@ -17,7 +17,7 @@ const INTENT_WORDS: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
     READ,
   ],
   [
-    "create add new make post insert open start upload send book schedul invit regist subscrib give grant store save keep put allow let ask request remind",
+    "create add new make post insert open start upload send book schedul invit regist subscrib give grant store save keep put allow let ask request",
     CREATE,
   ],
   ["updat edit modifi chang renam set mark move replac adjust fix turn enabl disabl", CHANGE],

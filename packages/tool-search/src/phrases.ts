@@ -58,10 +58,9 @@ const ENTRIES: ReadonlyArray<readonly [string, string]> = [
   ["break down", "subtask split"],
   ["split up", "subtask split"],
   // people
-  ["sign up", "add subscribe register member"],
+  ["sign up", "add subscribe register registrants member"],
   ["opt in", "subscribe"],
-  ["opt out", "unsubscribe"],
-  ["opted out", "unsubscribed unsubscribe"],
+  ["opt out", "unsubscribe unsubscribed"],
   ["let in", "invite add member"],
   ["bring in", "invite add member"],
   ["team up", "collaborator add"],
@@ -104,7 +103,6 @@ const ENTRIES: ReadonlyArray<readonly [string, string]> = [
   ["to do", "task"],
   ["every time", "webhook event"],
   ["each time", "webhook event"],
-  ["signed up", "registrants registered subscribed members"],
   ["how did", "get report stats"],
   ["at once", "conference"],
   // money
