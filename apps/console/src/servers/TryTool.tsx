@@ -124,7 +124,7 @@ export const TryTool = (props: { readonly serverId: string }) => {
           >
             <Label>Tool ({tools.length})</Label>
             <div className="combo">
-              <Input placeholder="type to filter by name" />
+              <Input className="combo-input" placeholder="type to filter by name" />
               <Button className="button small" aria-label="Show the tools">
                 ▾
               </Button>
