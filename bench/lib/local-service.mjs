@@ -13,12 +13,14 @@ import { startService } from "@mcpsm/api/dist/service.js";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import pino from "pino";
 
-export const startLocalService = async () => {
+/** `overrides`: settings of the service's configuration a bench is about (e.g. `quotas`). */
+export const startLocalService = async (overrides = {}) => {
   const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-bench-"));
   const service = await startService(
     localConfig(dataDir, {
       mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }),
       security: { ...DEFAULT_SECURITY_SETTINGS, rateLimit: { ...DEFAULT_SECURITY_SETTINGS.rateLimit, enabled: false } },
+      ...overrides,
     }),
     { logger: pino({ level: "silent" }) },
   );
@@ -44,7 +46,7 @@ export const startLocalService = async () => {
     await service.close();
     await rm(dataDir, { recursive: true, force: true });
   };
-  return { url: service.url, api, post, close };
+  return { url: service.url, api, post, close, token: admin };
 };
 
 /** A local upstream answering every request with one small JSON item; `close()` at the end. */

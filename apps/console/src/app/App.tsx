@@ -1,3 +1,4 @@
+import { releaseConsoleCredentials } from "../servers/console-credential.js";
 import { lazy, Suspense } from "react";
 import { Button } from "react-aria-components";
 import { setToken, tokenClaims, useSession } from "../api/session.js";
@@ -82,7 +83,13 @@ export const App = () => {
         </nav>
         <span className="who">
           {who !== undefined && <span className="muted">{who}</span>}{" "}
-          <Button className="button small" onPress={() => setToken("")}>
+          <Button
+            className="button small"
+            onPress={() => {
+              releaseConsoleCredentials();
+              setToken("");
+            }}
+          >
             Sign out
           </Button>
         </span>

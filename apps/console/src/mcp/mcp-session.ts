@@ -21,6 +21,15 @@ export interface McpCallResult {
 /** An MCP error answer (JSON-RPC error or an HTTP failure). */
 export class McpError extends Error {}
 
+/** One tools/call as it happened: the JSON-RPC request sent, the HTTP status, the time to the full answer. */
+export interface McpCallTrace {
+  readonly request: object;
+  readonly status: number;
+  readonly milliseconds: number;
+  readonly result?: McpCallResult;
+  readonly error?: string;
+}
+
 const readAnswer = async (response: Response): Promise<unknown> => {
   const type = response.headers.get("content-type") ?? "";
   const text = await response.text();
@@ -108,6 +117,33 @@ export const mcpSession = (serverId: string, token: string) => {
     callTool: async (name: string, args: Record<string, unknown>): Promise<McpCallResult> => {
       await open();
       return (await request("tools/call", { name, arguments: args })) as McpCallResult;
+    },
+    /** Calls one tool and reports the request sent, the status and the latency along with the answer. */
+    traceCall: async (name: string, args: Record<string, unknown>): Promise<McpCallTrace> => {
+      await open();
+      const message = { jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name, arguments: args } };
+      const started = performance.now();
+      const response = await post(message);
+      let status = response.status;
+      try {
+        const answer = (await readAnswer(response)) as { result?: McpCallResult; error?: { message: string } };
+        const milliseconds = performance.now() - started;
+        if (answer?.error !== undefined) return { request: message, status, milliseconds, error: answer.error.message };
+        return {
+          request: message,
+          status,
+          milliseconds,
+          ...(answer?.result === undefined ? {} : { result: answer.result }),
+        };
+      } catch (e) {
+        status = response.status;
+        return {
+          request: message,
+          status,
+          milliseconds: performance.now() - started,
+          error: e instanceof Error ? e.message : String(e),
+        };
+      }
     },
   };
 };

@@ -2,6 +2,7 @@ import type { Provider, ProviderCreate } from "@mcpsm/client";
 import { useState } from "react";
 import { Button, Form, Radio, RadioGroup, Label } from "react-aria-components";
 import { fieldError, type Problem } from "../api/problem.js";
+import { useProblemFixes } from "../api/problem-fixes.js";
 import { ProblemBanner } from "../components/ProblemBanner.js";
 import { TextInput } from "../components/TextInput.js";
 
@@ -51,9 +52,14 @@ export const ProviderForm = (props: {
   readonly onReload?: () => void;
 }) => {
   const [f, setF] = useState(props.initial);
-  const set = (change: Partial<ProviderFields>) => setF((old) => ({ ...old, ...change }));
-  const err = (k: keyof ProviderFields) => fieldError(props.problem, `provider.${k}`);
-  const unplaced = (props.problem?.errors ?? []).filter((e) => !PLACED.some((p) => e.path.startsWith(p)));
+  const fixes = useProblemFixes(props.problem);
+  const problem = fixes.problem;
+  const set = (change: Partial<ProviderFields>) => {
+    for (const k of Object.keys(change)) fixes.edited(`provider.${k}`);
+    setF((old) => ({ ...old, ...change }));
+  };
+  const err = (k: keyof ProviderFields) => fieldError(problem, `provider.${k}`);
+  const unplaced = (problem?.errors ?? []).filter((e) => !PLACED.some((p) => e.path.startsWith(p)));
   return (
     <Form
       className="form"
@@ -107,11 +113,7 @@ export const ProviderForm = (props: {
           Public (every tenant may use it)
         </Radio>
       </RadioGroup>
-      <ProblemBanner
-        problem={props.problem}
-        unplaced={unplaced}
-        {...(props.onReload ? { onReload: props.onReload } : {})}
-      />
+      <ProblemBanner problem={problem} unplaced={unplaced} {...(props.onReload ? { onReload: props.onReload } : {})} />
       <Button type="submit" className="button primary" isDisabled={props.busy}>
         {props.submitLabel}
       </Button>

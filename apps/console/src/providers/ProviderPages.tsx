@@ -11,7 +11,7 @@ import { PromptsSection, ResourcesSection } from "./ChildRecords.js";
 import { DocumentSource } from "./DocumentSource.js";
 import { ImportReportView } from "./ImportReport.js";
 import { EMPTY_PROVIDER, fieldsOf, ProviderForm, providerBody } from "./ProviderForm.js";
-import { ToolEditor } from "./ToolEditor.js";
+import { ToolTable } from "./ToolTable.js";
 
 type Prompt = components["schemas"]["ProviderPrompt"];
 type Resource = components["schemas"]["ProviderResource"];
@@ -122,7 +122,6 @@ export const ProviderPage = (props: { readonly id: string }) => {
   // A delete refused (409 FAILED_PRECONDITION names the servers that use it, 412 a stale version).
   const [actionProblem, setActionProblem] = useState<Problem>();
   const [busy, setBusy] = useState(false);
-  const [editingTool, setEditingTool] = useState<string>();
   const [generation, setGeneration] = useState(0);
 
   const load = useCallback(async () => {
@@ -194,64 +193,19 @@ export const ProviderPage = (props: { readonly id: string }) => {
           <Tab id="resync">Re-sync</Tab>
         </TabList>
         <TabPanel id="tools">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Tool</th>
-                <th scope="col">Request</th>
-                <th scope="col">Description</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.tools.map((t) => (
-                <tr key={t.id}>
-                  <td>{t.name}</td>
-                  <td>
-                    <code>
-                      {t.method} {t.path}
-                    </code>
-                  </td>
-                  <td className="wrap">{t.description}</td>
-                  <td>
-                    <Button className="button small" onPress={() => setEditingTool(t.id)}>
-                      Edit {t.name}
-                    </Button>{" "}
-                    <Button
-                      className="button small danger"
-                      onPress={async () => {
-                        const out = await run(
-                          api.DELETE("/providers/{id}/tools/{toolID}", { params: { path: { id, toolID: t.id } } }),
-                        );
-                        if (out.ok) void load();
-                        else setActionProblem(out.problem);
-                      }}
-                    >
-                      Delete
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {editingTool === undefined ? (
-            <Button className="button" onPress={() => setEditingTool("new")}>
-              New tool
-            </Button>
-          ) : (
-            <ToolEditor
-              key={`${editingTool}-${generation}`}
-              providerId={id}
-              tool={p.tools.find((t) => t.id === editingTool)}
-              onSaved={() => {
-                setEditingTool(undefined);
-                void load();
-              }}
-              onCancel={() => setEditingTool(undefined)}
-            />
-          )}
+          <ToolTable
+            providerId={id}
+            tools={p.tools}
+            generation={generation}
+            onChanged={() => void load()}
+            onDelete={async (t) => {
+              const out = await run(
+                api.DELETE("/providers/{id}/tools/{toolID}", { params: { path: { id, toolID: t.id } } }),
+              );
+              if (out.ok) void load();
+              else setActionProblem(out.problem);
+            }}
+          />
         </TabPanel>
         <TabPanel id="settings">
           <ProviderForm

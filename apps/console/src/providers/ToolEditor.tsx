@@ -4,6 +4,7 @@ import { Button, Form, Label, ListBox, ListBoxItem, Popover, Select, SelectValue
 import { api, run } from "../api/client.js";
 import { fieldError, type Problem } from "../api/problem.js";
 import { JsonEditor, jsonProblem } from "../components/JsonEditor.js";
+import { useProblemFixes } from "../api/problem-fixes.js";
 import { ProblemBanner } from "../components/ProblemBanner.js";
 import { TextInput } from "../components/TextInput.js";
 
@@ -29,8 +30,16 @@ export const ToolEditor = (props: {
   const [querySchema, setQuerySchema] = useState(pretty(t?.queryArgsJSONSchema ?? { type: "object", properties: {} }));
   const [bodySchema, setBodySchema] = useState(pretty(t?.reqBodyJSONSchema ?? {}));
   const [headers, setHeaders] = useState(pretty(t?.headers ?? []));
-  const [problem, setProblem] = useState<Problem>();
+  const [answered, setProblem] = useState<Problem>();
+  const { problem, edited } = useProblemFixes(answered);
   const [busy, setBusy] = useState(false);
+  /** A setter that also retires the field's error once it is edited. */
+  const editing =
+    <T,>(field: string, setter: (value: T) => void) =>
+    (value: T) => {
+      edited(`tool.${field}`);
+      setter(value);
+    };
 
   const invalid =
     jsonProblem(pathSchema, "object-schema") ??
@@ -90,15 +99,19 @@ export const ToolEditor = (props: {
         <TextInput
           label="Tool name"
           value={name}
-          onChange={setName}
+          onChange={editing("name", setName)}
           error={err("name")}
           isRequired
           description="camelCase, 1–20 characters"
         />
-        <TextInput label="Title" value={title} onChange={setTitle} error={err("title")} />
+        <TextInput label="Title" value={title} onChange={editing("title", setTitle)} error={err("title")} />
       </div>
       <div className="row">
-        <Select className="field" selectedKey={method} onSelectionChange={(k) => setMethod(k as ToolCreate["method"])}>
+        <Select
+          className="field"
+          selectedKey={method}
+          onSelectionChange={(k) => editing("method", setMethod)(k as ToolCreate["method"])}
+        >
           <Label>Method</Label>
           <Button className="button select">
             <SelectValue />
@@ -116,7 +129,7 @@ export const ToolEditor = (props: {
         <TextInput
           label="Path"
           value={path}
-          onChange={setPath}
+          onChange={editing("path", setPath)}
           error={err("path")}
           isRequired
           description="e.g. /pets/{petId}"
@@ -126,13 +139,13 @@ export const ToolEditor = (props: {
         label="Tool description"
         multiline
         value={description}
-        onChange={setDescription}
+        onChange={editing("description", setDescription)}
         error={err("description")}
       />
       <JsonEditor
         label="Path arguments schema"
         value={pathSchema}
-        onChange={setPathSchema}
+        onChange={editing("pathArgsJSONSchema", setPathSchema)}
         rule="object-schema"
         error={err("pathArgsJSONSchema")}
         testId="pathArgsJSONSchema"
@@ -140,7 +153,7 @@ export const ToolEditor = (props: {
       <JsonEditor
         label="Query arguments schema"
         value={querySchema}
-        onChange={setQuerySchema}
+        onChange={editing("queryArgsJSONSchema", setQuerySchema)}
         rule="object-schema"
         error={err("queryArgsJSONSchema")}
         testId="queryArgsJSONSchema"
@@ -148,7 +161,7 @@ export const ToolEditor = (props: {
       <JsonEditor
         label="Request body schema"
         value={bodySchema}
-        onChange={setBodySchema}
+        onChange={editing("reqBodyJSONSchema", setBodySchema)}
         rule="schema"
         error={err("reqBodyJSONSchema")}
         testId="reqBodyJSONSchema"
@@ -156,7 +169,7 @@ export const ToolEditor = (props: {
       <JsonEditor
         label="Headers ([{key, value}], values may hold ${NAME})"
         value={headers}
-        onChange={setHeaders}
+        onChange={editing("headers", setHeaders)}
         error={err("headers")}
         testId="headers"
       />

@@ -1,16 +1,17 @@
 import type { components, Provider, Server } from "@mcpsm/client";
-import { useEffect, useMemo, useState } from "react";
-import { Button, Checkbox, Form, SearchField, Input, Label, Switch } from "react-aria-components";
+import { useEffect, useState } from "react";
+import { Button, Checkbox, Form, Switch } from "react-aria-components";
 import { api, run } from "../api/client.js";
 import { fieldError, type Problem } from "../api/problem.js";
 import { Busy } from "../components/Busy.js";
+import { useProblemFixes } from "../api/problem-fixes.js";
 import { ProblemBanner } from "../components/ProblemBanner.js";
 import { TextInput } from "../components/TextInput.js";
 import { GitFields, gitBody, initialGitChoice } from "../extensions/GitSync.js";
+import { ToolPicker } from "./ToolPicker.js";
 
-// Compose a server: pick providers and, per provider, its tools (search as you type over names,
-// descriptions and paths, with counts), then prompts and resources of the chosen providers, and the
-// discovery flag. An edit carries the server's `version`, so a concurrent change answers 409 ABORTED
+// Compose a server: pick tools of providers (`ToolPicker`: search, expand, select matching), then prompts
+// and resources of the chosen providers, and the discovery flag. An edit carries the server's `version`, so a concurrent change answers 409 ABORTED
 // (docs/api-rules.md §7) and the console offers a reload.
 
 type Prompt = components["schemas"]["ProviderPrompt"];
@@ -31,11 +32,6 @@ const allProviders = async (): Promise<{ providers: Array<Provider>; problem?: P
   return { providers };
 };
 
-const matches = (query: string, ...texts: ReadonlyArray<string>) => {
-  const q = query.trim().toLowerCase();
-  return q === "" || texts.some((t) => t.toLowerCase().includes(q));
-};
-
 export const ServerCompose = (props: {
   readonly server: Server | undefined;
   readonly onSaved: (server: Server) => void;
@@ -54,8 +50,8 @@ export const ServerCompose = (props: {
   const [children, setChildren] = useState<
     ReadonlyMap<string, { prompts: ReadonlyArray<Prompt>; resources: ReadonlyArray<Resource> }>
   >(new Map());
-  const [query, setQuery] = useState("");
-  const [problem, setProblem] = useState<Problem>();
+  const [answered, setProblem] = useState<Problem>();
+  const { problem, edited } = useProblemFixes(answered);
   const [busy, setBusy] = useState(false);
   const [git, setGit] = useState(() => initialGitChoice(s));
 
@@ -82,36 +78,6 @@ export const ServerCompose = (props: {
   }, [chosen, children]);
 
   const order = [...chosen.keys()];
-  const toolCount = [...chosen.values()].reduce((n, set) => n + set.size, 0);
-  const shown = useMemo(
-    () =>
-      (providers ?? [])
-        .map((p) => ({
-          provider: p,
-          tools: p.tools.filter(
-            (t) => matches(query, t.name, t.title, t.description, t.path) || matches(query, p.name),
-          ),
-        }))
-        .filter(({ provider, tools }) => tools.length > 0 || matches(query, provider.name, provider.baseURL)),
-    [providers, query],
-  );
-
-  const toggleProvider = (p: Provider, on: boolean) =>
-    setChosen((old) => {
-      const next = new Map(old);
-      if (on) next.set(p.id, new Set(p.tools.map((t) => t.id)));
-      else next.delete(p.id);
-      return next;
-    });
-  const toggleTool = (p: Provider, toolId: string, on: boolean) =>
-    setChosen((old) => {
-      const next = new Map(old);
-      const tools = new Set(next.get(p.id) ?? []);
-      if (on) tools.add(toolId);
-      else tools.delete(toolId);
-      next.set(p.id, tools);
-      return next;
-    });
   const toggle = (set: ReadonlySet<string>, id: string, on: boolean) => {
     const next = new Set(set);
     if (on) next.add(id);
@@ -169,7 +135,10 @@ export const ServerCompose = (props: {
       <TextInput
         label="Server name"
         value={name}
-        onChange={setName}
+        onChange={(v) => {
+          edited("server.name");
+          setName(v);
+        }}
         error={fieldError(problem, "server.name")}
         isRequired
       />
@@ -177,74 +146,26 @@ export const ServerCompose = (props: {
         label="Instructions"
         multiline
         value={description}
-        onChange={setDescription}
+        onChange={(v) => {
+          edited("server.description");
+          setDescription(v);
+        }}
         error={fieldError(problem, "server.description")}
       />
       <Switch className="switch" isSelected={discovery} onChange={setDiscovery}>
         <span className="track" aria-hidden="true" />
-        Dynamic tool discovery (clients see searchTools/callTool instead of every tool)
+        Dynamic tool discovery (clients see searchTools/useTool instead of every tool)
       </Switch>
 
-      <fieldset className="picker">
-        <legend>
-          Tools:{" "}
-          <span aria-live="polite">
-            {toolCount} selected from {chosen.size} provider{chosen.size === 1 ? "" : "s"}
-          </span>
-        </legend>
-        <SearchField className="field" value={query} onChange={setQuery} aria-label="Search providers and tools">
-          <Label>Search providers and tools</Label>
-          <Input placeholder="name, description or path" />
-        </SearchField>
-        {providers === undefined && <Busy label="Loading providers" />}
-        {providers !== undefined && (
-          <p className="muted">{shown.reduce((n, x) => n + x.tools.length, 0)} tools match</p>
-        )}
-        <ul className="provider-picks">
-          {shown.map(({ provider, tools }) => {
-            const picked = chosen.get(provider.id);
-            return (
-              <li key={provider.id} className="provider-pick">
-                <Checkbox
-                  className="checkbox"
-                  isSelected={picked !== undefined}
-                  onChange={(on) => toggleProvider(provider, on)}
-                >
-                  <span className="box" aria-hidden="true" />
-                  <strong>{provider.name}</strong>{" "}
-                  <span className="muted">
-                    {picked?.size ?? 0} of {provider.tools.length} tools
-                  </span>
-                </Checkbox>
-                {providerError(provider.id) !== undefined && (
-                  <div className="field-error" role="alert">
-                    {providerError(provider.id)}
-                  </div>
-                )}
-                {picked !== undefined && (
-                  <ul className="tool-picks">
-                    {tools.map((t) => (
-                      <li key={t.id}>
-                        <Checkbox
-                          className="checkbox"
-                          isSelected={picked.has(t.id)}
-                          onChange={(on) => toggleTool(provider, t.id, on)}
-                        >
-                          <span className="box" aria-hidden="true" />
-                          {t.name}{" "}
-                          <code className="muted">
-                            {t.method} {t.path}
-                          </code>
-                        </Checkbox>
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </li>
-            );
-          })}
-        </ul>
-      </fieldset>
+      <ToolPicker
+        providers={providers}
+        chosen={chosen}
+        onChange={(next) => {
+          edited("server.providers");
+          setChosen(next);
+        }}
+        providerError={providerError}
+      />
 
       {chosenChildren.some((c) => c.prompts.length + c.resources.length > 0) && (
         <fieldset className="picker">

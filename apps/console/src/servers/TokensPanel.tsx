@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from "react";
 import { Button, Form } from "react-aria-components";
 import { api, run } from "../api/client.js";
 import { fieldError, type Problem } from "../api/problem.js";
+import { useProblemFixes } from "../api/problem-fixes.js";
 import { CopyButton } from "../components/CopyButton.js";
 import { ProblemBanner } from "../components/ProblemBanner.js";
 import { TextInput } from "../components/TextInput.js";
@@ -15,7 +16,8 @@ export const TokensPanel = (props: { readonly serverId: string; readonly onMinte
   const [name, setName] = useState("");
   const [expiresAt, setExpiresAt] = useState("");
   const [value, setValue] = useState<string>();
-  const [problem, setProblem] = useState<Problem>();
+  const [answered, setProblem] = useState<Problem>();
+  const { problem, edited } = useProblemFixes(answered);
 
   const load = useCallback(async () => {
     const out = await run(api.GET("/servers/{id}/tokens", { params: { path: { id } } }));
@@ -57,14 +59,20 @@ export const TokensPanel = (props: { readonly serverId: string; readonly onMinte
         <TextInput
           label="Token name"
           value={name}
-          onChange={setName}
+          onChange={(v) => {
+            edited("token.name");
+            setName(v);
+          }}
           error={fieldError(problem, "token.name")}
           isRequired
         />
         <TextInput
           label="Expires at (optional, RFC 3339)"
           value={expiresAt}
-          onChange={setExpiresAt}
+          onChange={(v) => {
+            edited("token.expiresAt");
+            setExpiresAt(v);
+          }}
           error={fieldError(problem, "token.expiresAt")}
           description="e.g. 2030-01-01T00:00:00Z; empty: never"
         />

@@ -1,27 +1,37 @@
-import { useState } from "react";
-import { Button, Form, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } from "react-aria-components";
+import { useEffect, useState } from "react";
+import { Button, ComboBox, Form, Input, Label, ListBox, ListBoxItem, Popover } from "react-aria-components";
+import { ProblemBanner } from "../components/ProblemBanner.js";
+import type { Problem } from "../api/problem.js";
 import { Busy } from "../components/Busy.js";
-import { formArguments, type JsonSchema, SchemaForm } from "../components/SchemaForm.js";
+import { type FormValue, formArguments, type JsonSchema, SchemaForm } from "../components/SchemaForm.js";
 import { TextInput } from "../components/TextInput.js";
-import { type McpCallResult, type McpTool, mcpSession } from "../mcp/mcp-session.js";
+import { Markdown } from "../markdown/Markdown.js";
+import { type McpCallTrace, type McpTool, mcpSession } from "../mcp/mcp-session.js";
+import { CallTraceView } from "./CallTraceView.js";
+import { consoleCredential } from "./console-credential.js";
 import { mintedToken } from "./minted-tokens.js";
 
-/** "Try a tool": list the server's tools over its real MCP endpoint, fill a form built from a tool's schema, call it. */
+/**
+ * "Try a tool": connects to the server's real MCP endpoint with the console's short-lived credential (or a
+ * pasted server token), lists its tools, fills a form built from a tool's schema, calls it and shows the
+ * request sent, the status, the latency, the result's tokens and the pretty-printed answer.
+ */
 export const TryTool = (props: { readonly serverId: string }) => {
-  const [token, setToken] = useState(mintedToken(props.serverId) ?? "");
+  const [pasted, setPasted] = useState(mintedToken(props.serverId) ?? "");
   const [session, setSession] = useState<ReturnType<typeof mcpSession>>();
   const [tools, setTools] = useState<ReadonlyArray<McpTool>>();
   const [selected, setSelected] = useState<string>();
-  const [values, setValues] = useState<Record<string, string | boolean>>({});
+  const [values, setValues] = useState<Record<string, FormValue>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [result, setResult] = useState<McpCallResult>();
+  const [trace, setTrace] = useState<McpCallTrace>();
   const [failure, setFailure] = useState<string>();
+  const [problem, setProblem] = useState<Problem>();
   const [busy, setBusy] = useState<string>();
 
-  const connect = async () => {
+  const connect = async (token: string) => {
     setBusy("Connecting to the MCP endpoint");
     setFailure(undefined);
-    const s = mcpSession(props.serverId, token.trim());
+    const s = mcpSession(props.serverId, token);
     try {
       setTools(await s.listTools());
       setSession(s);
@@ -30,6 +40,18 @@ export const TryTool = (props: { readonly serverId: string }) => {
     }
     setBusy(undefined);
   };
+  // Signed in, the page connects by itself with the console credential.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per server
+  useEffect(() => {
+    void (async () => {
+      setBusy("Getting a console credential");
+      const credential = await consoleCredential(props.serverId);
+      setBusy(undefined);
+      if (credential.ok) await connect(credential.value);
+      else setProblem(credential.problem);
+    })();
+  }, [props.serverId]);
+
   const tool = tools?.find((t) => t.name === selected);
   const call = async () => {
     if (session === undefined || tool === undefined) return;
@@ -38,9 +60,9 @@ export const TryTool = (props: { readonly serverId: string }) => {
     if (Object.keys(wrong).length > 0) return;
     setBusy(`Calling ${tool.name}`);
     setFailure(undefined);
-    setResult(undefined);
+    setTrace(undefined);
     try {
-      setResult(await session.callTool(tool.name, args));
+      setTrace(await session.traceCall(tool.name, args));
     } catch (e) {
       setFailure(e instanceof Error ? e.message : String(e));
     }
@@ -50,24 +72,29 @@ export const TryTool = (props: { readonly serverId: string }) => {
   return (
     <section aria-labelledby="try-title">
       <h2 id="try-title">Try a tool</h2>
+      <p className="muted">
+        Signed in, the console calls <code>/mcp/{props.serverId}</code> with a server token of its own that expires
+        within 15 minutes and is revoked when you leave the page. To try another token, paste it:
+      </p>
       <Form
         className="form row"
         onSubmit={(e) => {
           e.preventDefault();
-          void connect();
+          void connect(pasted.trim());
         }}
       >
         <TextInput
           label="Server token"
           type="password"
-          value={token}
-          onChange={setToken}
-          description="A token of this server (minted tokens of this tab are filled in)."
+          value={pasted}
+          onChange={setPasted}
+          description="Optional: a token of this server (tokens minted in this tab are filled in)."
         />
-        <Button type="submit" className="button" isDisabled={token.trim() === ""}>
-          Connect
+        <Button type="submit" className="button" isDisabled={pasted.trim() === ""}>
+          Connect with this token
         </Button>
       </Form>
+      <ProblemBanner problem={problem} />
       {busy !== undefined && <Busy label={busy} />}
       {failure !== undefined && (
         <p role="alert" className="problem">
@@ -82,39 +109,48 @@ export const TryTool = (props: { readonly serverId: string }) => {
             void call();
           }}
         >
-          <Select
+          <ComboBox
             className="field"
             selectedKey={selected ?? null}
             onSelectionChange={(k) => {
+              if (k === null) return;
               setSelected(String(k));
               setValues({});
               setErrors({});
-              setResult(undefined);
+              setTrace(undefined);
             }}
-            placeholder="Choose a tool"
+            defaultItems={tools.map((t) => ({ id: t.name, ...t }))}
+            menuTrigger="focus"
           >
             <Label>Tool ({tools.length})</Label>
-            <Button className="button select">
-              <SelectValue />
-            </Button>
+            <div className="combo">
+              <Input className="combo-input" placeholder="type to filter by name" />
+              <Button className="button small" aria-label="Show the tools">
+                ▾
+              </Button>
+            </div>
             <Popover>
               <ListBox className="listbox">
-                {tools.map((t) => (
-                  <ListBoxItem key={t.name} id={t.name}>
+                {(t: McpTool & { id: string }) => (
+                  <ListBoxItem id={t.id} textValue={t.name}>
                     {t.name}
+                    {t.title !== undefined && t.title !== "" && <span className="muted"> {t.title}</span>}
                   </ListBoxItem>
-                ))}
+                )}
               </ListBox>
             </Popover>
-          </Select>
+          </ComboBox>
           {tool !== undefined && (
             <>
-              <p className="muted">{tool.description}</p>
+              <Markdown text={tool.description ?? ""} className="muted" />
               <SchemaForm
                 schema={tool.inputSchema as JsonSchema}
                 values={values}
                 errors={errors}
-                onChange={(name, value) => setValues((old) => ({ ...old, [name]: value }))}
+                onChange={(name, value) => {
+                  setValues((old) => ({ ...old, [name]: value }));
+                  setErrors(({ [name]: _fixed, ...rest }) => rest);
+                }}
               />
               <Button type="submit" className="button primary" isDisabled={busy !== undefined}>
                 Call {tool.name}
@@ -123,17 +159,7 @@ export const TryTool = (props: { readonly serverId: string }) => {
           )}
         </Form>
       )}
-      {result !== undefined && (
-        <div className={result.isError === true ? "result problem" : "result"} role="status" aria-label="Tool result">
-          <h3>{result.isError === true ? "The tool answered an error" : "Result"}</h3>
-          {result.content.map((c, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: content blocks have no identity
-            <pre key={i} className="config" data-testid="tool-result">
-              {c.type === "text" ? c.text : JSON.stringify(c, null, 2)}
-            </pre>
-          ))}
-        </div>
-      )}
+      {trace !== undefined && <CallTraceView trace={trace} />}
     </section>
   );
 };

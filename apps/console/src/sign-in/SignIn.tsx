@@ -36,7 +36,7 @@ export const SignIn = () => {
       >
         <p>
           {settings.oauth === undefined
-            ? "Paste an access token for the management API (in dev-auth mode: ./run token <tenant>)."
+            ? "Paste an access token for the management API (in dev-auth mode: ./run token --sub <tenant>)."
             : "Or paste an access token."}
         </p>
         <TextInput

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from "react";
 import { Button, Form, Radio, RadioGroup, Label } from "react-aria-components";
 import { api, run } from "../api/client.js";
 import { fieldError, type Problem } from "../api/problem.js";
+import { useProblemFixes } from "../api/problem-fixes.js";
 import { ProblemBanner } from "../components/ProblemBanner.js";
 import { TextInput } from "../components/TextInput.js";
 
@@ -66,7 +67,8 @@ export const VariablesPage = () => {
   const [type, setType] = useState<"ENV" | "SECRET">("SECRET");
   const [name, setName] = useState("");
   const [value, setValue] = useState("");
-  const [problem, setProblem] = useState<Problem>();
+  const [answered, setProblem] = useState<Problem>();
+  const { problem, edited } = useProblemFixes(answered);
 
   const load = useCallback(async () => {
     const out = await run(api.GET("/variables"));
@@ -117,7 +119,10 @@ export const VariablesPage = () => {
         <TextInput
           label="Variable name"
           value={name}
-          onChange={setName}
+          onChange={(v) => {
+            edited("variable.name");
+            setName(v);
+          }}
           error={fieldError(problem, "variable.name")}
           isRequired
         />
@@ -125,7 +130,10 @@ export const VariablesPage = () => {
           label="Value"
           type={type === "SECRET" ? "password" : "text"}
           value={value}
-          onChange={setValue}
+          onChange={(v) => {
+            edited("variable.value");
+            setValue(v);
+          }}
           error={fieldError(problem, "variable.value")}
           isRequired
         />
