@@ -46,6 +46,24 @@ describe("repeated keys", () => {
     expect(paths).toEqual(["provider.name", "server.providers[1].id", "server"]);
   });
 
+  it("is found inside an import's description too, which the reader parses (off the event loop)", async () => {
+    const document = `{"openapi":"3.0.3","info":{"title":"t","version":"1","title":"u"},"paths":{"/a":{"get":{}}}}`;
+    const send = (body: string) =>
+      alice.api.request("POST", "/providers/import", { body, headers: { "content-type": "application/json" } });
+    const repeated = await send(`\ufeff{"import":{"dryRun":true,"document":${document}}}`);
+    expectProblem(repeated, 400, "INVALID_ARGUMENT");
+    expect(repeated.body.errors).toEqual([
+      { path: "import.document.info.title", message: "the key appears more than once in its object" },
+    ]);
+    const malformed = await send(`{"import":{"document":{"openapi":"3.0.3",,},"dryRun":true}}`);
+    expectProblem(malformed, 400, "INVALID_ARGUMENT");
+    expect(malformed.body.errors).toEqual([{ path: "", message: "the request body is not valid JSON" }]);
+    const envelope = await send(`{"import":{"dryRun":true,"document":{"openapi":"3.0.3"},"dryRun":false}}`);
+    expect(envelope.body.errors).toEqual([
+      { path: "import.dryRun", message: "the key appears more than once in its object" },
+    ]);
+  });
+
   it("the same key in different objects is fine", async () => {
     const body = JSON.stringify({ variable: { ...variableWrite(), type: "ENV" } }).replace("}}", ',"x":{"type":1}}}');
     // Refused for the unknown field `x`, not for `type` appearing twice in different objects.

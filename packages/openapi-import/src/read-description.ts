@@ -1,6 +1,7 @@
 import { type FieldProblem, InvalidArgument } from "@mcpsm/domain";
-import type { ApiDescription } from "@mcpsm/domain/openapi-import";
+import { type ApiDescription, DocumentJson } from "@mcpsm/domain/openapi-import";
 import { describe } from "./describe.js";
+import { parseDocumentJson } from "./document-json.js";
 import { isObject, locate } from "./document-path.js";
 import { scanDocument } from "./document-shape.js";
 import { readDocumentValue } from "./read-text.js";
@@ -50,6 +51,16 @@ const OPERATION_KEYS = ["get", "put", "post", "delete", "options", "head", "patc
  * every problem found, each located under `root`.
  */
 export const readDescription = async (document: unknown, root: string): Promise<ApiDescription> => {
+  if (document instanceof DocumentJson) {
+    const parsed = parseDocumentJson(document, root);
+    if (!parsed.ok)
+      throw parsed.detail === undefined
+        ? refuse(parsed.problems)
+        : new InvalidArgument({ detail: parsed.detail, errors: parsed.problems });
+    // An object parsed from JSON text shares no node and was measured: it is read as it is.
+    if (isObject(parsed.value)) return readDescriptionValue(parsed.value, root);
+    return readDescription(parsed.value, root);
+  }
   const read = readDocumentValue(document, root);
   if (!read.ok) throw refuse(read.problems);
   return readDescriptionValue(read.value, root);

@@ -1,7 +1,9 @@
 import type { Context } from "koa";
+import { DocumentJson } from "@mcpsm/domain/openapi-import";
 import { jsonPath } from "@mcpsm/domain/schemas";
 import { visit } from "jsonc-parser";
 import getRawBody from "raw-body";
+import { scanImportBody } from "./import-body.js";
 import { httpProblems, type ProblemResponse } from "./problem-response.js";
 
 /** Largest accepted request body. */
@@ -86,31 +88,8 @@ const duplicateKeyPath = (text: string): ReadonlyArray<string | number> | undefi
   return found;
 };
 
-/**
- * Reads a JSON request body: 415 unless it is application/json in UTF-8, 413 over the size limit, 400 when
- * malformed, nested too deeply or when a key repeats within an object. An absent body reads as `undefined`.
- */
-export const readJsonBody = async (
-  ctx: Context,
-  limits: { readonly maxBytes?: number; readonly maxDepth?: number } = {},
-): Promise<BodyResult> => {
-  const maxBytes = limits.maxBytes ?? MAX_BODY_BYTES;
-  const maxDepth = limits.maxDepth ?? MAX_JSON_DEPTH;
-  if (!hasBody(ctx)) return { ok: true, value: undefined };
-  const charset = ctx.request.charset;
-  if (ctx.request.is("application/json") === false || (charset !== "" && charset.toLowerCase() !== "utf-8"))
-    return { ok: false, problem: httpProblems.unsupportedMediaType() };
-  let text: string;
-  try {
-    text = await getRawBody(ctx.req, { limit: maxBytes, encoding: "utf8" });
-  } catch (error) {
-    // raw-body stopped reading (and paused the request) part-way: discard the rest of the body, or the
-    // unread bytes would stay on the keep-alive connection and the client's next request on it would hang.
-    ctx.req.resume();
-    const type = (error as { type?: string }).type;
-    if (type === "entity.too.large") return { ok: false, problem: httpProblems.payloadTooLarge(maxBytes) };
-    return badRequest("the request body could not be read");
-  }
+/** The JSON value of a body's text: 400 when malformed, nested too deeply or when a key repeats within an object. */
+const parseJsonText = (text: string, maxDepth: number): BodyResult => {
   const shape = jsonShape(text);
   if (shape.depth > maxDepth) return badRequest(`the JSON body is nested deeper than ${maxDepth} levels`);
   let value: unknown;
@@ -126,4 +105,60 @@ export const readJsonBody = async (
     return badRequest(`${where}: the key appears more than once in its object`, where);
   }
   return { ok: true, value };
+};
+
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
+
+/**
+ * An import's body: the envelope parsed, `import.document` cut out unparsed as a DocumentJson (import-body.ts).
+ * A body whose document cannot be found is parsed whole, as any body.
+ */
+const importBody = (raw: Buffer, maxDepth: number): BodyResult => {
+  // raw-body's UTF-8 decoding drops a byte order mark: so does this.
+  const bytes = UTF8_BOM.every((b, i) => raw[i] === b) ? raw.subarray(3) : raw;
+  const scan = scanImportBody(bytes);
+  if (scan.depth > maxDepth) return badRequest(`the JSON body is nested deeper than ${maxDepth} levels`);
+  const span = scan.document;
+  if (span === undefined) return parseJsonText(bytes.toString("utf8"), maxDepth);
+  const envelope = parseJsonText(
+    `${bytes.toString("utf8", 0, span.start)}null${bytes.toString("utf8", span.end)}`,
+    maxDepth,
+  );
+  if (!envelope.ok) return envelope;
+  const body = envelope.value as { import: Record<string, unknown> };
+  // A copy of exactly the value's bytes (a view would carry the whole body to the reader's thread).
+  body.import.document = new DocumentJson(new Uint8Array(bytes.subarray(span.start, span.end)), span.members);
+  return envelope;
+};
+
+/**
+ * Reads a JSON request body: 415 unless it is application/json in UTF-8, 413 over the size limit, 400 when
+ * malformed, nested too deeply or when a key repeats within an object. An absent body reads as `undefined`.
+ * With `unparsedDocument` (the OpenAPI imports), `import.document` is left unparsed: a DocumentJson.
+ */
+export const readJsonBody = async (
+  ctx: Context,
+  limits: { readonly maxBytes?: number; readonly maxDepth?: number; readonly unparsedDocument?: boolean } = {},
+): Promise<BodyResult> => {
+  const maxBytes = limits.maxBytes ?? MAX_BODY_BYTES;
+  const maxDepth = limits.maxDepth ?? MAX_JSON_DEPTH;
+  if (!hasBody(ctx)) return { ok: true, value: undefined };
+  const charset = ctx.request.charset;
+  if (ctx.request.is("application/json") === false || (charset !== "" && charset.toLowerCase() !== "utf-8"))
+    return { ok: false, problem: httpProblems.unsupportedMediaType() };
+  let raw: Buffer | string;
+  try {
+    raw =
+      limits.unparsedDocument === true
+        ? await getRawBody(ctx.req, { limit: maxBytes })
+        : await getRawBody(ctx.req, { limit: maxBytes, encoding: "utf8" });
+  } catch (error) {
+    // raw-body stopped reading (and paused the request) part-way: discard the rest of the body, or the
+    // unread bytes would stay on the keep-alive connection and the client's next request on it would hang.
+    ctx.req.resume();
+    const type = (error as { type?: string }).type;
+    if (type === "entity.too.large") return { ok: false, problem: httpProblems.payloadTooLarge(maxBytes) };
+    return badRequest("the request body could not be read");
+  }
+  return typeof raw === "string" ? parseJsonText(raw, maxDepth) : importBody(raw, maxDepth);
 };

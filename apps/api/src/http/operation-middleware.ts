@@ -92,7 +92,11 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => {
     }
     let body: unknown;
     if (route.method === "POST" || route.method === "PATCH") {
-      const read = await readJsonBody(ctx, { maxBytes: route.maxBodyBytes, maxDepth: route.maxBodyDepth });
+      const read = await readJsonBody(ctx, {
+        maxBytes: route.maxBodyBytes,
+        maxDepth: route.maxBodyDepth,
+        unparsedDocument: route.unparsedDocument,
+      });
       if (!read.ok) return sendProblem(ctx, read.problem);
       body = read.value;
     }

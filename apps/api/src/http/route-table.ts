@@ -25,6 +25,8 @@ export interface Route extends Pick<ManagementOperation, "method" | "operation" 
   readonly maxBodyBytes?: number;
   /** Deepest accepted body nesting, when not the default. */
   readonly maxBodyDepth?: number;
+  /** `import.document` is left unparsed for the reader (a DocumentJson): the OpenAPI imports. */
+  readonly unparsedDocument?: boolean;
 }
 
 /**
@@ -76,5 +78,6 @@ export const ROUTES: ReadonlyArray<Route> = MANAGEMENT_ROUTES.map((op) => {
     ...(op.answerFromServerGraph === undefined ? {} : { answerFromServerGraph: op.answerFromServerGraph }),
     ...(op.maxBodyBytes === undefined ? {} : { maxBodyBytes: op.maxBodyBytes }),
     ...(op.maxBodyDepth === undefined ? {} : { maxBodyDepth: op.maxBodyDepth }),
+    ...(op.operation in WIRE_HANDLERS ? { unparsedDocument: true } : {}),
   };
 });

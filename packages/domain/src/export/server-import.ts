@@ -8,11 +8,11 @@ import {
 } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import { matchKey } from "../openapi-import/operation-mapping.js";
-import { secretPrefixOf } from "../provider/secret-prefix.js";
+import { newProviderRow, roomForProvider } from "../provider/new-provider.js";
+import { orderedIds } from "../ids/ordered-ids.js";
 import { toServerRecord } from "../server/server-record.js";
 import { checkDistinctToolNames } from "../server/server-composition.js";
 import type { ServerRecord } from "../server/server-schema.js";
-import { DEFAULT_REQ_CONTENT_TYPE } from "../tool/tool-body-fields.js";
 import type { PromptRow, ProviderRow, ResourceRow, ServerProviderLink, ServerRow, ToolRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
@@ -30,13 +30,12 @@ import {
 import { invalid } from "../validation/decode-write.js";
 import { validateInput } from "../validation/validate-input.js";
 import { documentProblems } from "./document-checks.js";
-import { toExportedTool, variablesReferencedBy } from "./export-document.js";
+import { providersNamed } from "./providers-named.js";
+import { emptyReport, withoutNewIds } from "./server-import-report.js";
+import { type Base, differingFields, promptRowOf, resourceRowOf, toolRowOf } from "./exported-rows.js";
+import { variablesReferencedBy } from "./export-document.js";
 import {
-  type ExportedPrompt,
   type ExportedProvider,
-  type ExportedResource,
-  type ExportedTool,
-  type ImportedServer,
   ServerExportDocument,
   type ServerImportReport,
   type ServerImportResult,
@@ -60,107 +59,6 @@ interface Imported {
   readonly server: ServerRecord;
   readonly report: ServerImportReport;
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer E> ? Array<E> : Mutable<T[K]> };
-
-const emptyReport = (): Mutable<ServerImportReport> => ({
-  providers: { reused: [], created: [] },
-  tools: { matched: [], created: [] },
-  prompts: { matched: [], created: [] },
-  resources: { matched: [], created: [] },
-  missingVariables: [],
-  warnings: [],
-});
-
-/** JSON with object keys sorted, so stored schemas (jsonb reorders keys) compare by value. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, v: unknown) =>
-    typeof v === "object" && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-
-/** The fields in which a tenant's tool differs from the document's tool it was matched with. */
-const differingFields = (stored: ToolRow, wanted: ExportedTool): Array<string> => {
-  const have = toExportedTool(stored) as Record<string, unknown>;
-  const want = toExportedTool(
-    toolRowOf(wanted, { id: "", providerId: "", createdAt: new Date(0), updatedAt: new Date(0) }),
-  ) as Record<string, unknown>;
-  return Object.keys(want).filter((field) => field !== "method" && canonical(have[field]) !== canonical(want[field]));
-};
-
-type Base = Pick<ToolRow, "id" | "providerId" | "createdAt" | "updatedAt">;
-
-const schemaOrNull = (schema: Readonly<Record<string, unknown>> | undefined) =>
-  schema === undefined || Object.keys(schema).length === 0 ? null : schema;
-
-/** The stored row of a document's tool. */
-const toolRowOf = (tool: ExportedTool, base: Base): ToolRow => ({
-  ...base,
-  method: tool.method,
-  path: tool.path,
-  name: tool.name,
-  title: tool.title ?? "",
-  description: tool.description ?? "",
-  pathArgsJSONSchema: schemaOrNull(tool.pathArgsJSONSchema),
-  queryArgsJSONSchema: schemaOrNull(tool.queryArgsJSONSchema),
-  reqBodyJSONSchema: schemaOrNull(tool.reqBodyJSONSchema),
-  reqContentType: tool.reqContentType ?? DEFAULT_REQ_CONTENT_TYPE,
-  reqBodyEncoding: tool.reqBodyEncoding ?? {},
-  respBodyJSONSchema: schemaOrNull(tool.respBodyJSONSchema ?? undefined),
-  outputSchemaMode: tool.outputSchemaMode ?? "LENIENT",
-  headers: tool.headers ?? [],
-  oauth2Scopes: tool.oauth2Scopes ?? [],
-  imported: false,
-  operationPath: "",
-});
-
-const promptRowOf = (prompt: ExportedPrompt, base: Base): PromptRow => ({
-  id: base.id,
-  providerId: base.providerId,
-  createdAt: base.createdAt,
-  updatedAt: base.updatedAt,
-  name: prompt.name,
-  description: prompt.description ?? "",
-  arguments: prompt.arguments ?? [],
-  messages: prompt.messages ?? [],
-});
-
-const resourceRowOf = (resource: ExportedResource, base: Base): ResourceRow => ({
-  id: base.id,
-  providerId: base.providerId,
-  createdAt: base.createdAt,
-  updatedAt: base.updatedAt,
-  name: resource.name,
-  description: resource.description ?? "",
-  uri: resource.uri,
-  mimeType: resource.mimeType ?? "",
-  size: resource.size ?? 0,
-  annotations: resource.annotations ?? {},
-});
-
-/**
- * `count` fresh ids in ascending order: records made in one transaction share their creation time and lists
- * order them by (creation time, id), so sorted ids keep the document's order.
- */
-const orderedIds = (count: number): Array<string> =>
-  Array.from({ length: count }, newId).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-
-/** A provider the actor can see with this name: its own first, then PUBLIC ones of other tenants, oldest first. */
-const providersNamed = (tx: StorageTx, actor: Actor, name: string) =>
-  Effect.gen(function* () {
-    const found: Array<ProviderRow> = [];
-    let after: { createdAt: Date; id: string } | undefined;
-    // Names are unique per tenant: few providers carry this exact name, however many contain it.
-    for (let page = 0; page < 100; page++) {
-      const result = yield* tx.searchProviders({ viewerTenant: actor.tenant, nameContains: name, after, limit: 1000 });
-      found.push(...result.items.map((item) => item.provider).filter((p) => p.name === name));
-      const last = result.items.at(-1)?.provider;
-      if (last === undefined || result.items.length < 1000) break;
-      after = { createdAt: last.createdAt, id: last.id };
-    }
-    return [...found.filter((p) => p.tenant === actor.tenant), ...found.filter((p) => p.tenant !== actor.tenant)];
-  });
 
 /** What one provider of the document resolved to, and which of its members the server gets. */
 interface ProviderOutcome {
@@ -247,28 +145,13 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
     const create = (doc: ExportedProvider, i: number) =>
       Effect.gen(function* () {
         yield* needCreate(`provider '${doc.name}'`);
-        if ((yield* tx.countProviders(actor.tenant)) >= quotas.providersPerTenant)
-          return yield* new ResourceExhausted({
-            detail: `the tenant already has ${quotas.providersPerTenant} providers`,
-          });
+        yield* roomForProvider(tx, actor.tenant);
         if (doc.tools.length > quotas.toolsPerProvider)
           return yield* new ResourceExhausted({
             detail: `providers[${i}] has ${doc.tools.length} tools; a provider may hold at most ${quotas.toolsPerProvider}`,
           });
-        const row: ProviderRow = {
-          id: newId(),
-          tenant: actor.tenant,
-          createdAt: at,
-          updatedAt: at,
-          version: 1,
-          apiType: doc.apiType ?? "REST",
-          visibilityType: doc.visibilityType ?? "INTERNAL",
-          baseURL: doc.baseURL,
-          documentURL: doc.documentURL ?? "",
-          iconURL: doc.iconURL ?? "",
-          secretPrefix: secretPrefixOf(doc.baseURL),
-          name: doc.name,
-          description: doc.description ?? "",
+        const row = newProviderRow(actor.tenant, at, {
+          ...doc,
           oauth2Config:
             doc.oauth2Config === undefined
               ? null
@@ -278,7 +161,7 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
                   authURL: doc.oauth2Config.authURL ?? "",
                   tokenURL: doc.oauth2Config.tokenURL ?? "",
                 },
-        };
+        });
         yield* tx.insertProvider(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
         newIds.add(row.id);
         const base = (id: string): Base => ({ id, providerId: row.id, createdAt: at, updatedAt: at });
@@ -465,30 +348,6 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
     if (graph === undefined) return yield* new StaleRead({ conditional: false });
     return { server: toServerRecord(graph), report: report as ServerImportReport } satisfies Imported;
   });
-
-/** A dry run's server: records it would create have no ids (they are never stored). */
-const withoutNewIds = (record: ServerRecord, newIds: ReadonlySet<string>): ImportedServer => {
-  const strip = <T extends { readonly id: string; readonly providerID?: string }>(item: T) => {
-    const { id, providerID, ...rest } = item;
-    return {
-      ...rest,
-      ...(newIds.has(id) ? {} : { id }),
-      ...(providerID === undefined || newIds.has(providerID) ? {} : { providerID }),
-    };
-  };
-  const { id, providers, resources, prompts, ...rest } = record;
-  return {
-    ...rest,
-    ...(newIds.has(id) ? {} : { id }),
-    providers: providers.map(({ id: providerId, tools, ...fields }) => ({
-      ...fields,
-      ...(newIds.has(providerId) ? {} : { id: providerId }),
-      tools: tools.map(strip),
-    })),
-    resources: resources.map(strip),
-    prompts: prompts.map(strip),
-  };
-};
 
 /** Checks a document beyond its schema; every problem located by its path in the document. */
 const checkDocument = (document: ServerExportDocument): Effect.Effect<ServerExportDocument, InvalidArgument> =>

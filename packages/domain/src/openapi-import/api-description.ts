@@ -82,7 +82,7 @@ export interface ApiDescription {
 
 /**
  * The port through which the import use cases read a description. `document` is what the client sent (an
- * object, or a string of JSON or YAML); `root` is the path problems are located under. A description that
+ * object, or a string of JSON or YAML), or a `DocumentJson`: the JSON text of either, still unparsed; `root` is the path problems are located under. A description that
  * cannot be read fails with every problem found; a reader that is reading as many descriptions as it can
  * fails with ResourceExhausted.
  */

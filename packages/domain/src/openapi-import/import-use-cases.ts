@@ -1,13 +1,11 @@
 import { Effect, Either, type Schema } from "effect";
 import { AlreadyExists, type InvalidArgument, ResourceExhausted } from "../errors/domain-errors.js";
-import { newId } from "../ids/id.js";
 import { toProviderRecord } from "../provider/provider-record.js";
-import { PROVIDER_OUTPUT_FIELDS, type ProviderRecord } from "../provider/provider-schema.js";
+import { PROVIDER_OUTPUT_FIELDS } from "../provider/provider-schema.js";
 import { mergeOAuth2 } from "../provider/provider-use-cases.js";
 import { secretPrefixOf } from "../provider/secret-prefix.js";
 import { authorize } from "../scopes/authorize.js";
 import type { ProviderRow, ToolRow } from "../storage/rows.js";
-import { DEFAULT_REQ_CONTENT_TYPE } from "../tool/tool-body-fields.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
@@ -22,100 +20,17 @@ import {
   transact,
 } from "../use-case/use-case-kit.js";
 import { decodeEnvelope, decodePathId, invalid } from "../validation/decode-write.js";
-import type { JsonObject } from "../validation/text.js";
 import { type ApiDescription, OpenApiReader } from "./api-description.js";
-import { type ImportReport, type ImportResult, ProviderImport, ProviderResync } from "./import-schema.js";
+import { type ImportResult, ProviderImport, ProviderResync } from "./import-schema.js";
 import { PROVIDER_RESYNCED, providerFields, resyncedProvider } from "./provider-from-description.js";
-import { exactKey, mapOperations, matchKey, type ToolDraft, usableOAuth2 } from "./operation-mapping.js";
+import { mapOperations, usableOAuth2 } from "./operation-mapping.js";
 import { uniqueNames } from "./tool-naming.js";
+import { changedFields, emptyReport, reportTool, storedKeys, toolRow, withoutNewIds } from "./imported-tool-rows.js";
+import { orderedIds } from "../ids/ordered-ids.js";
+import { canonical } from "../validation/canonical-json.js";
+import { newProviderRow, roomForProvider } from "../provider/new-provider.js";
 
 const ROOT = "import.document";
-
-/** JSON with object keys sorted, so stored schemas (jsonb reorders keys) compare by value. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, v: unknown) =>
-    typeof v === "object" && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-
-const schemaOrNull = (schema: JsonObject): JsonObject | null => (Object.keys(schema).length === 0 ? null : schema);
-
-/** The stored tool of a draft under its final name. */
-const toolRow = (
-  draft: ToolDraft,
-  name: string,
-  base: Pick<ToolRow, "id" | "providerId" | "createdAt" | "updatedAt">,
-  // A re-sync keeps the tenant's choice; the document does not say it.
-  outputSchemaMode: ToolRow["outputSchemaMode"] = "LENIENT",
-): ToolRow => ({
-  ...base,
-  method: draft.fields.method,
-  path: draft.fields.path,
-  name,
-  title: draft.fields.title ?? "",
-  description: draft.fields.description ?? "",
-  pathArgsJSONSchema: schemaOrNull(draft.fields.pathArgsJSONSchema ?? {}),
-  queryArgsJSONSchema: schemaOrNull(draft.fields.queryArgsJSONSchema ?? {}),
-  reqBodyJSONSchema: schemaOrNull(draft.fields.reqBodyJSONSchema ?? {}),
-  reqContentType: draft.fields.reqContentType ?? DEFAULT_REQ_CONTENT_TYPE,
-  reqBodyEncoding: draft.fields.reqBodyEncoding ?? {},
-  respBodyJSONSchema: schemaOrNull(draft.responseSchema ?? {}),
-  outputSchemaMode,
-  headers: draft.fields.headers ?? [],
-  oauth2Scopes: draft.fields.oauth2Scopes ?? [],
-  imported: true,
-  operationPath: draft.operationPath,
-});
-
-/**
- * What a re-sync matches each stored imported tool by: its method and its operation's path as written,
- * placeholder names blanked, or (for a later tool of the same template, as mapOperations keys drafts) exact.
- */
-const storedKeys = (tools: ReadonlyArray<ToolRow>): Map<ToolRow, string> => {
-  const keys = new Map<ToolRow, string>();
-  const used = new Set<string>();
-  for (const tool of tools) {
-    if (!tool.imported) continue;
-    const path = tool.operationPath !== "" ? tool.operationPath : tool.path;
-    const key = used.has(matchKey(tool.method, path)) ? exactKey(tool.method, path) : matchKey(tool.method, path);
-    used.add(key);
-    keys.set(tool, key);
-  }
-  return keys;
-};
-
-/**
- * `count` fresh ids in ascending order. Tools made in one transaction share their creation time, and lists
- * order them by (creation time, id): handing sorted ids out in document order keeps the document's order.
- */
-const orderedIds = (count: number): Array<string> =>
-  Array.from({ length: count }, newId).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-
-/** The tool fields a re-sync compares (method and path are what matched). */
-const COMPARED = [
-  "name",
-  "path",
-  "title",
-  "description",
-  "pathArgsJSONSchema",
-  "queryArgsJSONSchema",
-  "reqBodyJSONSchema",
-  "reqContentType",
-  "reqBodyEncoding",
-  "respBodyJSONSchema",
-  "headers",
-  "oauth2Scopes",
-] as const;
-
-const changedFields = (stored: ToolRow, next: ToolRow): Array<string> =>
-  COMPARED.filter((field) => canonical(stored[field]) !== canonical(next[field]));
-
-const reportTool = (row: Pick<ToolRow, "name" | "method" | "path">) => ({
-  name: row.name,
-  method: row.method,
-  path: row.path,
-});
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -197,33 +112,6 @@ const tooMany = (count: number, limit: number, others: number) =>
         : `the description maps to ${count} tools and the provider keeps ${others} others; a provider may hold at most ${limit}`,
   });
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer E> ? Array<E> : T[K] };
-
-const emptyReport = (): Mutable<ImportReport> => ({
-  added: [],
-  changed: [],
-  removed: [],
-  kept: [],
-  unchanged: 0,
-  skipped: [],
-  warnings: [],
-});
-
-/** A dry run's records: tools not stored yet (and a provider not created yet) have no ids. */
-const withoutNewIds = (
-  record: ProviderRecord,
-  newIds: ReadonlySet<string>,
-  providerIsNew: boolean,
-): ImportResult["provider"] => {
-  const { id, tools, ...rest } = record;
-  const shown = tools.map((tool): ImportResult["provider"]["tools"][number] => {
-    if (!newIds.has(tool.id)) return tool;
-    const { id: _id, providerID, ...fields } = tool;
-    return providerIsNew ? fields : { ...fields, providerID };
-  });
-  return providerIsNew ? { ...rest, tools: shown } : { ...rest, id, tools: shown };
-};
-
 /**
  * Creates a provider from an OpenAPI description, one tool per operation (docs/api-rules.md §15), in one
  * transaction; `dryRun` reports the outcome and stores nothing. Answers whether it created the provider.
@@ -267,22 +155,7 @@ export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string
       new Set(),
     );
     const at = yield* now;
-    const row: ProviderRow = {
-      id: newId(),
-      tenant: actor.tenant,
-      createdAt: at,
-      updatedAt: at,
-      version: 1,
-      apiType: fields.apiType ?? "REST",
-      visibilityType: fields.visibilityType ?? "INTERNAL",
-      baseURL: fields.baseURL,
-      documentURL: fields.documentURL ?? "",
-      iconURL: fields.iconURL ?? "",
-      secretPrefix,
-      name: fields.name,
-      description: fields.description ?? "",
-      oauth2Config,
-    };
+    const row = newProviderRow(actor.tenant, at, { ...fields, secretPrefix, oauth2Config });
     const ids = orderedIds(mapped.drafts.length);
     const tools: Array<ToolRow> = mapped.drafts.map((draft, i) =>
       toolRow(draft, names[i]!, { id: ids[i]!, providerId: row.id, createdAt: at, updatedAt: at }),
@@ -302,10 +175,7 @@ export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string
     yield* transact((tx) =>
       Effect.gen(function* () {
         yield* lockQuota(tx, "providers", actor.tenant);
-        if ((yield* tx.countProviders(actor.tenant)) >= quotas.providersPerTenant)
-          return yield* new ResourceExhausted({
-            detail: `the tenant already has ${quotas.providersPerTenant} providers`,
-          });
+        yield* roomForProvider(tx, actor.tenant);
         yield* tx.insertProvider(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
         for (const tool of tools)
           yield* tx.insertTool(tool).pipe(

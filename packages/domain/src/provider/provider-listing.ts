@@ -1,7 +1,6 @@
 import { Effect, Schema } from "effect";
 import { signPageCursor, verifyPageCursor } from "../listing/page-cursor.js";
 import { PageTokenSigner } from "../secrets/page-token-signer.js";
-import type { ProviderCursor } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { read } from "../use-case/use-case-kit.js";
 import { invalid } from "../validation/decode-write.js";

@@ -1,10 +1,8 @@
 import { Effect } from "effect";
-import { FailedPrecondition, NotFound, ResourceExhausted } from "../errors/domain-errors.js";
-import { newId } from "../ids/id.js";
+import { FailedPrecondition, NotFound } from "../errors/domain-errors.js";
 import { SecretCipher } from "../secrets/secret-cipher.js";
 import type { ProviderRow } from "../storage/rows.js";
 import type { Actor } from "../tenancy/actor.js";
-import { Quotas } from "../tenancy/quotas.js";
 import {
   alreadyExists,
   blockedByReference,
@@ -26,7 +24,7 @@ import { listProvidersPage } from "./provider-listing.js";
 import { toProviderRecord } from "./provider-record.js";
 import { type OAuth2ConfigWrite, ProviderCreate, type ProviderListQuery, ProviderPatch } from "./provider-schema.js";
 import { oauth2HeaderProblems } from "./oauth2-credentials.js";
-import { secretPrefixOf } from "./secret-prefix.js";
+import { newProviderRow, roomForProvider } from "./new-provider.js";
 import { checkUpstreamUrls } from "./upstream-address-check.js";
 
 type StoredOAuth2 = ProviderRow["oauth2Config"];
@@ -82,32 +80,12 @@ export interface DeleteProviderInput {
 export const createProvider = defineUseCase("createProvider", (actor: Actor, { provider }: CreateProviderInput) =>
   Effect.gen(function* () {
     const input = yield* validateInput("provider", ProviderCreate, provider);
-    const quotas = yield* Quotas;
     const oauth2Config = yield* mergeOAuth2(null, input.oauth2Config);
     return yield* transact((tx) =>
       Effect.gen(function* () {
         yield* lockQuota(tx, "providers", actor.tenant);
-        if ((yield* tx.countProviders(actor.tenant)) >= quotas.providersPerTenant)
-          return yield* new ResourceExhausted({
-            detail: `the tenant already has ${quotas.providersPerTenant} providers`,
-          });
-        const at = yield* now;
-        const row: ProviderRow = {
-          id: newId(),
-          tenant: actor.tenant,
-          createdAt: at,
-          updatedAt: at,
-          version: 1,
-          apiType: input.apiType ?? "REST",
-          visibilityType: input.visibilityType ?? "INTERNAL",
-          baseURL: input.baseURL,
-          documentURL: input.documentURL ?? "",
-          iconURL: input.iconURL ?? "",
-          secretPrefix: secretPrefixOf(input.baseURL),
-          name: input.name,
-          description: input.description ?? "",
-          oauth2Config,
-        };
+        yield* roomForProvider(tx, actor.tenant);
+        const row = newProviderRow(actor.tenant, yield* now, { ...input, oauth2Config });
         yield* tx.insertProvider(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
         return toProviderRecord(row, []);
       }),

@@ -12,6 +12,7 @@ export {
   OpenApiReader,
   type SecurityRequirement,
 } from "../openapi-import/api-description.js";
+export { DocumentJson } from "../openapi-import/document-json.js";
 export * from "../openapi-import/import-schema.js";
 export { importProvider, resyncProvider } from "../openapi-import/import-use-cases.js";
 export { mapOperations, matchKey } from "../openapi-import/operation-mapping.js";

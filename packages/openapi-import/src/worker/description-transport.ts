@@ -2,10 +2,10 @@ import type { FieldProblem } from "@mcpsm/domain";
 import type { ApiDescription, DescribedOperation, JsonObject } from "@mcpsm/domain/openapi-import";
 import { MAX_JSON_SCHEMA_BYTES } from "@mcpsm/domain/schemas";
 
-// A read description leaves the worker as JSON text, bounded in bytes before it is written. The schemas of a
-// description may share sub-schemas (a DAG): written out, each shared node is repeated on every path, and a
-// few kilobytes of `$ref`s can stand for gigabytes. Sizes are therefore computed first, once per distinct
-// node, and only a description within its budgets is stringified.
+// A read description leaves the worker structured-cloned (shared nodes stay shared), bounded first by what it
+// would take as JSON: the schemas of a description may share sub-schemas (a DAG), and whoever writes one out
+// (the domain's schema checks, an answer, the store) repeats each shared node on every path, so a few
+// kilobytes of `$ref`s could stand for gigabytes. Sizes are computed once per distinct node.
 
 /** Most bytes a read description may take as JSON (GitHub's 1,223 operations take 8.4 MiB). */
 export const MAX_DESCRIPTION_BYTES = 32 * 1024 * 1024;
@@ -120,7 +120,7 @@ const boundedOperation = (
 };
 
 export type Transported =
-  | { readonly ok: true; readonly json: string }
+  | { readonly ok: true; readonly description: ApiDescription }
   | { readonly ok: false; readonly problems: Array<FieldProblem> };
 
 const tooLarge = (root: string): Transported => ({
@@ -133,8 +133,8 @@ const tooLarge = (root: string): Transported => ({
   ],
 });
 
-/** The description as JSON text of at most MAX_DESCRIPTION_BYTES, or why it cannot be. */
-export const transportDescription = (description: ApiDescription, root: string): Transported => {
+/** The description within its caps, at most MAX_DESCRIPTION_BYTES once written as JSON, or why it cannot be. */
+export const boundedDescription = (description: ApiDescription, root: string): Transported => {
   const sizes = new JsonSizes();
   const warnings = [...description.warnings];
   const operations = description.operations.map((operation) =>
@@ -143,5 +143,5 @@ export const transportDescription = (description: ApiDescription, root: string):
   const bounded: ApiDescription = { ...description, operations, warnings };
   // Measured as it would be written, every shared node on every path: past the budget it is refused whole.
   if (sizes.of(bounded) > MAX_DESCRIPTION_BYTES) return tooLarge(root);
-  return { ok: true, json: JSON.stringify(bounded) };
+  return { ok: true, description: bounded };
 };

@@ -1,19 +1,23 @@
 import { parentPort } from "node:worker_threads";
 import { InvalidArgument } from "@mcpsm/domain";
+import { type ApiDescription, DocumentJson } from "@mcpsm/domain/openapi-import";
 import { readDescription, readDescriptionValue } from "../read-description.js";
 import { MAX_DOCUMENT_BYTES } from "../read-text.js";
 import type { ReaderReply, ReaderRequest } from "./reader-protocol.js";
-import { transportDescription } from "./description-transport.js";
+import { boundedDescription } from "./description-transport.js";
 import { READY } from "./worker-pool.js";
 
 // The body of a reader worker (worker-pool.ts): reads one description per message, off the service's event
-// loop and under the worker's memory limits, and answers with the description as bounded JSON text.
+// loop and under the worker's memory limits, and answers with the description bounded in size.
 
-const answer = async (request: ReaderRequest): Promise<ReaderReply> => {
-  try {
-    let description: Awaited<ReturnType<typeof readDescription>>;
-    if (request.sentAsObject) {
-      // The object the caller sent, written as compact JSON by the service: measured as that text.
+const read = async (request: ReaderRequest): Promise<ApiDescription | ReaderReply> => {
+  switch (request.kind) {
+    case "text":
+      return readDescription(request.text, request.root);
+    case "json":
+      return readDescription(new DocumentJson(request.bytes, request.members), request.root);
+    case "object": {
+      // The object a caller in the service's process sent, written as compact JSON: measured as that text.
       const bytes = Buffer.byteLength(request.text, "utf8");
       if (bytes > MAX_DOCUMENT_BYTES)
         return {
@@ -25,10 +29,17 @@ const answer = async (request: ReaderRequest): Promise<ReaderReply> => {
             },
           ],
         };
-      description = await readDescriptionValue(JSON.parse(request.text), request.root);
-    } else description = await readDescription(request.text, request.root);
-    const sent = transportDescription(description, request.root);
-    return sent.ok ? { ok: true, json: sent.json } : { ok: false, problems: sent.problems };
+      return readDescriptionValue(JSON.parse(request.text), request.root);
+    }
+  }
+};
+
+const answer = async (request: ReaderRequest): Promise<ReaderReply> => {
+  try {
+    const description = await read(request);
+    if ("ok" in description) return description;
+    const sent = boundedDescription(description, request.root);
+    return sent.ok ? { ok: true, description: sent.description } : { ok: false, problems: sent.problems };
   } catch (error) {
     if (error instanceof InvalidArgument) return { ok: false, problems: [...error.errors], detail: error.detail };
     if (error instanceof RangeError)

@@ -33,6 +33,8 @@ export type PoolOutcome<R> =
 
 interface Job<Q, R> {
   readonly message: Q;
+  /** Buffers the message hands over to the worker (no copy; they are unusable here afterwards). */
+  readonly transfer: ReadonlyArray<ArrayBuffer>;
   readonly resolve: (outcome: PoolOutcome<R>) => void;
   timer?: NodeJS.Timeout;
   slot?: Slot<Q, R>;
@@ -55,11 +57,17 @@ export class WorkerPool<Q, R> {
 
   constructor(private readonly options: WorkerPoolOptions) {}
 
-  /** Runs one job; `cancel` drops it when waiting, or ends its worker when running. */
-  run(message: Q): { readonly outcome: Promise<PoolOutcome<R>>; readonly cancel: () => void } {
+  /**
+   * Runs one job; `cancel` drops it when waiting, or ends its worker when running. The buffers of `transfer`
+   * move to the worker with the message.
+   */
+  run(
+    message: Q,
+    transfer: ReadonlyArray<ArrayBuffer> = [],
+  ): { readonly outcome: Promise<PoolOutcome<R>>; readonly cancel: () => void } {
     let job!: Job<Q, R>;
     const outcome = new Promise<PoolOutcome<R>>((resolve) => {
-      job = { message, resolve, settled: false };
+      job = { message, transfer, resolve, settled: false };
     });
     if (this.waiting.length >= this.options.queue && this.idle.length === 0 && this.slots.size >= this.options.size) {
       job.settled = true;
@@ -94,7 +102,7 @@ export class WorkerPool<Q, R> {
       job.slot = slot;
       slot.job = job;
       if (slot.ready) this.startClock(job);
-      slot.worker.postMessage(job.message);
+      slot.worker.postMessage(job.message, [...job.transfer]);
     }
   }
 

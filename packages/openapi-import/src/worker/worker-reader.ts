@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { InvalidArgument, ResourceExhausted } from "@mcpsm/domain";
-import { type ApiDescription, OpenApiReader } from "@mcpsm/domain/openapi-import";
+import { type ApiDescription, DocumentJson, OpenApiReader } from "@mcpsm/domain/openapi-import";
 import { Effect, Layer } from "effect";
 import type { ReaderReply, ReaderRequest } from "./reader-protocol.js";
 import { WorkerPool } from "./worker-pool.js";
@@ -35,14 +35,18 @@ export const DEFAULT_WORKER_READER_OPTIONS: WorkerReaderOptions = {
 const refused = (root: string, message: string) =>
   new InvalidArgument({ detail: `${root}: ${message}`, errors: [{ path: root, message }] });
 
-/** The request for a document as the caller sent it: text as is, an object as its compact JSON. */
+/**
+ * The request for a document as the caller sent it: text as is, the JSON text of a request body's member as
+ * is (parsed in the worker), an object as its compact JSON.
+ */
 const requestOf = (document: unknown, root: string): ReaderRequest | InvalidArgument => {
-  if (typeof document === "string") return { text: document, sentAsObject: false, root };
+  if (typeof document === "string") return { kind: "text", text: document, root };
+  if (document instanceof DocumentJson) return { kind: "json", bytes: document.bytes, members: document.members, root };
   if (typeof document !== "object" || document === null || Array.isArray(document))
     return refused(root, "must be an OpenAPI description: an object, or its JSON or YAML text");
   try {
     // Objects reach the service as parsed JSON bodies: a tree no larger than the body.
-    return { text: JSON.stringify(document), sentAsObject: true, root };
+    return { kind: "object", text: JSON.stringify(document), root };
   } catch {
     return refused(root, "cannot be read: it is nested too deeply");
   }
@@ -64,7 +68,8 @@ export const makeWorkerReader = (options: Partial<WorkerReaderOptions> = {}) => 
       const request = requestOf(document, root);
       if (request instanceof InvalidArgument) return Effect.fail(request);
       return Effect.async<ReaderReply, InvalidArgument | ResourceExhausted>((resume) => {
-        const job = pool.run(request);
+        // A request body's bytes move to the worker rather than being copied: a DocumentJson is read once.
+        const job = pool.run(request, request.kind === "json" ? [request.bytes.buffer as ArrayBuffer] : []);
         void job.outcome.then((outcome) => {
           switch (outcome.kind) {
             case "done":
@@ -97,7 +102,7 @@ export const makeWorkerReader = (options: Partial<WorkerReaderOptions> = {}) => 
         return Effect.sync(job.cancel);
       }).pipe(
         Effect.flatMap((reply) => {
-          if (reply.ok) return Effect.succeed(JSON.parse(reply.json) as ApiDescription);
+          if (reply.ok) return Effect.succeed(reply.description);
           if (reply.crashed !== undefined)
             return Effect.die(new Error(`the description reader failed: ${reply.crashed}`));
           const [first] = reply.problems;
