@@ -59,7 +59,8 @@ const WIRE_HANDLERS: { readonly [O in WireOperation]: Route["handle"] } = {
 const pathIds = (params: Readonly<Record<string, string>>) =>
   Effect.forEach(
     Object.entries(params),
-    ([name, value]) => (name === "version" ? W.parseVersion(name, value) : W.decodePathId(name, value)),
+    ([name, value]) =>
+      name === "version" ? Effect.asVoid(W.parseVersion(name, value)) : Effect.asVoid(W.decodePathId(name, value)),
     { discard: true },
   );
 
