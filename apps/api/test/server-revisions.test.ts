@@ -79,7 +79,11 @@ describe("a revision per change", () => {
     // Refused writes: a stale version, a bad field, a tool of the server renamed onto another's name.
     expectProblem(await patch(alice.api, server.id, { name: "x", version: 1 }), 409, "ABORTED");
     expectProblem(await patch(alice.api, server.id, { name: "" }), 400, "INVALID_ARGUMENT");
-    expectProblem(await patch(alice.api, server.id, { name: "y" }, { "if-match": 'W/"2"' }), 412, "PRECONDITION_FAILED");
+    expectProblem(
+      await patch(alice.api, server.id, { name: "y" }, { "if-match": 'W/"2"' }),
+      412,
+      "PRECONDITION_FAILED",
+    );
     // A change of a tool the server does not use, and a PATCH that changes nothing, move nothing.
     const other = await createTool(alice.api, provider.id);
     await alice.api.patch(`/providers/${provider.id}/tools/${other.id}`, { tool: { title: "unused" } });

@@ -122,4 +122,10 @@ export {
   ServerRevisionPage,
   ServerRevisionRecord,
 } from "../revision/revision-schema.js";
-export { type DocumentDiff, diffDocuments, type FieldChange, type MemberChange, unifiedDiff } from "../revision/revision-diff.js";
+export {
+  type DocumentDiff,
+  diffDocuments,
+  type FieldChange,
+  type MemberChange,
+  unifiedDiff,
+} from "../revision/revision-diff.js";

@@ -70,8 +70,7 @@ export const recordingRevisions =
         if (row !== undefined && !providersSeen.has(row.id)) providersSeen.set(row.id, row);
       };
       const member =
-        (kind: string) =>
-        (row: { readonly id: string; readonly providerId: string; readonly name: string }) =>
+        (kind: string) => (row: { readonly id: string; readonly providerId: string; readonly name: string }) =>
           changesOf(row.providerId).members.set(row.id, `${kind} '${row.name}'`);
 
       const recording: StorageTx = {

@@ -115,7 +115,8 @@ export const ServerRevisionDiff = Schema.Struct({
   against: WireInt32,
   fields: Schema.Array(FieldChangeRecord).annotations({ description: "changed fields of the document (server.*)" }),
   members: Schema.Array(MemberChangeRecord).annotations({
-    description: "providers and variables added, removed or changed; a changed provider lists its tools, prompts, resources",
+    description:
+      "providers and variables added, removed or changed; a changed provider lists its tools, prompts, resources",
   }),
   text: Schema.String.annotations({ description: "the same as a unified diff of the two documents, for people" }),
 }).annotations({ identifier: "ServerRevisionDiff" });
@@ -123,9 +124,7 @@ export type ServerRevisionDiff = typeof ServerRevisionDiff.Type;
 
 /** The optional body of a restore: the version the caller last saw (docs/api-rules.md §7). */
 export const ServerRestoreRequest = Schema.Struct({
-  version: optional(
-    Schema.Int.annotations({ description: "the server's current version; another one → 409 ABORTED" }),
-  ),
+  version: optional(Schema.Int.annotations({ description: "the server's current version; another one → 409 ABORTED" })),
 }).annotations({ identifier: "ServerRestoreRequest" });
 export type ServerRestoreRequest = typeof ServerRestoreRequest.Type;
 

@@ -163,8 +163,9 @@ const missingReferences = (tx: StorageTx, actor: Actor, row: ServerRow, document
     const providers = new Map(found.providers.filter((p) => canSee(actor, p)).map((p) => [p.id, p]));
     const tools = new Map(found.tools.map((t) => [t.id, t]));
     // The document lists the server's providers first, in link order, each with its chosen tools in order.
-    const exported = (document as { providers?: ReadonlyArray<{ name?: string; tools?: ReadonlyArray<{ name?: string }> }> })
-      .providers;
+    const exported = (
+      document as { providers?: ReadonlyArray<{ name?: string; tools?: ReadonlyArray<{ name?: string }> }> }
+    ).providers;
     const missing: Array<{ id: string; what: string }> = [];
     for (const [i, link] of row.providers.entries()) {
       const providerName = exported?.[i]?.name ?? link.providerId;

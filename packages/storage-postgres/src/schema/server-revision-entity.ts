@@ -11,8 +11,7 @@ export const ServerRevisionEntity = defineEntity({
   properties: {
     id: p.text().collation("C").primary(),
     // Lazy: this file and entities.ts import each other (ENTITIES lists this entity).
-    server: () =>
-      p.manyToOne(ServerEntity).deleteRule("cascade").foreignKeyName("server_revisions_server_id_foreign"),
+    server: () => p.manyToOne(ServerEntity).deleteRule("cascade").foreignKeyName("server_revisions_server_id_foreign"),
     tenant: p.text(),
     version: p.integer(),
     createdAt: p.datetime(3),

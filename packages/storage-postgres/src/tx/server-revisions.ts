@@ -28,7 +28,11 @@ export const serverRevisionOperations: Operations<
         (result) => {
           const row = result[0] ?? { n: 0, r: [] };
           const items = (row.r as Array<Record<string, unknown>>).map((item) => {
-            const { document: _d, content: _c, ...entry } = serverRevisions.decode({
+            const {
+              document: _d,
+              content: _c,
+              ...entry
+            } = serverRevisions.decode({
               ...item,
               document: null,
               content: null,
