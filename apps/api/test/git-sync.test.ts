@@ -196,7 +196,8 @@ describe("pushes", () => {
     expect(exported.server.description).toBe(server.description);
     expect(JSON.parse(files.get(`${folderOf(server.name)}/export.json`) ?? "null")).toEqual(exported);
     expect((await git.log(repo)).map((c) => c.commit)[0]).toBe(third.commit);
-  });
+    // Three pushes one after another: more than the default 30 s on a loaded machine.
+  }, 90_000);
 
   it("a burst of 20 changes lands as at most 3 commits holding the final state", async () => {
     const repo = await newRepository();
