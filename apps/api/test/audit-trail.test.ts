@@ -106,6 +106,10 @@ const AUDIT_EXPECTATIONS: { readonly [O in Operation]: Expectation } = {
   getGitConnection: "read",
   deleteGitConnection: "gitConnection",
   getServerGitSync: "read",
+  listServerRevisions: "read",
+  getServerRevision: "read",
+  diffServerRevisions: "read",
+  restoreServerRevision: "server",
 };
 const expectationOf = (route: (typeof ROUTES)[number]): Expectation | undefined =>
   (AUDIT_EXPECTATIONS as Readonly<Record<string, Expectation>>)[route.operation];

@@ -182,6 +182,23 @@ describe("pushes", () => {
     expect(await git.log(repo)).toHaveLength(2);
   });
 
+  it("a restore of a revision lands as a commit like any other change (docs/api-rules.md §21)", async () => {
+    const repo = await newRepository();
+    const conn = await connection({ name: `Restore ${uniq()}` });
+    const { server } = await syncedServer(conn, repo);
+    const first = await syncOf(server.id, synced());
+    expectStatus(await alice.api.patch(`/servers/${server.id}`, { server: { description: "changed" } }), 200);
+    const second = await syncOf(server.id, synced(first.commit));
+    expectStatus(await alice.api.post(`/servers/${server.id}/revisions/1/restore`, { server: { version: 2 } }), 200);
+    const third = await syncOf(server.id, synced(second.commit));
+    const files = await git.files(repo);
+    const exported = (await alice.api.get(`/servers/${server.id}/export`)).body;
+    expect(exported.server.description).toBe(server.description);
+    expect(JSON.parse(files.get(`${folderOf(server.name)}/export.json`) ?? "null")).toEqual(exported);
+    expect((await git.log(repo)).map((c) => c.commit)[0]).toBe(third.commit);
+    // Three pushes one after another: more than the default 30 s on a loaded machine.
+  }, 90_000);
+
   it("a burst of 20 changes lands as at most 3 commits holding the final state", async () => {
     const repo = await newRepository();
     const conn = await connection({ name: `Burst ${uniq()}` });

@@ -704,6 +704,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/servers/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a server's revisions, newest first, one page at a time
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["listServerRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/revisions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a server's export document at one of its kept versions
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["getServerRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/revisions/{version}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed from one revision (against) to another, per field and per tool, and as a unified diff
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["diffServerRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/revisions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a server's content that of a revision again, as a new version (or preview it with dryRun=true)
+         * @description Needs the scope `server:update` (Update MCP server).
+         */
+        post: operations["restoreServerRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -2201,6 +2281,25 @@ export interface components {
                 lastModified?: string;
             };
         };
+        RevisionFieldChange: {
+            /** @description dotted path below the member (or the document) */
+            path: string;
+            before?: null | boolean | {
+                [key: string]: unknown;
+            } | unknown[] | number | string;
+            after?: null | boolean | {
+                [key: string]: unknown;
+            } | unknown[] | number | string;
+        };
+        RevisionMemberChange: {
+            /** @description provider, tool, prompt, resource, variable, argument… */
+            kind: string;
+            name: string;
+            /** @enum {string} */
+            change: "added" | "removed" | "changed";
+            fields: components["schemas"]["RevisionFieldChange"][];
+            members: components["schemas"]["RevisionMemberChange"][];
+        };
         Server: {
             id: components["schemas"]["Id"];
             /**
@@ -2456,6 +2555,55 @@ export interface components {
         };
         ServerResourceLink: {
             resourceID: components["schemas"]["Id"];
+        };
+        ServerRestoreRequest: {
+            /**
+             * int
+             * @description the server's current version; another one → 409 ABORTED
+             */
+            version?: number;
+        };
+        ServerRestoreResult: {
+            server: components["schemas"]["Server"];
+            diff: components["schemas"]["ServerRevisionDiff"];
+        };
+        ServerRevision: {
+            /** Format: int32 */
+            version: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            actor: {
+                /** @description the writer's subject; "" when unknown or another tenant */
+                sub: string;
+                clientId: string;
+            };
+            /** @description one line saying what changed */
+            summary: string;
+        };
+        ServerRevisionDiff: {
+            /** Format: int32 */
+            version: number;
+            /** Format: int32 */
+            against: number;
+            /** @description changed fields of the document (server.*) */
+            fields: components["schemas"]["RevisionFieldChange"][];
+            /** @description providers and variables added, removed or changed; a changed provider lists its tools, prompts, resources */
+            members: components["schemas"]["RevisionMemberChange"][];
+            /** @description the same as a unified diff of the two documents, for people */
+            text: string;
+        };
+        ServerRevisionPage: {
+            revisions: components["schemas"]["ServerRevision"][];
+            /**
+             * int
+             * @description revisions the server has (at most REVISIONS_KEPT)
+             */
+            matchCount: number;
+            /** @description pass as `token` for the next page; "" on the last page */
+            nextToken: string;
         };
         ServerToken: {
             id: components["schemas"]["Id"];
@@ -4728,7 +4876,7 @@ export interface operations {
                 /** @description only events whose target has this id */
                 targetID?: string;
                 /** @description only events of this operation */
-                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerRevisions" | "getServerRevision" | "diffServerRevisions" | "restoreServerRevision" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
                 /** @description only events at or after this time (RFC 3339) */
                 since?: string;
             };
@@ -5101,6 +5249,177 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listServerRevisions: {
+        parameters: {
+            query?: {
+                /** @description page size, at least 1; values above 1000 are treated as 1000 */
+                limit?: number;
+                /** @description the nextToken of the previous page (opaque) */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerRevisionPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getServerRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description a version of the server (a whole number from 1; anything else answers 400) */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerExportDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    diffServerRevisions: {
+        parameters: {
+            query?: {
+                /** @description the version compared with (the older side); default: the version before */
+                against?: number;
+            };
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description a version of the server (a whole number from 1; anything else answers 400) */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerRevisionDiff"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    restoreServerRevision: {
+        parameters: {
+            query?: {
+                /** @description true: answer the preview, store nothing */
+                dryRun?: boolean;
+            };
+            header?: {
+                /** @description makes the write conditional on the record's current ETag */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description a version of the server (a whole number from 1; anything else answers 400) */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server: components["schemas"]["ServerRestoreRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerRestoreResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

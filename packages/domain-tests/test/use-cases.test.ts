@@ -163,6 +163,16 @@ describe("every use case on the memory store", () => {
     const renamed = await ok(alice, "updateServer", { serverId, server: { name: "GitHub" }, expectedVersion: 1 });
     expect(renamed).toMatchObject({ name: "GitHub", version: 2 });
 
+    // Revisions (docs/api-rules.md §21): one per version, compared and restored.
+    const history = await ok(alice, "listServerRevisions", { serverId, query: {} });
+    expect(history.revisions.map((r) => r.version)).toEqual([2, 1]);
+    expect(await ok(alice, "getServerRevision", { serverId, version: 1 })).toEqual(exported);
+    const diff = await ok(alice, "diffServerRevisions", { serverId, version: 2 });
+    expect(diff.fields).toEqual([{ path: "server.name", before: "github", after: "GitHub" }]);
+    const restored = await ok(alice, "restoreServerRevision", { serverId, version: 1, body: { version: 2 } });
+    expect(restored.server).toMatchObject({ name: "github", version: 3 });
+    await ok(alice, "updateServer", { serverId, server: { name: "GitHub" } });
+
     expect((await ok(alice, "listServerTools", { serverId })).map((t) => t.id)).toEqual([toolId]);
     await ok(alice, "removeServerTool", { serverId, toolId });
     expect(await ok(alice, "listServerTools", { serverId })).toEqual([]);

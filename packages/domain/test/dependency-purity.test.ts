@@ -35,7 +35,9 @@ const ALLOWED_SPECIFIER = (specifier: string): boolean =>
   specifier === "ajv" ||
   specifier.startsWith("ajv/") ||
   // RE2 in pure JavaScript: the linear-time engine for tenant-written regexes.
-  specifier === "re2js";
+  specifier === "re2js" ||
+  // Text diffs (jsdiff): the unified form of a server revision diff (docs/api-rules.md §21).
+  specifier === "diff";
 
 const sourceFiles = (dir: string): Array<string> =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>

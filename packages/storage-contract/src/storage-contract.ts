@@ -11,6 +11,7 @@ import { referenceCases } from "./cases/references.js";
 import { roundTripCases } from "./cases/round-trips.js";
 import { secretCases } from "./cases/secrets.js";
 import { serverGraphCases } from "./cases/server-graphs.js";
+import { serverRevisionCases } from "./cases/server-revisions.js";
 import { transactionCases } from "./cases/transactions.js";
 import { uniquenessCases } from "./cases/uniqueness.js";
 import { upstreamConnectionCases } from "./cases/upstream-connections.js";
@@ -38,7 +39,8 @@ export interface ContractSubject {
  * name; updating or deleting a missing record changes nothing; lists are in createdAt order, then id
  * compared code unit by code unit (PostgreSQL: COLLATE "C"); search substrings are literal (no LIKE
  * wildcards); a provider is referenced by a server that links it or any of its tools, resources or
- * prompts; rows handed in or out are never shared with the store; transactions are atomic.
+ * prompts; rows handed in or out are never shared with the store; transactions are atomic; a server's
+ * revisions are one per version, listed newest first, and go with the server.
  */
 export const storageContract = (name: string, setup: () => Promise<ContractSubject>): void => {
   describe(`storage contract: ${name}`, () => {
@@ -74,5 +76,6 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     upstreamConnectionCases(h);
     oauthServerRecordCases(h);
     gitSyncCases(h);
+    serverRevisionCases(h);
   });
 };

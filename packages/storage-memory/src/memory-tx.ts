@@ -6,6 +6,7 @@ import { memoryProviderChildren } from "./provider-children.js";
 import { memoryProviders } from "./providers.js";
 import { memorySecrets } from "./secrets.js";
 import { memoryReferences } from "./server-references.js";
+import { memoryServerRevisions } from "./server-revisions.js";
 import { memoryServerTokens } from "./server-tokens.js";
 import { memoryServers } from "./servers.js";
 import { memoryUpstreamConnections } from "./upstream-connections.js";
@@ -28,6 +29,7 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
     ...memoryUpstreamConnections(tables),
     ...memoryAuditEvents(tables),
     ...memoryOAuthServerRecords(tables),
+    ...memoryServerRevisions(tables),
     ...memoryGitSync(tables, (reference) => references.referencingServers(reference)),
   };
 };

@@ -90,6 +90,7 @@ export const memoryServers = (tables: Tables, references: MemoryReferences): Ser
             dropConnections((row) => row.serverTokenId === tokenId);
           }
         tables.gitSyncs.delete(id);
+        tables.serverRevisions.delete(id);
         servers.delete(id);
       }),
     findServer: find(servers),

@@ -6,6 +6,7 @@ import type {
   PromptRow,
   ProviderRow,
   ResourceRow,
+  ServerRevisionRow,
   ServerRow,
   ServerTokenRow,
   ToolRow,
@@ -39,6 +40,8 @@ export interface Tables {
   auditEvents: ReadonlyArray<AuditEventRow>;
   /** The records of the service's OAuth authorization server, by their `<model>:<id>`. */
   readonly oauthServerRecords: Map<string, OAuthServerRecordRow>;
+  /** Each server's revisions, oldest first; an entry's array is replaced on write, never changed. */
+  readonly serverRevisions: Map<string, ReadonlyArray<ServerRevisionRow>>;
 }
 
 /** An empty store. */
@@ -56,6 +59,7 @@ export const emptyTables = (): Tables => ({
   gitSyncs: new Map(),
   auditEvents: [],
   oauthServerRecords: new Map(),
+  serverRevisions: new Map(),
 });
 
 /** A snapshot a transaction may write to without touching `tables` (rows are shared, see `Tables`). */
@@ -73,4 +77,5 @@ export const copyTables = (tables: Tables): Tables => ({
   gitSyncs: new Map(tables.gitSyncs),
   auditEvents: tables.auditEvents,
   oauthServerRecords: new Map(tables.oauthServerRecords),
+  serverRevisions: new Map(tables.serverRevisions),
 });

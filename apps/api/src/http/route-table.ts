@@ -54,9 +54,17 @@ const WIRE_HANDLERS: { readonly [O in WireOperation]: Route["handle"] } = {
     ),
 };
 
-/** Path parameters are checked in path order before the body is read (the first bad one answers 400). */
+/**
+ * Path parameters are checked in path order before the body is read (the first bad one answers 400): ids,
+ * and a server revision's `{version}` (a whole number).
+ */
 const pathIds = (params: Readonly<Record<string, string>>) =>
-  Effect.forEach(Object.entries(params), ([name, value]) => W.decodePathId(name, value), { discard: true });
+  Effect.forEach(
+    Object.entries(params),
+    ([name, value]) =>
+      name === "version" ? Effect.asVoid(W.parseVersion(name, value)) : Effect.asVoid(W.decodePathId(name, value)),
+    { discard: true },
+  );
 
 /** `/providers/{id}/tools/{toolID}` → `/providers/:id/tools/:toolID` (the router's syntax). */
 export const routerPath = (template: string): string => template.replace(/\{([^{}]+)\}/g, ":$1");

@@ -156,6 +156,10 @@ const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   getGitConnection: (f) => ({ params: { id: f.G } }),
   deleteGitConnection: (f) => ({ params: { id: f.G } }),
   getServerGitSync: (f) => ({ params: { id: f.S } }),
+  listServerRevisions: (f) => ({ params: { id: f.S } }),
+  getServerRevision: (f) => ({ params: { id: f.S, version: "1" } }),
+  diffServerRevisions: (f) => ({ params: { id: f.S, version: "1" } }),
+  restoreServerRevision: (f) => ({ params: { id: f.S, version: "1" }, body: { server: {} } }),
 };
 
 /** The concrete path of `route` with its parameters filled in. */

@@ -10,6 +10,7 @@ import { ProblemBanner } from "../components/ProblemBanner.js";
 import { GitSync } from "../extensions/GitSync.js";
 import { ConnectPanel } from "./ConnectPanel.js";
 import { ServerCompose } from "./ServerCompose.js";
+import { ServerHistory } from "./ServerHistory.js";
 import { ExportPanel } from "./ServerTransfer.js";
 import { TokensPanel } from "./TokensPanel.js";
 import { TryTool } from "./TryTool.js";
@@ -119,6 +120,7 @@ export const ServerPage = (props: { readonly id: string }) => {
           <Tab id="audit">Audit</Tab>
           <Tab id="git">Git sync</Tab>
           <Tab id="export">Export</Tab>
+          <Tab id="history">History</Tab>
         </TabList>
         <TabPanel id="compose">
           <ServerCompose key={generation} server={server} onSaved={() => void load()} onReload={() => void load()} />
@@ -140,6 +142,9 @@ export const ServerPage = (props: { readonly id: string }) => {
         </TabPanel>
         <TabPanel id="export">
           <ExportPanel serverId={id} name={server.name} />
+        </TabPanel>
+        <TabPanel id="history">
+          <ServerHistory key={server.version} server={server} onRestored={() => void load()} />
         </TabPanel>
       </Tabs>
     </section>

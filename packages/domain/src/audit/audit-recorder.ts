@@ -199,6 +199,9 @@ const UNAUDITED_WRITES: ReadonlySet<string> = new Set([
   "pruneOAuthServerRecords",
   // The git outbox's worker settling a push: the state of a background job, not a management record.
   "settleGitSync",
+  // A server's revisions: recorded beside the server write the event already names (docs/api-rules.md §21).
+  "insertServerRevision",
+  "pruneServerRevisions",
 ]);
 
 /** The names the port gives its writes. */

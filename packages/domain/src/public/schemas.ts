@@ -106,3 +106,26 @@ export {
   ServerImportResult,
 } from "../export/export-schema.js";
 export { decodeServerExportDocument, decodeServerImportQuery, ServerImportParameters } from "../export/import-wire.js";
+/** Server revisions (docs/api-rules.md §21). */
+export {
+  decodeServerRestore,
+  decodeServerRestoreQuery,
+  decodeServerRevisionDiffQuery,
+  decodeServerRevisionListQuery,
+  parseVersion,
+  ServerRestoreParameters,
+  ServerRestoreRequest,
+  ServerRestoreResult,
+  ServerRevisionDiff,
+  ServerRevisionDiffParameters,
+  ServerRevisionListParameters,
+  ServerRevisionPage,
+  ServerRevisionRecord,
+} from "../revision/revision-schema.js";
+export {
+  type DocumentDiff,
+  diffDocuments,
+  type FieldChange,
+  type MemberChange,
+  unifiedDiff,
+} from "../revision/revision-diff.js";

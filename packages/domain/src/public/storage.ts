@@ -32,6 +32,7 @@ export {
   type ProviderStore,
   type ResourceStore,
   type SecretStore,
+  type ServerRevisionStore,
   type ServerStore,
   type ServerTokenStore,
   type ToolStore,
@@ -58,4 +59,11 @@ export {
   type GitSyncOutcome,
   GitSyncRow,
 } from "../git-connection/git-connection-rows.js";
+export {
+  REVISIONS_KEPT,
+  type ServerRevisionEntry,
+  type ServerRevisionPage,
+  ServerRevisionRow,
+  type ServerRevisionSearch,
+} from "../revision/revision-rows.js";
 export { visibleTo } from "../provider/provider-visibility.js";

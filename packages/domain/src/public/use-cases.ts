@@ -142,3 +142,15 @@ export {
 export { type ExportServerInput, exportServer } from "../export/export-use-cases.js";
 export { exportDocumentOf, toExportDocument } from "../export/export-document.js";
 export { type ImportServerInput, importServer } from "../export/server-import.js";
+/** Server revisions: list, read, compare, restore (docs/api-rules.md §21). */
+export {
+  type DiffServerRevisionsInput,
+  diffServerRevisions,
+  type GetServerRevisionInput,
+  getServerRevision,
+  type ListServerRevisionsInput,
+  listServerRevisions,
+  type RestoreServerRevisionInput,
+  restoreServerRevision,
+} from "../revision/revision-use-cases.js";
+export { RevisionSummary } from "../revision/revision-recording.js";

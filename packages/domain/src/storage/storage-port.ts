@@ -10,6 +10,7 @@ import type {
   GitSyncRow,
 } from "../git-connection/git-connection-rows.js";
 import type { ApiType, VisibilityType } from "../provider/provider-schema.js";
+import type { ServerRevisionPage, ServerRevisionRow, ServerRevisionSearch } from "../revision/revision-rows.js";
 import type {
   PromptRow,
   ProviderRow,
@@ -264,6 +265,18 @@ export interface AuditStore {
   readonly pruneAuditEvents: (before: Date, limit: number) => Op<number>;
 }
 
+/** Server revisions (docs/api-rules.md §21), deleted with their server. */
+export interface ServerRevisionStore {
+  /** Stores a revision (in the transaction of the change it records); one per (server, version). */
+  readonly insertServerRevision: (row: ServerRevisionRow) => Op<void>;
+  /** The revision of a server at `version`, with its document and content. */
+  readonly findServerRevision: (serverId: string, version: number) => Op<ServerRevisionRow | undefined>;
+  /** A page of a server's revisions, newest (highest version) first, without documents. */
+  readonly listServerRevisions: (search: ServerRevisionSearch) => Op<ServerRevisionPage>;
+  /** Deletes the revisions of a server whose version is below `keepFrom`. */
+  readonly pruneServerRevisions: (serverId: string, keepFrom: number) => Op<void>;
+}
+
 /** The state of the service's own OAuth authorization server (@mcpsm/mcp-oauth). */
 export interface OAuthServerStore {
   /**
@@ -342,7 +355,8 @@ export interface StorageTx
     UpstreamConnectionStore,
     AuditStore,
     OAuthServerStore,
-    GitStore {}
+    GitStore,
+    ServerRevisionStore {}
 
 /** The operations of a `StorageTx` that only read: what `Storage.read` offers. */
 export type ReadOperation = Extract<

@@ -1,7 +1,8 @@
-import { Clock, Data, Effect, Option } from "effect";
+import { Clock, Effect, Option } from "effect";
 import { AuditContext } from "../audit/audit-context.js";
 import { auditEventOf, recordingTx } from "../audit/audit-recorder.js";
 import { notingGitSync } from "../git-connection/git-sync-noting.js";
+import { recordingRevisions } from "../revision/revision-recording.js";
 import {
   Aborted,
   AlreadyExists,
@@ -16,6 +17,7 @@ import type { ProviderRow } from "../storage/rows.js";
 import type { ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
 import { type ReadTx, Storage, type StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
+import { StaleRead } from "./stale-read.js";
 
 // Building blocks shared by the use cases: time, access rules, conflict mapping and optimistic retries.
 
@@ -30,8 +32,7 @@ export const alreadyExists = (e: UniqueViolation) =>
 export const blockedByReference = (e: ReferenceViolation) =>
   new FailedPrecondition({ detail: e.detail, references: [] });
 
-/** A compare-and-set lost a race with another writer; the transaction is retried from the start. */
-export class StaleRead extends Data.TaggedError("StaleRead")<{ readonly conditional: boolean }> {}
+export { StaleRead };
 
 const MAX_ATTEMPTS = 5;
 
@@ -52,12 +53,14 @@ const audited =
 /**
  * Runs `work` in a transaction, retrying when an unconditional compare-and-set lost a race. A conditional
  * write (the client named a version) that loses answers 409 ABORTED at once. With an AuditContext, a
- * transaction that wrote records also stores their audit event (docs/api-rules.md §18), and every write of
- * a server or provider notes the pushes it makes due (docs/api-rules.md §17).
+ * transaction that wrote records also stores their audit event (docs/api-rules.md §18); every change of a
+ * server's content records a revision (docs/api-rules.md §21), and every write of a server or provider notes
+ * the pushes it makes due (docs/api-rules.md §17).
  */
 export const transact = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E | StaleRead, R>) =>
   Effect.flatMap(Effect.zip(Storage, Effect.serviceOption(AuditContext)), ([storage, context]) => {
-    const run = notingGitSync(Option.isSome(context) ? audited(work, context.value) : work);
+    const own = Option.isSome(context) ? audited(work, context.value) : work;
+    const run = notingGitSync(recordingRevisions(own, Option.getOrUndefined(context)));
     const attempt = (left: number): Effect.Effect<A, Exclude<E, StaleRead> | Aborted | Unavailable, R> =>
       storage.transaction(run).pipe(
         Effect.catchIf(

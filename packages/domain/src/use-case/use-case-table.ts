@@ -7,6 +7,7 @@ import { GIT_CONNECTION_USE_CASES } from "../git-connection/git-connection-use-c
 import { PROVIDER_PROMPT_USE_CASES } from "../prompt/prompt-use-cases.js";
 import { PROVIDER_USE_CASES } from "../provider/provider-use-cases.js";
 import { PROVIDER_RESOURCE_USE_CASES } from "../resource/resource-use-cases.js";
+import { REVISION_USE_CASES } from "../revision/revision-use-cases.js";
 import type { Operation } from "../scopes/scope-policy.js";
 import { SERVER_MEMBER_USE_CASES } from "../server/server-associations.js";
 import { SERVER_USE_CASES } from "../server/server-use-cases.js";
@@ -44,6 +45,7 @@ export const USE_CASES = {
   ...GIT_CONNECTION_USE_CASES,
   ...EXPORT_USE_CASES,
   ...SERVER_IMPORT_USE_CASES,
+  ...REVISION_USE_CASES,
 } as const satisfies { readonly [O in Exclude<Operation, WireOperation>]: AnyUseCase };
 
 /** The table's type: each operation's use case with its own input and output types. */

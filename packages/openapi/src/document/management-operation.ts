@@ -75,13 +75,23 @@ export const requiredHeader = (schemas: SchemaRegistry, schema: { readonly ast: 
 export const managementOperation = (schemas: SchemaRegistry, route: ManagementRoute) => {
   const idSchema = schemas.of(D.Id);
   const scope = requiredScope(route.operation);
-  const parameters: Array<unknown> = pathParameters(route.path).map((name) => ({
-    name,
-    in: "path",
-    required: true,
-    description: `${describeParameter(route.path, name)} (11 letters or digits; anything else answers 400)`,
-    schema: idSchema,
-  }));
+  const parameters: Array<unknown> = pathParameters(route.path).map((name) =>
+    name === "version"
+      ? {
+          name,
+          in: "path",
+          required: true,
+          description: "a version of the server (a whole number from 1; anything else answers 400)",
+          schema: { type: "integer", minimum: 1, maximum: 2147483647 },
+        }
+      : {
+          name,
+          in: "path",
+          required: true,
+          description: `${describeParameter(route.path, name)} (11 letters or digits; anything else answers 400)`,
+          schema: idSchema,
+        },
+  );
   if (route.query !== undefined) {
     const query = schemas.of(route.query) as { properties: Record<string, unknown>; required?: Array<string> };
     for (const [name, schema] of Object.entries(query.properties)) {

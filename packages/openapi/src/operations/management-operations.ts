@@ -3,6 +3,7 @@ import { AUDIT_OPERATIONS } from "./audit-operations.js";
 import { GIT_OPERATIONS } from "./git-operations.js";
 import { PROVIDER_CHILD_OPERATIONS } from "./provider-child-operations.js";
 import { PROVIDER_CONNECTION_OPERATIONS, PROVIDER_OPERATIONS } from "./provider-operations.js";
+import { REVISION_OPERATIONS } from "./revision-operations.js";
 import { SERVER_MEMBER_OPERATIONS, SERVER_OPERATIONS, SERVER_TOKEN_OPERATIONS } from "./server-operations.js";
 import { SERVER_TRANSFER_OPERATIONS } from "./server-transfer-operations.js";
 import { VARIABLE_OPERATIONS } from "./variable-operations.js";
@@ -22,4 +23,5 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementOperation> = [
   ...PROVIDER_CONNECTION_OPERATIONS,
   ...SERVER_TRANSFER_OPERATIONS,
   ...GIT_OPERATIONS,
+  ...REVISION_OPERATIONS,
 ];

@@ -21,6 +21,7 @@ import {
 } from "./server-entities.js";
 import { UpstreamAuthorizationEntity, UpstreamConnectionEntity } from "./upstream-connection-entities.js";
 import { VariableEntity } from "./variable-entity.js";
+import { ServerRevisionEntity } from "./server-revision-entity.js";
 
 // The relational mapping of the stored records, and the one description of each table: the committed
 // migrations are generated from it (a test proves that migrating produces exactly this: an empty schema
@@ -83,4 +84,5 @@ export const ENTITIES = [
   UpstreamAuthorizationEntity,
   OAuthServerRecordEntity,
   GitSyncEntity,
+  ServerRevisionEntity,
 ] as const;

@@ -6,6 +6,7 @@ import {
   PromptRow,
   ProviderRow,
   ResourceRow,
+  ServerRevisionRow,
   ServerRow,
   ServerTokenRow,
   ToolRow,
@@ -29,6 +30,7 @@ import {
 import { AuditEventEntity } from "../schema/audit-event-entity.js";
 import { OAuthServerRecordEntity } from "../schema/oauth-server-record-entity.js";
 import { GitConnectionEntity } from "../schema/git-entities.js";
+import { ServerRevisionEntity } from "../schema/server-revision-entity.js";
 import { describeGraphs } from "./graphs.js";
 import { describeTable } from "./table.js";
 
@@ -48,6 +50,7 @@ export const describeRecordTables = (metadata: MetadataStorage) => ({
   oauthServerRecords: describeTable(metadata.get(OAuthServerRecordEntity), OAuthServerRecordRow),
   gitConnections: describeTable(metadata.get(GitConnectionEntity), GitConnectionRow),
   gitSyncs: describeTable(metadata.get(GitSyncEntity), GitSyncRow),
+  serverRevisions: describeTable(metadata.get(ServerRevisionEntity), ServerRevisionRow),
 });
 
 /**

@@ -9,6 +9,7 @@ import { providerToolLookupOperations } from "./provider-tool-lookups.js";
 import { resourceOperations } from "./resources.js";
 import { type Runner, txContext } from "./runner.js";
 import { secretOperations } from "./secrets.js";
+import { serverRevisionOperations } from "./server-revisions.js";
 import { serverTokenOperations } from "./server-tokens.js";
 import { serverOperations } from "./servers.js";
 import { toolOperations } from "./tools.js";
@@ -30,6 +31,7 @@ const PARTS = [
   oauthServerRecordOperations,
   gitSyncOperations,
   providerToolLookupOperations,
+  serverRevisionOperations,
 ] as const;
 
 // Compile-time proof that the parts together are a whole StorageTx (the assembly below casts).
