@@ -14,6 +14,7 @@ import { serverGraphCases } from "./cases/server-graphs.js";
 import { transactionCases } from "./cases/transactions.js";
 import { uniquenessCases } from "./cases/uniqueness.js";
 import { upstreamConnectionCases } from "./cases/upstream-connections.js";
+import { toolCallCases } from "./cases/tool-calls.js";
 import { versionCases } from "./cases/versions.js";
 import { makeHarness } from "./harness.js";
 
@@ -74,5 +75,6 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     upstreamConnectionCases(h);
     oauthServerRecordCases(h);
     gitSyncCases(h);
+    toolCallCases(h);
   });
 };
