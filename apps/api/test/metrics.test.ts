@@ -128,6 +128,8 @@ describe("the /metrics listener", () => {
     const mcp = "mcp_server_operation_duration_seconds";
     expect(delta(mcp, { mcp_method_name: "tools/list", gen_ai_tool_name: "", error_type: "" })).toBe(1);
     expect(delta(mcp, { mcp_method_name: "tools/call", gen_ai_tool_name: "okTool", error_type: "" })).toBe(3);
+    // The bounded `server` label: the server's id (service-generated), never a tenant-written string.
+    expect(delta(mcp, { mcp_method_name: "tools/call", gen_ai_tool_name: "okTool", server: serverId })).toBe(3);
     expect(delta(mcp, { mcp_method_name: "tools/call", gen_ai_tool_name: "failTool", error_type: "tool_error" })).toBe(
       2,
     );

@@ -40,7 +40,7 @@ export const buildMcpServer = (
   const { log, instrumentation } = services;
   /** Runs a handler as one observed operation: a throw is its error, an answer none. */
   const observed = <T>(method: string, run: (observe: UpstreamObserver) => T | Promise<T>) =>
-    instrumentation.operation({ method }, async (observe) => run(observe), noError);
+    instrumentation.operation({ method, serverId: compiled.id }, async (observe) => run(observe), noError);
   /** The one way a tool runs, for tools/call and for useTool alike. */
   const runTool = async (
     observe: UpstreamObserver,
@@ -79,7 +79,7 @@ export const buildMcpServer = (
         request.params.arguments,
       );
       const ran = instrumentation.operation(
-        { method: "tools/call", toolName: toolNameOf(request.params.name) },
+        { method: "tools/call", toolName: toolNameOf(request.params.name), serverId: compiled.id },
         async (observed) => {
           const observe = recording?.observe(observed) ?? observed;
           const discovery = compiled.discovery

@@ -355,7 +355,8 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
           quiet: true,
         }),
       }),
-    observeList: () => services.instrumentation.operation({ method: "tools/list" }, async () => undefined, noError),
+    observeList: (serverId) =>
+      services.instrumentation.operation({ method: "tools/list", serverId }, async () => undefined, noError),
     runsDirectly: (compiled, tool) => runsWithoutRequestContext(services, compiled, tool),
     callTool: (admitted, tool, args, id, signal) =>
       callToolDirectly(services, admitted.compiled, admitted.caller, admitted.auth.caller, tool, args, id, signal),

@@ -38,7 +38,7 @@ export const callToolDirectly = async (
   try {
     const result = await guarded(log, "tools/call", () =>
       instrumentation.operation(
-        { method: "tools/call", toolName: tool.row.name },
+        { method: "tools/call", toolName: tool.row.name, serverId: compiled.id },
         async (observed) => {
           const observe = recording?.observe(observed) ?? observed;
           const result = await runToolCall(services, observe, compiled, caller, principal, tool, args, {
