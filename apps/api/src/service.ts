@@ -189,7 +189,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   const callLog = startCallLogWriter({
     store: store.calls,
     logger,
-    captureArguments: new Set(operations.callLogCaptureArguments ?? []),
+    captureArguments: operations.callLogCaptureArguments ?? [],
     onDropped: (count) => metrics?.counters.callLogDropped.inc(count),
   });
   const instrumentations = [mcpRequestNoting, metrics?.mcpInstrumentation, tracing?.mcpInstrumentation].filter(

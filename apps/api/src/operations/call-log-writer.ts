@@ -12,8 +12,8 @@ import type { Logger } from "pino";
 export interface CallLogWriterOptions {
   readonly store: CallLogStore;
   readonly logger: Logger;
-  /** Servers whose calls keep their arguments (masked). */
-  readonly captureArguments?: ReadonlySet<string> | undefined;
+  /** Servers whose calls keep their arguments (masked); read on each call (a short list, usually empty). */
+  readonly captureArguments?: ReadonlyArray<string> | undefined;
   /** How often the buffer is stored (default 1,000 ms). */
   readonly flushIntervalMs?: number | undefined;
   /** Calls per stored batch; a buffer this full is stored at once (default 500). */
@@ -37,7 +37,7 @@ export interface CallLogWriter extends McpCallLog {
 export const startCallLogWriter = (options: CallLogWriterOptions): CallLogWriter => {
   const batchSize = Math.max(1, options.batchSize ?? 500);
   const maxBuffered = Math.max(batchSize, options.maxBuffered ?? 20_000);
-  const capture = options.captureArguments ?? new Set<string>();
+  const capture = options.captureArguments ?? [];
   let buffer: Array<ToolCallEntry> = [];
   let droppedCount = 0;
   let flushing: Promise<void> | undefined;
@@ -93,7 +93,7 @@ export const startCallLogWriter = (options: CallLogWriterOptions): CallLogWriter
         });
       }
     },
-    capturesArguments: (serverId) => capture.has(serverId),
+    capturesArguments: (serverId) => capture.length > 0 && capture.includes(serverId),
     flush,
     dropped: () => droppedCount,
     stop: async () => {
