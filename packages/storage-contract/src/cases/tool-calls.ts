@@ -97,19 +97,31 @@ export const toolCallCases = (h: Harness) =>
       const other = all.servers[1];
       // 2,500 ms falls in the (2000, 3000] bucket: index 22.
       expect(other?.latency.findIndex((n) => n > 0)).toBe(22);
+      // Whole hours (a store may keep hourly counts for them) answer the same.
+      const hourly = await usage({ bucketSeconds: 3600 });
+      expect(hourly.buckets.map((b) => [b.start.toISOString(), b.calls, b.errors])).toEqual([
+        [at(0).toISOString(), 9, 2],
+      ]);
+      expect(hourly.servers.map((s) => [s.serverId, s.calls, s.latency.reduce((n, c) => n + c, 0)])).toEqual([
+        [SERVER, 8, 8],
+        [OTHER_SERVER, 1, 1],
+      ]);
       const one = await usage({ serverId: SERVER, since: at(60), until: at(120) });
       expect(one.buckets.map((b) => b.calls)).toEqual([3]);
       expect(one.servers.map((s) => s.serverId)).toEqual([SERVER]);
       expect(one.buckets[0]?.latency.reduce((a, b) => a + b, 0)).toBe(3);
     });
 
+    // A store's aggregates go by whole minutes and hours before the cutoff (the service prunes at a cutoff
+    // it moves every hour); an hour-aligned cutoff leaves nothing of the pruned calls in any answer.
     it("prunes calls older than the cutoff in bounded batches, and their usage", async () => {
       await append([call(1), call(2), call(3, { tenant: TENANT_B }), call(200)]);
-      expect(await Effect.runPromise(calls().pruneCalls(at(3000), 2))).toBe(2);
-      expect(await Effect.runPromise(calls().pruneCalls(at(3000), 2))).toBe(1);
-      expect(await Effect.runPromise(calls().pruneCalls(at(3000), 2))).toBe(0);
+      expect(await Effect.runPromise(calls().pruneCalls(at(3600), 2))).toBe(2);
+      expect(await Effect.runPromise(calls().pruneCalls(at(3600), 2))).toBe(1);
+      expect(await Effect.runPromise(calls().pruneCalls(at(3600), 2))).toBe(0);
       expect((await search()).items.map((r) => r.id)).toEqual([id("call", 200)]);
       const left = await usage({ until: at(7200) });
       expect(left.buckets.map((b) => b.calls)).toEqual([1]);
+      expect((await usage({ until: at(7200), bucketSeconds: 3600 })).buckets.map((b) => b.calls)).toEqual([1]);
     });
   });

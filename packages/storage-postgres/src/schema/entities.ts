@@ -2,7 +2,7 @@ import { defineEntity, p } from "@mikro-orm/postgresql";
 import { AuditEventEntity } from "./audit-event-entity.js";
 import { GitConnectionEntity } from "./git-entities.js";
 import { OAuthServerRecordEntity } from "./oauth-server-record-entity.js";
-import { ToolCallEntity, ToolCallUsageEntity } from "./tool-call-entities.js";
+import { ToolCallEntity, ToolCallHourlyUsageEntity, ToolCallUsageEntity } from "./tool-call-entities.js";
 
 // The relational mapping of the stored records, and the one description of each table: the committed
 // migrations are generated from it (a test proves that migrating produces exactly this: an empty schema
@@ -545,4 +545,5 @@ export const ENTITIES = [
   GitSyncEntity,
   ToolCallEntity,
   ToolCallUsageEntity,
+  ToolCallHourlyUsageEntity,
 ] as const;

@@ -17,18 +17,21 @@ import { LATENCY_COLUMNS } from "../schema/tool-call-entities.js";
 export type PoolStatement = (sql: string, params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<Record<string, unknown>>, import("@mcpsm/domain/errors").Unavailable>;
 
 const EPOCH = "timestamptz '1970-01-01 00:00:00+00'";
-const latencyUpdates = LATENCY_COLUMNS.map((c) => `${c} = tool_call_usage.${c} + excluded.${c}`).join(", ");
+const latencyUpdates = (table: string) =>
+  LATENCY_COLUMNS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(", ");
 const latencySums = LATENCY_COLUMNS.map((c) => `sum(u.${c})::int as ${c}`).join(", ");
 
-// One statement: the calls and their minutes' counts go in together (a data-modifying CTE is atomic). Minutes
-// are upserted in key order, so two instances flushing at once lock them in the same order.
+const upsertUsage = (table: string, param: string) => `insert into ${table}
+    select * from json_populate_recordset(null::${table}, ${param}::json) order by tenant, server_id, minute
+  on conflict (tenant, server_id, minute) do update set calls = ${table}.calls + excluded.calls,
+    errors = ${table}.errors + excluded.errors, tokens = ${table}.tokens + excluded.tokens, ${latencyUpdates(table)}`;
+
+// One statement: the calls and their minutes' and hours' counts go in together (data-modifying CTEs are
+// atomic). Counts are upserted in key order, so two instances flushing at once lock them in the same order.
 const APPEND = `with appended as (
-    insert into tool_calls select * from json_populate_recordset(null::tool_calls, $1::json))
-  insert into tool_call_usage
-    select * from json_populate_recordset(null::tool_call_usage, $2::json) order by tenant, server_id, minute
-  on conflict (tenant, server_id, minute) do update set calls = tool_call_usage.calls + excluded.calls,
-    errors = tool_call_usage.errors + excluded.errors, tokens = tool_call_usage.tokens + excluded.tokens,
-    ${latencyUpdates}`;
+    insert into tool_calls select * from json_populate_recordset(null::tool_calls, $1::json)),
+  hours as (${upsertUsage("tool_call_hourly_usage", "$3")})
+  ${upsertUsage("tool_call_usage", "$2")}`;
 
 /** The stored form of a call (column names). */
 const callColumns = (row: ToolCallRow) => ({
@@ -49,11 +52,11 @@ const callColumns = (row: ToolCallRow) => ({
   arguments: row.arguments,
 });
 
-/** The per-minute counts of a batch, one entry per (server, minute). */
-const minutesOf = (rows: ReadonlyArray<ToolCallRow>) => {
+/** The counts of a batch per (tenant, server, bucket of `widthMs`), the bucket's start in `minute`. */
+const countsOf = (rows: ReadonlyArray<ToolCallRow>, widthMs: number) => {
   const minutes = new Map<string, Record<string, unknown> & { latency: Array<number> }>();
   for (const row of rows) {
-    const minute = new Date(Math.floor(row.at.getTime() / 60_000) * 60_000).toISOString();
+    const minute = new Date(Math.floor(row.at.getTime() / widthMs) * widthMs).toISOString();
     const key = `${row.tenant} ${row.serverId} ${minute}`;
     let entry = minutes.get(key);
     if (entry === undefined) {
@@ -103,7 +106,13 @@ export const postgresCallLog = (run: PoolStatement): CallLogStore => ({
   appendCalls: (rows) =>
     rows.length === 0
       ? Effect.void
-      : Effect.asVoid(run(APPEND, [JSON.stringify(rows.map(callColumns)), JSON.stringify(minutesOf(rows))])),
+      : Effect.asVoid(
+          run(APPEND, [
+            JSON.stringify(rows.map(callColumns)),
+            JSON.stringify(countsOf(rows, 60_000)),
+            JSON.stringify(countsOf(rows, 3_600_000)),
+          ]),
+        ),
   searchCalls: (search: CallSearch) => {
     const params: Array<unknown> = [];
     const param = (value: unknown) => {
@@ -139,13 +148,17 @@ export const postgresCallLog = (run: PoolStatement): CallLogStore => ({
   },
   callUsage: (query) => {
     const bucket = `date_bin('${Math.floor(query.bucketSeconds)} seconds'::interval, u.minute, ${EPOCH})`;
+    // Whole hours (the domain cuts windows in whole buckets) are read from the hourly counts.
+    const table = query.bucketSeconds % 3600 === 0 && query.since.getTime() % 3_600_000 === 0 && query.until.getTime() % 3_600_000 === 0
+      ? "tool_call_hourly_usage"
+      : "tool_call_usage";
     const params: Array<unknown> = [query.tenant, query.since.toISOString(), query.until.toISOString()];
     const server = query.serverId === undefined ? "" : `and u.server_id = $${params.push(query.serverId)}`;
     return Effect.map(
       run(
         `select ${bucket} as b, u.server_id as s, grouping(u.server_id) as by_bucket,
            sum(u.calls)::int as calls, sum(u.errors)::int as errors, sum(u.tokens)::float8 as tokens, ${latencySums}
-         from tool_call_usage u
+         from ${table} u
          where u.tenant = $1 and u.minute >= $2::timestamptz and u.minute < $3::timestamptz ${server}
          group by grouping sets ((${bucket}), (u.server_id))`,
         params,
@@ -171,7 +184,8 @@ export const postgresCallLog = (run: PoolStatement): CallLogStore => ({
            delete from tool_calls where id in (
              select id from tool_calls where at < $1::timestamptz order by at limit $2 for update skip locked)
            returning 1),
-         minutes as (delete from tool_call_usage where minute < date_bin('60 seconds'::interval, $1::timestamptz, ${EPOCH}))
+         minutes as (delete from tool_call_usage where minute < date_bin('60 seconds'::interval, $1::timestamptz, ${EPOCH})),
+         hours as (delete from tool_call_hourly_usage where minute < date_bin('3600 seconds'::interval, $1::timestamptz, ${EPOCH}))
          select count(*)::int as n from doomed`,
         [before.toISOString(), Math.max(0, Math.floor(limit))],
       ),
