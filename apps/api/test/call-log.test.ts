@@ -101,7 +101,7 @@ describe("the tool-call log", () => {
     expect(modernCall).toMatchObject({ tool: "search", era: "modern", status: "ok", upstreamStatus: 200 });
     expect(broken).toMatchObject({ tool: "broken", era: "modern", status: "tool_error", upstreamStatus: 503 });
     for (const call of res.body.calls) {
-      expect(call.principal).toBe(`token:${tokenId}`);
+      expect(call.principal).toBe(`server-token:${tokenId}`);
       expect(call.latencyMs).toBeGreaterThan(0);
       expect(call.tokensBefore).toBe(Math.ceil(call.resultChars / 4));
       expect(call.tokensAfter).toBeNull();
@@ -220,7 +220,7 @@ describe("the tool-call log", () => {
           serverId,
           at: old,
           tool: "search",
-          principal: `token:${tokenId}`,
+          principal: `server-token:${tokenId}`,
           era: "modern",
           status: "ok",
           errorType: "",

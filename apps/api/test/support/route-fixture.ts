@@ -156,6 +156,9 @@ const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   getGitConnection: (f) => ({ params: { id: f.G } }),
   deleteGitConnection: (f) => ({ params: { id: f.G } }),
   getServerGitSync: (f) => ({ params: { id: f.S } }),
+  listServerCalls: (f) => ({ params: { id: f.S } }),
+  getServerUsage: (f) => ({ params: { id: f.S } }),
+  getTenantUsage: () => ({ params: {} }),
 };
 
 /** The concrete path of `route` with its parameters filled in. */

@@ -43,7 +43,7 @@ export const ToolCallRecord = Schema.Struct({
   at: Timestamp,
   tool: Schema.String.annotations({ description: 'the tool called as the client named it ("" if none was named)' }),
   principal: Schema.String.annotations({
-    description: "who called: `token:<server token id>` or `oauth:<subject>` (never a credential)",
+    description: "who called: `server-token:<token id>` or `oauth:<subject>` (never a credential)",
   }),
   era: CallEra.annotations({ description: "protocol era: legacy (2025-era) or modern (2026-07-28)" }),
   status: CallStatus,
