@@ -88,7 +88,9 @@ describe("the tool-call log", () => {
     const viaSdk = await connect(headersServerId, headersToken, "2026-07-28");
     const first = await legacy.callTool({ name: "search", arguments: { queryArgs: { q: PLANTED, n: 1 } } });
     expect(first.isError, JSON.stringify(first)).toBeFalsy();
-    expect((await modern.callTool({ name: "search", arguments: { queryArgs: { q: PLANTED, n: 2 } } })).isError).toBeFalsy();
+    expect(
+      (await modern.callTool({ name: "search", arguments: { queryArgs: { q: PLANTED, n: 2 } } })).isError,
+    ).toBeFalsy();
     expect((await modern.callTool({ name: "broken" })).isError).toBe(true);
     expect((await viaSdk.callTool({ name: "search", arguments: { queryArgs: { q: PLANTED } } })).isError).toBeFalsy();
     await svc.flushCalls();
@@ -97,7 +99,13 @@ describe("the tool-call log", () => {
     expect(res.status).toBe(200);
     expect(res.body.matchCount).toBe(3);
     const [broken, modernCall, legacyCall] = res.body.calls;
-    expect(legacyCall).toMatchObject({ tool: "search", era: "legacy", status: "ok", errorType: "", upstreamStatus: 200 });
+    expect(legacyCall).toMatchObject({
+      tool: "search",
+      era: "legacy",
+      status: "ok",
+      errorType: "",
+      upstreamStatus: 200,
+    });
     expect(modernCall).toMatchObject({ tool: "search", era: "modern", status: "ok", upstreamStatus: 200 });
     expect(broken).toMatchObject({ tool: "broken", era: "modern", status: "tool_error", upstreamStatus: 503 });
     for (const call of res.body.calls) {
@@ -117,7 +125,11 @@ describe("the tool-call log", () => {
     // The request log names the MCP method and the tool.
     const mcpLines = svc.logs.filter((line) => line.msg === "request" && line.path === `/mcp/${serverId}`);
     expect(mcpLines.some((line) => line.mcpMethod === "tools/call" && line.tool === "search")).toBe(true);
-    expect(mcpLines.some((line) => line.mcpMethod === "tools/list" || line.mcpMethod === "initialize" || line.mcpMethod === undefined)).toBe(true);
+    expect(
+      mcpLines.some(
+        (line) => line.mcpMethod === "tools/list" || line.mcpMethod === "initialize" || line.mcpMethod === undefined,
+      ),
+    ).toBe(true);
   });
 
   it("pages like §11 and filters by tool, status and since", async () => {
@@ -134,7 +146,9 @@ describe("the tool-call log", () => {
     expect(second.body.calls).toHaveLength(1);
     expect(second.body.nextToken).toBe("");
     // A token is valid only with the filters it was made for.
-    expect((await calls(serverId, `?limit=2&status=ok&token=${encodeURIComponent(first.body.nextToken)}`)).status).toBe(400);
+    expect((await calls(serverId, `?limit=2&status=ok&token=${encodeURIComponent(first.body.nextToken)}`)).status).toBe(
+      400,
+    );
     const bad = await calls(serverId, "?status=fine&since=yesterday");
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(["since", "status"]);

@@ -77,6 +77,4 @@ if (mismatch !== undefined) {
   process.stderr.write(`${mismatch}\n`);
   process.exit(1);
 }
-process.stdout.write(
-  `${await mintDevToken(dataDir, { subject, ...(scopes ? { scopes } : {}), ttlSeconds: ttl })}\n`,
-);
+process.stdout.write(`${await mintDevToken(dataDir, { subject, ...(scopes ? { scopes } : {}), ttlSeconds: ttl })}\n`);

@@ -51,7 +51,10 @@ export const startCallLogWriter = (options: CallLogWriterOptions): CallLogWriter
     const nowMs = Date.now();
     if (nowMs - lastWarning > 60_000) {
       lastWarning = nowMs;
-      options.logger.warn({ dropped: count, total: droppedCount, reason, err: error }, "tool calls dropped from the call log");
+      options.logger.warn(
+        { dropped: count, total: droppedCount, reason, err: error },
+        "tool calls dropped from the call log",
+      );
     }
   };
 

@@ -16,7 +16,7 @@ import {
   type CallListQuery,
   type CallStatus,
   type ToolCallPage,
-    toToolCallRecord,
+  toToolCallRecord,
 } from "./call-log-schema.js";
 import { percentileOf } from "./latency-histogram.js";
 import {

@@ -55,7 +55,10 @@ export const toolCallCases = (h: Harness) =>
       const rows = Array.from({ length: 12 }, (_, i) => call(i + 1));
       await append(rows);
       expect((await search({ tool: "listPets" })).items.map((r) => r.id)).toEqual(
-        rows.filter((r) => r.tool === "listPets").reverse().map((r) => r.id),
+        rows
+          .filter((r) => r.tool === "listPets")
+          .reverse()
+          .map((r) => r.id),
       );
       expect((await search({ status: "tool_error" })).items.map((r) => r.id)).toEqual(
         [12, 8, 4].map((n) => id("call", n)),

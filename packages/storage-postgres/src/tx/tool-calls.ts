@@ -14,11 +14,13 @@ import { LATENCY_COLUMNS } from "../schema/tool-call-entities.js";
 // each on a pooled connection of its own, and never notify the point-read caches: calls are no records.
 
 /** Runs one statement outside a transaction (the storage's pool runner, with outages as Unavailable). */
-export type PoolStatement = (sql: string, params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<Record<string, unknown>>, import("@mcpsm/domain/errors").Unavailable>;
+export type PoolStatement = (
+  sql: string,
+  params: ReadonlyArray<unknown>,
+) => Effect.Effect<ReadonlyArray<Record<string, unknown>>, import("@mcpsm/domain/errors").Unavailable>;
 
 const EPOCH = "timestamptz '1970-01-01 00:00:00+00'";
-const latencyUpdates = (table: string) =>
-  LATENCY_COLUMNS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(", ");
+const latencyUpdates = (table: string) => LATENCY_COLUMNS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(", ");
 const latencySums = LATENCY_COLUMNS.map((c) => `sum(u.${c})::int as ${c}`).join(", ");
 
 const upsertUsage = (table: string, param: string) => `insert into ${table}
@@ -60,7 +62,15 @@ const countsOf = (rows: ReadonlyArray<ToolCallRow>, widthMs: number) => {
     const key = `${row.tenant} ${row.serverId} ${minute}`;
     let entry = minutes.get(key);
     if (entry === undefined) {
-      entry = { tenant: row.tenant, server_id: row.serverId, minute, calls: 0, errors: 0, tokens: 0, latency: emptyHistogram() };
+      entry = {
+        tenant: row.tenant,
+        server_id: row.serverId,
+        minute,
+        calls: 0,
+        errors: 0,
+        tokens: 0,
+        latency: emptyHistogram(),
+      };
       minutes.set(key, entry);
     }
     entry.calls = (entry.calls as number) + 1;
@@ -149,9 +159,12 @@ export const postgresCallLog = (run: PoolStatement): CallLogStore => ({
   callUsage: (query) => {
     const bucket = `date_bin('${Math.floor(query.bucketSeconds)} seconds'::interval, u.minute, ${EPOCH})`;
     // Whole hours (the domain cuts windows in whole buckets) are read from the hourly counts.
-    const table = query.bucketSeconds % 3600 === 0 && query.since.getTime() % 3_600_000 === 0 && query.until.getTime() % 3_600_000 === 0
-      ? "tool_call_hourly_usage"
-      : "tool_call_usage";
+    const table =
+      query.bucketSeconds % 3600 === 0 &&
+      query.since.getTime() % 3_600_000 === 0 &&
+      query.until.getTime() % 3_600_000 === 0
+        ? "tool_call_hourly_usage"
+        : "tool_call_usage";
     const params: Array<unknown> = [query.tenant, query.since.toISOString(), query.until.toISOString()];
     const server = query.serverId === undefined ? "" : `and u.server_id = $${params.push(query.serverId)}`;
     return Effect.map(
