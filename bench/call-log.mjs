@@ -135,7 +135,8 @@ try {
          sum(l${LATENCY_BOUNDS_MS.length})
        from tool_call_usage where tenant = 'bench' group by 1, 2, 3`,
     );
-    for (const table of ["tool_calls", "tool_call_usage", "tool_call_hourly_usage"]) await pgQuery(`vacuum analyze ${table}`);
+    for (const table of ["tool_calls", "tool_call_usage", "tool_call_hourly_usage"])
+      await pgQuery(`vacuum analyze ${table}`);
     const rollupMs = performance.now() - start;
     const [{ n }] = await pgQuery("select count(*)::int as n from tool_call_usage");
     console.log(

@@ -106,6 +106,9 @@ const AUDIT_EXPECTATIONS: { readonly [O in Operation]: Expectation } = {
   getGitConnection: "read",
   deleteGitConnection: "gitConnection",
   getServerGitSync: "read",
+  listServerCalls: "read",
+  getServerUsage: "read",
+  getTenantUsage: "read",
 };
 const expectationOf = (route: (typeof ROUTES)[number]): Expectation | undefined =>
   (AUDIT_EXPECTATIONS as Readonly<Record<string, Expectation>>)[route.operation];
