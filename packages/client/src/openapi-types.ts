@@ -2584,7 +2584,7 @@ export interface components {
             at: string;
             /** @description the tool called as the client named it ("" if none was named) */
             tool: string;
-            /** @description who called: `token:<server token id>` or `oauth:<subject>` (never a credential) */
+            /** @description who called: `server-token:<token id>` or `oauth:<subject>` (never a credential) */
             principal: string;
             /**
              * @description protocol era: legacy (2025-era) or modern (2026-07-28)
