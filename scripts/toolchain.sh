@@ -44,5 +44,29 @@ ensure_built() {
   pnpm run build >&2
 }
 
+# Installs unless node_modules is newer than the lockfile and every manifest (pnpm install is a no-op then,
+# but still takes seconds).
+install_unless_current() {
+  ensure_node
+  ensure_pnpm
+  if [ -f node_modules/.modules.yaml ] && [ -z "$(find pnpm-lock.yaml package.json apps packages -maxdepth 2 \
+      -name 'package.json' -newer node_modules/.modules.yaml -print -quit 2>/dev/null)" ] &&
+      [ ! pnpm-lock.yaml -nt node_modules/.modules.yaml ]; then
+    return 0
+  fi
+  ensure_installed
+}
+
+# Builds unless $1 exists and no source, manifest or lockfile is newer than it (a current build starts at once).
+build_unless_current() {
+  local built="$1"
+  if [ -f "$built" ] && [ -z "$(find apps packages pnpm-lock.yaml \
+      \( -path '*/node_modules' -o -path '*/dist' -o -path '*/test-results' -o -path '*/.turbo' \) -prune -o \
+      \( -name '*.ts' -o -name '*.tsx' -o -name 'package.json' -o -name 'pnpm-lock.yaml' \) -newer "$built" -print -quit 2>/dev/null)" ]; then
+    return 0
+  fi
+  ensure_built
+}
+
 ensure_node
 ensure_pnpm

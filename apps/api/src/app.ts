@@ -7,6 +7,7 @@ import { mountApiDocs } from "./http/api-docs.js";
 import { type ConsoleOAuth, mountConsole } from "./http/console-page.js";
 import { type OperationDeps, operationMiddleware } from "./http/operation-middleware.js";
 import { httpProblems } from "./http/problem-response.js";
+import { callTail } from "./http/call-tail.js";
 import { requestFrame } from "./http/request-frame.js";
 import { ROUTES } from "./http/route-table.js";
 import { sendProblem } from "./http/send-problem.js";
@@ -179,6 +180,8 @@ export const createApp = (deps: AppDeps): Koa => {
     router.get("/oauth2/callback", page(consent.callback));
   }
   mountConsole(router, deps.consoleOAuth);
+  // The live tail of a server's tool calls (Server-Sent Events; docs/api-rules.md §24).
+  router.get("/servers/:id/calls/stream", callTail(deps));
   for (const route of ROUTES) {
     const handler = operationMiddleware(route, deps);
     if (route.method === "GET") router.get(route.path, handler);

@@ -24,6 +24,13 @@ const service = await startService(config, {
   onClose: storage.close,
   logger,
 });
+// Where to go next, said once: the console, and how to sign in to it (a dev-auth token, or the identity provider).
+const signIn =
+  config.auth.mode === "dev"
+    ? `paste a token from \`./run token <tenant>\` (same DATA_DIR: ${resolve(config.dataDir)})`
+    : "sign in with the identity provider, or paste an access token it issued";
+logger.info({ console: `${service.url}/console`, signIn }, "console ready");
+process.stderr.write(`console: ${service.url}/console (sign in: ${signIn})\n`);
 // Start-up (loading the modules, opening and migrating the store, building the OpenAPI document) leaves garbage
 // and a young generation grown to its maximum, which an idle service may not give back for minutes: the
 // embedded store's idle RSS is judged in that state (docs/performance.md, "Embedded store"). Start-up is over

@@ -43,6 +43,9 @@ import { DEFAULT_GIT_SYNC_CONFIG } from "./config/git-sync-config.js";
 import { DEFAULT_OPERATIONS_SETTINGS } from "./config/operations-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
 import { startAuditRetention } from "./operations/audit-retention.js";
+import { startCallLogRetention } from "./operations/call-log-retention.js";
+import { type CallLogWriter, startCallLogWriter } from "./operations/call-log-writer.js";
+import { mcpRequestNoting } from "./http/mcp-request-note.js";
 import { startMetricsListener } from "./operations/metrics-listener.js";
 import { createRateLimiter, tenantBudget } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
@@ -58,6 +61,8 @@ export interface RunningService {
   readonly server: Server;
   /** The Prometheus scrape URL (`http://host:port/metrics`), when the metrics listener runs. */
   readonly metricsUrl?: string | undefined;
+  /** The tool-call log's writer (`flush` stores what is buffered: tests). */
+  readonly callLog: Pick<CallLogWriter, "flush" | "dropped">;
   /** Stops accepting connections, lets in-flight requests finish, then releases the store. */
   readonly close: () => Promise<void>;
 }
@@ -180,7 +185,14 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
         });
   // With tracing, effects run through `runner` so their SQL statements become spans of the current span.
   const runner = tracing === undefined ? runtime : tracing.runner(runtime);
-  const instrumentations = [metrics?.mcpInstrumentation, tracing?.mcpInstrumentation].filter(
+  // The tool-call log (docs/api-rules.md §24): calls are buffered and stored in batches off the request path.
+  const callLog = startCallLogWriter({
+    store: store.calls,
+    logger,
+    captureArguments: operations.callLogCaptureArguments ?? [],
+    onDropped: (count) => metrics?.counters.callLogDropped.inc(count),
+  });
+  const instrumentations = [mcpRequestNoting, metrics?.mcpInstrumentation, tracing?.mcpInstrumentation].filter(
     (i): i is McpInstrumentation => i !== undefined,
   );
   const { verifier, mcpVerifier, authorizationServers, devJwks } = await accessTokenVerifier(config, dataDir, logger);
@@ -295,6 +307,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     // docs/api-rules.md §13: tools of providers with oauth2Config are called with an upstream access token.
     upstreamAuthorization: upstreamOAuth,
     cancellationRelay,
+    callLog,
   });
   const authUrl =
     config.authUrl ??
@@ -362,6 +375,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   listenUrl = url;
   logger.info({ url }, "listening");
   const auditRetention = startAuditRetention(runtime, operations.auditRetentionDays, logger);
+  const callLogRetention = startCallLogRetention(runtime, operations.callLogRetentionDays ?? 30, logger);
   const metricsListener =
     metrics === undefined
       ? undefined
@@ -386,6 +400,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     url,
     server,
     metricsUrl: metricsListener?.url,
+    callLog,
     close: async () => {
       await new Promise<void>((done) => server.close(() => done()));
       await metricsListener?.close();
@@ -393,6 +408,8 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       await auditRetention.stop();
       await gitSync?.stop();
       await mcp.close();
+      await callLog.stop();
+      await callLogRetention.stop();
       // After everything that sends through it has stopped.
       await upstream.close();
       await cancellationRelay?.close();

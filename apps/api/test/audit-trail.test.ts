@@ -110,6 +110,10 @@ const AUDIT_EXPECTATIONS: { readonly [O in Operation]: Expectation } = {
   getServerRevision: "read",
   diffServerRevisions: "read",
   restoreServerRevision: "server",
+
+  listServerCalls: "read",
+  getServerUsage: "read",
+  getTenantUsage: "read",
 };
 const expectationOf = (route: (typeof ROUTES)[number]): Expectation | undefined =>
   (AUDIT_EXPECTATIONS as Readonly<Record<string, Expectation>>)[route.operation];

@@ -128,6 +128,8 @@ describe("the /metrics listener", () => {
     const mcp = "mcp_server_operation_duration_seconds";
     expect(delta(mcp, { mcp_method_name: "tools/list", gen_ai_tool_name: "", error_type: "" })).toBe(1);
     expect(delta(mcp, { mcp_method_name: "tools/call", gen_ai_tool_name: "okTool", error_type: "" })).toBe(3);
+    // The bounded `server` label: the server's id (service-generated), never a tenant-written string.
+    expect(delta(mcp, { mcp_method_name: "tools/call", gen_ai_tool_name: "okTool", server: serverId })).toBe(3);
     expect(delta(mcp, { mcp_method_name: "tools/call", gen_ai_tool_name: "failTool", error_type: "tool_error" })).toBe(
       2,
     );
@@ -257,16 +259,31 @@ describe("rate-limit refusals", () => {
     }
   });
 
-  it("METRICS_PORT defaults to 9464, 0 turns the listener off; AUDIT_RETENTION_DAYS defaults to 90", async () => {
+  it("METRICS_PORT defaults to 9464, 0 turns the listener off; AUDIT_RETENTION_DAYS defaults to 90, CALL_LOG_RETENTION_DAYS to 30", async () => {
     const read = (env: Record<string, string>) =>
       Effect.runPromise(
         Effect.withConfigProvider(operationsConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))),
       );
-    expect(await read({})).toEqual({ metricsPort: 9464, auditRetentionDays: 90 });
-    expect(await read({ METRICS_PORT: "0", AUDIT_RETENTION_DAYS: "7" })).toEqual({
+    expect(await read({})).toEqual({
+      metricsPort: 9464,
+      auditRetentionDays: 90,
+      callLogRetentionDays: 30,
+      callLogCaptureArguments: [],
+    });
+    expect(
+      await read({
+        METRICS_PORT: "0",
+        AUDIT_RETENTION_DAYS: "7",
+        CALL_LOG_RETENTION_DAYS: "3",
+        CALL_LOG_CAPTURE_ARGUMENTS: "srvA1234567, srvB1234567",
+      }),
+    ).toEqual({
       metricsPort: undefined,
       auditRetentionDays: 7,
+      callLogRetentionDays: 3,
+      callLogCaptureArguments: ["srvA1234567", "srvB1234567"],
     });
+    await expect(read({ CALL_LOG_RETENTION_DAYS: "0" })).rejects.toThrow();
     await expect(read({ METRICS_PORT: "70000" })).rejects.toThrow();
     await expect(read({ AUDIT_RETENTION_DAYS: "0" })).rejects.toThrow();
     const off = await startTestService();

@@ -704,7 +704,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/servers/{id}/revisions": {
+    "/servers/{id}/calls": {
         parameters: {
             query?: never;
             header?: never;
@@ -712,10 +712,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List a server's revisions, newest first, one page at a time
+         * List a server's tool calls, newest first, one page at a time
          * @description Needs the scope `server:read` (Get MCP server).
          */
-        get: operations["listServerRevisions"];
+        get: operations["listServerCalls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -724,7 +724,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/servers/{id}/revisions/{version}": {
+    "/servers/{id}/usage": {
         parameters: {
             query?: never;
             header?: never;
@@ -732,10 +732,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a server's export document at one of its kept versions
+         * A server's usage over time: calls, error rate, p50/p95 latency, result tokens
          * @description Needs the scope `server:read` (Get MCP server).
          */
-        get: operations["getServerRevision"];
+        get: operations["getServerUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -744,7 +744,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/servers/{id}/revisions/{version}/diff": {
+    "/usage": {
         parameters: {
             query?: never;
             header?: never;
@@ -752,32 +752,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What changed from one revision (against) to another, per field and per tool, and as a unified diff
-         * @description Needs the scope `server:read` (Get MCP server).
+         * The tenant's usage over time and per server: calls, error rate, p50/p95 latency, result tokens
+         * @description Needs the scope `server:list` (List MCP servers).
          */
-        get: operations["diffServerRevisions"];
+        get: operations["getTenantUsage"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/servers/{id}/revisions/{version}/restore": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Make a server's content that of a revision again, as a new version (or preview it with dryRun=true)
-         * @description Needs the scope `server:update` (Update MCP server).
-         */
-        post: operations["restoreServerRevision"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2281,25 +2261,6 @@ export interface components {
                 lastModified?: string;
             };
         };
-        RevisionFieldChange: {
-            /** @description dotted path below the member (or the document) */
-            path: string;
-            before?: null | boolean | {
-                [key: string]: unknown;
-            } | unknown[] | number | string;
-            after?: null | boolean | {
-                [key: string]: unknown;
-            } | unknown[] | number | string;
-        };
-        RevisionMemberChange: {
-            /** @description provider, tool, prompt, resource, variable, argument… */
-            kind: string;
-            name: string;
-            /** @enum {string} */
-            change: "added" | "removed" | "changed";
-            fields: components["schemas"]["RevisionFieldChange"][];
-            members: components["schemas"]["RevisionMemberChange"][];
-        };
         Server: {
             id: components["schemas"]["Id"];
             /**
@@ -2556,55 +2517,6 @@ export interface components {
         ServerResourceLink: {
             resourceID: components["schemas"]["Id"];
         };
-        ServerRestoreRequest: {
-            /**
-             * int
-             * @description the server's current version; another one → 409 ABORTED
-             */
-            version?: number;
-        };
-        ServerRestoreResult: {
-            server: components["schemas"]["Server"];
-            diff: components["schemas"]["ServerRevisionDiff"];
-        };
-        ServerRevision: {
-            /** Format: int32 */
-            version: number;
-            /**
-             * Format: date-time
-             * @description RFC 3339 UTC timestamp with milliseconds
-             */
-            createdAt: string;
-            actor: {
-                /** @description the writer's subject; "" when unknown or another tenant */
-                sub: string;
-                clientId: string;
-            };
-            /** @description one line saying what changed */
-            summary: string;
-        };
-        ServerRevisionDiff: {
-            /** Format: int32 */
-            version: number;
-            /** Format: int32 */
-            against: number;
-            /** @description changed fields of the document (server.*) */
-            fields: components["schemas"]["RevisionFieldChange"][];
-            /** @description providers and variables added, removed or changed; a changed provider lists its tools, prompts, resources */
-            members: components["schemas"]["RevisionMemberChange"][];
-            /** @description the same as a unified diff of the two documents, for people */
-            text: string;
-        };
-        ServerRevisionPage: {
-            revisions: components["schemas"]["ServerRevision"][];
-            /**
-             * int
-             * @description revisions the server has (at most REVISIONS_KEPT)
-             */
-            matchCount: number;
-            /** @description pass as `token` for the next page; "" on the last page */
-            nextToken: string;
-        };
         ServerToken: {
             id: components["schemas"]["Id"];
             serverID: components["schemas"]["Id"];
@@ -2630,6 +2542,24 @@ export interface components {
             providerID: components["schemas"]["Id"];
             toolID: components["schemas"]["Id"];
         };
+        ServerUsage: {
+            calls: components["schemas"]["Int"];
+            /**
+             * int
+             * @description calls that ended in a tool error or a JSON-RPC error
+             */
+            errors: number;
+            /** @description errors / calls; 0 without calls */
+            errorRate: number;
+            p50LatencyMs: number;
+            p95LatencyMs: number;
+            /**
+             * int
+             * @description result tokens before shaping, summed
+             */
+            tokens: number;
+            serverId: string;
+        };
         /** @description RFC 9457 problem details of a 503 answer */
         ServiceUnavailableProblem: {
             /** @enum {string} */
@@ -2644,6 +2574,61 @@ export interface components {
             detail: string;
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
+        };
+        ToolCall: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            at: string;
+            /** @description the tool called as the client named it ("" if none was named) */
+            tool: string;
+            /** @description who called: `server-token:<token id>` or `oauth:<subject>` (never a credential) */
+            principal: string;
+            /**
+             * @description protocol era: legacy (2025-era) or modern (2026-07-28)
+             * @enum {string}
+             */
+            era: "legacy" | "modern";
+            /** @enum {string} */
+            status: "ok" | "tool_error" | "error";
+            /** @description bounded error type ("" on success): tool_error, a JSON-RPC code, or an upstream failure kind */
+            errorType: string;
+            /**
+             * int
+             * @description HTTP status of the upstream answer; 0 when none came
+             */
+            upstreamStatus: number;
+            /** @description time from the call's arrival to its answer, milliseconds */
+            latencyMs: number;
+            /**
+             * int
+             * @description characters of the result's text content
+             */
+            resultChars: number;
+            /**
+             * int
+             * @description result tokens before response shaping (estimated as characters / 4, rounded up)
+             */
+            tokensBefore: number;
+            /** @description result tokens after response shaping; null while no shaping applies */
+            tokensAfter: components["schemas"]["Int"] | null;
+            /**
+             * unknown
+             * @description the masked arguments, only for a server that opted into argument capture
+             */
+            arguments?: unknown;
+        };
+        ToolCallPage: {
+            calls: components["schemas"]["ToolCall"][];
+            /**
+             * int
+             * @description calls matching the filters over all pages
+             */
+            matchCount: number;
+            /** @description pass as `token` for the next page; "" on the last page */
+            nextToken: string;
         };
         ToolCreate: {
             /**
@@ -2829,6 +2814,62 @@ export interface components {
         };
         UpstreamConnectionList: {
             connections: components["schemas"]["UpstreamConnection"][];
+        };
+        UsagePoint: {
+            calls: components["schemas"]["Int"];
+            /**
+             * int
+             * @description calls that ended in a tool error or a JSON-RPC error
+             */
+            errors: number;
+            /** @description errors / calls; 0 without calls */
+            errorRate: number;
+            p50LatencyMs: number;
+            p95LatencyMs: number;
+            /**
+             * int
+             * @description result tokens before shaping, summed
+             */
+            tokens: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            at: string;
+        };
+        UsageReport: {
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            until: string;
+            /** @enum {string} */
+            bucket: "minute" | "hour" | "day";
+            totals: {
+                calls: components["schemas"]["Int"];
+                /**
+                 * int
+                 * @description calls that ended in a tool error or a JSON-RPC error
+                 */
+                errors: number;
+                /** @description errors / calls; 0 without calls */
+                errorRate: number;
+                p50LatencyMs: number;
+                p95LatencyMs: number;
+                /**
+                 * int
+                 * @description result tokens before shaping, summed
+                 */
+                tokens: number;
+            };
+            series: components["schemas"]["UsagePoint"][];
+            /** @description per server, most calls first */
+            servers: components["schemas"]["ServerUsage"][];
         };
         Variable: {
             id: components["schemas"]["Id"];
@@ -4876,7 +4917,7 @@ export interface operations {
                 /** @description only events whose target has this id */
                 targetID?: string;
                 /** @description only events of this operation */
-                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerRevisions" | "getServerRevision" | "diffServerRevisions" | "restoreServerRevision" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "listServerCalls" | "getServerUsage" | "getTenantUsage" | "importServer" | "createProviderConnection";
                 /** @description only events at or after this time (RFC 3339) */
                 since?: string;
             };
@@ -5254,13 +5295,19 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    listServerRevisions: {
+    listServerCalls: {
         parameters: {
             query?: {
                 /** @description page size, at least 1; values above 1000 are treated as 1000 */
                 limit?: number;
-                /** @description the nextToken of the previous page (opaque) */
+                /** @description the nextToken of the previous page (opaque; valid only with the same filters) */
                 token?: string;
+                /** @description only calls of this tool */
+                tool?: string;
+                /** @description only calls that ended so */
+                status?: "ok" | "tool_error" | "error";
+                /** @description only calls at or after this time (RFC 3339) */
+                since?: string;
             };
             header?: never;
             path: {
@@ -5282,7 +5329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServerRevisionPage"];
+                    "application/json": components["schemas"]["ToolCallPage"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5294,55 +5341,20 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getServerRevision: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description id of the server (11 letters or digits; anything else answers 400) */
-                id: components["schemas"]["Id"];
-                /** @description a version of the server (a whole number from 1; anything else answers 400) */
-                version: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServerExportDocument"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    diffServerRevisions: {
+    getServerUsage: {
         parameters: {
             query?: {
-                /** @description the version compared with (the older side); default: the version before */
-                against?: number;
+                /** @description start of the window (RFC 3339); default: 24 hours before `until` */
+                since?: string;
+                /** @description end of the window, exclusive (RFC 3339); default: now */
+                until?: string;
+                /** @description width of a bucket */
+                bucket?: "minute" | "hour" | "day";
             };
             header?: never;
             path: {
                 /** @description id of the server (11 letters or digits; anything else answers 400) */
                 id: components["schemas"]["Id"];
-                /** @description a version of the server (a whole number from 1; anything else answers 400) */
-                version: number;
             };
             cookie?: never;
         };
@@ -5359,7 +5371,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServerRevisionDiff"];
+                    "application/json": components["schemas"]["UsageReport"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5371,31 +5383,21 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    restoreServerRevision: {
+    getTenantUsage: {
         parameters: {
             query?: {
-                /** @description true: answer the preview, store nothing */
-                dryRun?: boolean;
+                /** @description start of the window (RFC 3339); default: 24 hours before `until` */
+                since?: string;
+                /** @description end of the window, exclusive (RFC 3339); default: now */
+                until?: string;
+                /** @description width of a bucket */
+                bucket?: "minute" | "hour" | "day";
             };
-            header?: {
-                /** @description makes the write conditional on the record's current ETag */
-                "If-Match"?: components["parameters"]["IfMatch"];
-            };
-            path: {
-                /** @description id of the server (11 letters or digits; anything else answers 400) */
-                id: components["schemas"]["Id"];
-                /** @description a version of the server (a whole number from 1; anything else answers 400) */
-                version: number;
-            };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    server: components["schemas"]["ServerRestoreRequest"];
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description OK */
             200: {
@@ -5405,21 +5407,15 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServerRestoreResult"];
+                    "application/json": components["schemas"]["UsageReport"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            412: components["responses"]["PreconditionFailed"];
-            413: components["responses"]["ContentTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

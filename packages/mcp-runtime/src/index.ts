@@ -26,6 +26,7 @@ export {
   type UpstreamExchange,
   type UpstreamObserver,
 } from "./instrumentation.js";
+export type { McpCallLog, ToolCallEntry } from "./calls/call-log.js";
 export type { CancellationRelay, RelayedCancellation } from "./exchange/cancellation-relay.js";
 export type { OAuthAccessTokenVerifier, OAuthPrincipal } from "@mcpsm/domain/mcp";
 export type { ConsentChannel, ConsentNeeded } from "./calls/consent.js";

@@ -11,6 +11,8 @@ export interface McpOperation {
   readonly method: string;
   /** The tool called (tools/call of a tool the server has); undefined otherwise, so labels stay bounded. */
   readonly toolName?: string | undefined;
+  /** The server answering (its id: written by the service, never by a tenant). */
+  readonly serverId?: string | undefined;
 }
 
 /** How an MCP operation ended: undefined on success, else a bounded error type. */

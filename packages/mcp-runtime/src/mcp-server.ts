@@ -9,6 +9,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { Cause, Either, Exit } from "effect";
+import { recordCall } from "./calls/call-log.js";
 import { runToolCall } from "./calls/call-tool.js";
 import { type ConsentChannel, ConsentRequired, consentAnswer } from "./calls/consent.js";
 import { readResource } from "./calls/read-resource.js";
@@ -39,7 +40,7 @@ export const buildMcpServer = (
   const { log, instrumentation } = services;
   /** Runs a handler as one observed operation: a throw is its error, an answer none. */
   const observed = <T>(method: string, run: (observe: UpstreamObserver) => T | Promise<T>) =>
-    instrumentation.operation({ method }, async (observe) => run(observe), noError);
+    instrumentation.operation({ method, serverId: compiled.id }, async (observe) => run(observe), noError);
   /** The one way a tool runs, for tools/call and for useTool alike. */
   const runTool = async (
     observe: UpstreamObserver,
@@ -68,17 +69,28 @@ export const buildMcpServer = (
   );
   server.setRequestHandler(
     "tools/call",
-    guarded(log, "tools/call", (request, ctx) =>
-      instrumentation.operation(
-        { method: "tools/call", toolName: toolNameOf(request.params.name) },
-        async (observe) => {
+    guarded(log, "tools/call", (request, ctx) => {
+      const recording = recordCall(
+        services.callLog,
+        compiled,
+        principal,
+        channel.era,
+        request.params.name,
+        request.params.arguments,
+      );
+      const ran = instrumentation.operation(
+        { method: "tools/call", toolName: toolNameOf(request.params.name), serverId: compiled.id },
+        async (observed) => {
+          const observe = recording?.observe(observed) ?? observed;
           const discovery = compiled.discovery
             ? discoveryToolCall(compiled, request.params.name, request.params.arguments)
             : undefined;
           if (discovery !== undefined) {
             if (Either.isLeft(discovery)) return toolFailure(Cause.fail(discovery.left), log);
             const answer = discovery.right;
-            return answer.kind === "result" ? answer.result : runTool(observe, answer.tool, answer.arguments, ctx);
+            if (answer.kind === "result") return answer.result;
+            recording?.ran(answer.tool.row.name);
+            return runTool(observe, answer.tool, answer.arguments, ctx);
           }
           const tool = compiled.tools.get(request.params.name);
           if (tool === undefined)
@@ -86,8 +98,20 @@ export const buildMcpServer = (
           return runTool(observe, tool, request.params.arguments, ctx);
         },
         (result) => ("isError" in result && result.isError === true ? "tool_error" : undefined),
-      ),
-    ),
+      );
+      return recording === undefined
+        ? ran
+        : ran.then(
+            (result) => {
+              recording.finish(result);
+              return result;
+            },
+            (error: unknown) => {
+              recording.fail(error);
+              throw error;
+            },
+          );
+    }),
   );
   server.setRequestHandler("prompts/list", () =>
     observed("prompts/list", () => ({ prompts: [...compiled.promptList] })),

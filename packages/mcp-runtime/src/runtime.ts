@@ -30,6 +30,7 @@ import { isMcpPath, routeOf } from "./http/routing.js";
 import { type McpInstrumentation, NO_INSTRUMENTATION } from "./instrumentation.js";
 import { callToolDirectly, runsWithoutRequestContext } from "./calls/direct-call.js";
 import type { UpstreamServices } from "./calls/upstream-services.js";
+import type { McpCallLog } from "./calls/call-log.js";
 import { buildMcpServer } from "./mcp-server.js";
 import { fastLane } from "./exchange/fast-lane.js";
 import type { McpAuthentication } from "./auth/mcp-authentication.js";
@@ -64,6 +65,8 @@ export interface McpRuntimeOptions {
   readonly userAgent?: string;
   /** Observes MCP operations and upstream exchanges (metrics, traces); none by default. */
   readonly instrumentation?: McpInstrumentation | undefined;
+  /** Takes every tools/call when it ends (the tool-call log, docs/api-rules.md §24); none by default. */
+  readonly callLog?: McpCallLog | undefined;
   /**
    * The per-tenant rate limit, charged to the server's owner once the caller may use the server; its
    * headers (RateLimit-*) go on the answer. None: no per-tenant limit.
@@ -186,12 +189,13 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     limits,
     userAgent: options.userAgent ?? "mcp-server-manager",
     instrumentation: options.instrumentation ?? NO_INSTRUMENTATION,
+    callLog: options.callLog,
     inFlight,
     authorization: options.upstreamAuthorization,
     authFetch,
   };
   // The fast lane's synthetic requests (what would the SDK answer?) are no operation of anyone's: unobserved.
-  const quietServices: UpstreamServices = { ...services, instrumentation: NO_INSTRUMENTATION };
+  const quietServices: UpstreamServices = { ...services, instrumentation: NO_INSTRUMENTATION, callLog: undefined };
   const handler = createMcpHandler(
     (ctx) => {
       const compiled = ctx.authInfo?.extra?.compiled as CompiledServer | undefined;
@@ -351,7 +355,8 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
           quiet: true,
         }),
       }),
-    observeList: () => services.instrumentation.operation({ method: "tools/list" }, async () => undefined, noError),
+    observeList: (serverId) =>
+      services.instrumentation.operation({ method: "tools/list", serverId }, async () => undefined, noError),
     runsDirectly: (compiled, tool) => runsWithoutRequestContext(services, compiled, tool),
     callTool: (admitted, tool, args, id, signal) =>
       callToolDirectly(services, admitted.compiled, admitted.caller, admitted.auth.caller, tool, args, id, signal),

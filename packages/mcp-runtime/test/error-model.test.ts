@@ -42,6 +42,7 @@ const switchableStore = (base: typeof Storage.Service) => {
   const store: typeof Storage.Service = {
     read: (work) => failing(base.read((tx) => work(wrapTx(tx)))),
     transaction: (work) => failing(base.transaction((tx) => work(wrapTx(tx)))),
+    calls: base.calls,
   };
   return { store, state };
 };

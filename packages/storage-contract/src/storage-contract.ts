@@ -15,6 +15,7 @@ import { serverRevisionCases } from "./cases/server-revisions.js";
 import { transactionCases } from "./cases/transactions.js";
 import { uniquenessCases } from "./cases/uniqueness.js";
 import { upstreamConnectionCases } from "./cases/upstream-connections.js";
+import { toolCallCases } from "./cases/tool-calls.js";
 import { versionCases } from "./cases/versions.js";
 import { makeHarness } from "./harness.js";
 
@@ -77,5 +78,7 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     oauthServerRecordCases(h);
     gitSyncCases(h);
     serverRevisionCases(h);
+
+    toolCallCases(h);
   });
 };

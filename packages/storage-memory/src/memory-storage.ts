@@ -1,6 +1,7 @@
 import { Storage, type StorageTx } from "@mcpsm/domain/storage";
 import { Effect, Layer } from "effect";
 import { makeMemoryTx } from "./memory-tx.js";
+import { makeMemoryCallLog } from "./tool-calls.js";
 import { copyTables, emptyTables } from "./tables.js";
 
 /**
@@ -27,7 +28,7 @@ export const makeMemoryStorage = (): typeof Storage.Service => {
     );
   const read = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     permit.withPermits(1)(Effect.suspend(() => work(makeMemoryTx(committed))));
-  return { transaction: atomically, read };
+  return { transaction: atomically, read, calls: makeMemoryCallLog() };
 };
 
 /** The storage port backed by a new, empty in-memory store for each build of the layer. */

@@ -14,6 +14,7 @@ import { inlineParams } from "./sql/inline-params.js";
 import { observed, statementTarget } from "./sql/statement-observer.js";
 import { describeTables } from "./table/tables.js";
 import { prepareStorageTx } from "./tx/storage-tx.js";
+import { postgresCallLog } from "./tx/tool-calls.js";
 import type { Runner } from "./tx/runner.js";
 import {
   BEGIN,
@@ -312,7 +313,8 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     readCache === undefined
       ? undefined
       : { cachedServerGraph: (id: string) => readCache.peek(serverGraphKey(id)) as ServerGraph | undefined };
-  const storage = { transaction, read, ...graphCache };
+  const calls = postgresCallLog((sql, params) => surfaceUnavailable(Effect.orDie(send(pool, sql, params))));
+  const storage = { transaction, read, calls, ...graphCache };
 
   return {
     storage,

@@ -12,6 +12,10 @@ export interface OperationsSettings {
   readonly metricsPort: number | undefined;
   /** Audit events older than this many days are pruned in the background. */
   readonly auditRetentionDays: number;
+  /** Tool calls older than this many days are pruned in the background (CALL_LOG_RETENTION_DAYS, default 30). */
+  readonly callLogRetentionDays?: number | undefined;
+  /** Servers whose calls keep their arguments, masked (CALL_LOG_CAPTURE_ARGUMENTS: server ids). */
+  readonly callLogCaptureArguments?: ReadonlyArray<string> | undefined;
   /**
    * The OTLP/HTTP traces URL (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT +
    * `/v1/traces`); undefined (also with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none): no tracing.
@@ -37,6 +41,13 @@ export const operationsConfig: Config.Config<OperationsSettings> = Config.all({
   auditRetentionDays: Config.integer("AUDIT_RETENTION_DAYS").pipe(
     Config.validate({ message: "must be a whole number of days, at least 1", validation: (n) => n >= 1 }),
     Config.withDefault(DEFAULT_OPERATIONS_SETTINGS.auditRetentionDays),
+  ),
+  callLogRetentionDays: Config.integer("CALL_LOG_RETENTION_DAYS").pipe(
+    Config.validate({ message: "must be a whole number of days, at least 1", validation: (n) => n >= 1 }),
+    Config.withDefault(30),
+  ),
+  callLogCaptureArguments: optionalText("CALL_LOG_CAPTURE_ARGUMENTS").pipe(
+    Config.map((text) => (text ?? "").split(/[\s,]+/).filter((id) => id !== "")),
   ),
   // The standard switches apply: OTEL_SDK_DISABLED=true, or OTEL_TRACES_EXPORTER=none, turn tracing off.
   tracesUrl: Config.all([

@@ -28,7 +28,7 @@ export interface OperationDeps {
 }
 
 /** The actor behind the request's bearer token, or the error to answer (401, or 503 if keys are unreachable). */
-const authenticate = async (ctx: Context, verifier: AccessTokenVerifier): Promise<Actor | DomainError> => {
+export const authenticate = async (ctx: Context, verifier: AccessTokenVerifier): Promise<Actor | DomainError> => {
   const header = ctx.get("Authorization");
   if (header === "") return new Unauthenticated({ detail: "an Authorization: Bearer access token is required" });
   const token = bearerToken(header);
@@ -44,7 +44,7 @@ const auditContextOf = (ctx: Context, actor: Actor, route: Route): typeof AuditC
   operation: route.operation,
 });
 
-const isDomainError = (value: Actor | DomainError): value is DomainError => "_tag" in value;
+export const isDomainError = (value: Actor | DomainError): value is DomainError => "_tag" in value;
 
 const writeReply = (ctx: Context, reply: Reply) => {
   if (reply.location !== undefined) ctx.set("Location", reply.location);

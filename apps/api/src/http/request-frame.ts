@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { setSecurityHeaders } from "../security/http-guards.js";
 import { httpProblems } from "./problem-response.js";
 import { assignRequestId } from "./request-id.js";
+import { withMcpRequestNote } from "./mcp-request-note.js";
 import { logRequest } from "./request-log.js";
 import { sendProblem } from "./send-problem.js";
 
@@ -18,7 +19,9 @@ export const requestFrame =
     const started = process.hrtime.bigint();
     setSecurityHeaders(ctx);
     try {
-      await next();
+      // An MCP request's log line names its JSON-RPC method and tool (mcp-request-note.ts).
+      if (ctx.path.startsWith("/mcp/")) ctx.state.mcpNote = await withMcpRequestNote(next);
+      else await next();
     } catch (error) {
       logger.error({ requestId: ctx.state.requestId, err: error }, "unhandled error");
       sendProblem(ctx, httpProblems.internal());

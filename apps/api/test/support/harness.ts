@@ -70,6 +70,10 @@ export interface TestService {
   readonly tenant: (label?: string) => Promise<Tenant>;
   /** Reads the store the service runs on, directly (to check what is kept at rest). */
   readonly inspect: <A>(work: (tx: ReadTx) => Effect.Effect<A, unknown>) => Promise<A>;
+  /** Stores the tool calls the call log's writer holds (it stores them about every second on its own). */
+  readonly flushCalls: () => Promise<void>;
+  /** The store the service runs on (its call log, for tests that write or prune calls directly). */
+  readonly storage: typeof Storage.Service;
   readonly close: () => Promise<void>;
 }
 
@@ -109,6 +113,8 @@ export interface StartOptions {
   readonly mcpOAuthSignIn?: McpOAuthSignInConfig;
   /** The console's authorization code sign-in: the authorization server's base URL and the console's client. */
   readonly consoleSignIn?: { readonly authUrl: string; readonly clientId: string };
+  /** CALL_LOG_CAPTURE_ARGUMENTS: the servers whose calls keep masked arguments (read on each call). */
+  readonly captureArguments?: ReadonlyArray<string>;
 }
 
 const send = async (
@@ -187,6 +193,7 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
       metricsPort: options.metrics === true ? 0 : undefined,
       auditRetentionDays: 90,
       tracesUrl: options.tracesUrl,
+      ...(options.captureArguments === undefined ? {} : { callLogCaptureArguments: options.captureArguments }),
     },
     security: {
       ...DEFAULT_SECURITY_SETTINGS,
@@ -234,6 +241,8 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
       return { id, token: t, api: { ...clientFor(service.url, t), seedConnection } };
     },
     inspect: (work) => storeRuntime.runPromise(storage.read(work)),
+    flushCalls: () => service.callLog.flush(),
+    storage,
     close: async () => {
       // No audit event and no metric may hold a secret the suite planted (names of fields, never values).
       const trails =

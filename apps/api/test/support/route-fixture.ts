@@ -160,6 +160,10 @@ const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   getServerRevision: (f) => ({ params: { id: f.S, version: "1" } }),
   diffServerRevisions: (f) => ({ params: { id: f.S, version: "1" } }),
   restoreServerRevision: (f) => ({ params: { id: f.S, version: "1" }, body: { server: {} } }),
+
+  listServerCalls: (f) => ({ params: { id: f.S } }),
+  getServerUsage: (f) => ({ params: { id: f.S } }),
+  getTenantUsage: () => ({ params: {} }),
 };
 
 /** The concrete path of `route` with its parameters filled in. */

@@ -13,3 +13,5 @@ export * from "./schema-nesting.js";
 export * from "./upstream-credentials.js";
 export * from "./upstream-headers.js";
 export * from "./oauth-access-token.js";
+export { MASK, maskArguments } from "../call-log/argument-masking.js";
+export { callPrincipal } from "../call-log/call-principal.js";

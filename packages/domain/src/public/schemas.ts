@@ -80,6 +80,23 @@ export {
 } from "../audit/audit-schema.js";
 export { decodeAuditListQuery } from "../audit/audit-listing.js";
 export {
+  CALL_STATUSES,
+  CallEra,
+  CallListParameters,
+  CallStatus,
+  ToolCallPage,
+  ToolCallRecord,
+} from "../call-log/call-log-schema.js";
+export {
+  MAX_USAGE_BUCKETS,
+  USAGE_BUCKETS,
+  UsageFigures,
+  UsageParameters,
+  UsagePoint,
+  UsageReport,
+} from "../call-log/usage-schema.js";
+export { decodeCallListQuery, decodeUsageQuery } from "../call-log/call-log-use-cases.js";
+export {
   DEFAULT_GIT_BASE_URLS,
   GitConnectionCreate,
   GitConnectionKind,

@@ -3,6 +3,25 @@
 
 // Rows are schemas as well as types, so an adapter can decode what its database returns.
 export { AuditEventRow } from "../audit/audit-schema.js";
+export { ToolCallRow } from "../call-log/call-log-schema.js";
+export {
+  CALL_MATCH_COUNT_CAP,
+  type CallCursor,
+  type CallLogStore,
+  type CallPage,
+  type CallSearch,
+  type CallTally,
+  type CallUsage,
+  type CallUsageQuery,
+} from "../storage/call-log-port.js";
+export {
+  addHistogram,
+  emptyHistogram,
+  LATENCY_BOUNDS_MS,
+  LATENCY_BUCKETS,
+  latencyBucketOf,
+  percentileOf,
+} from "../call-log/latency-histogram.js";
 export { OAuthServerRecordRow, oauthServerRecordId } from "../oauth-server/oauth-server-record.js";
 /** The port's write methods the audit trail does not account for (a consistent build has none). */
 export { unmappedWrites } from "../audit/audit-recorder.js";

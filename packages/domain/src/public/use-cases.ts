@@ -124,6 +124,20 @@ export {
 export { AuditContext } from "../audit/audit-context.js";
 export { AUDIT_PRUNE_BATCH, listAuditEvents, pruneAuditEvents } from "../audit/audit-listing.js";
 export type { AuditListQuery } from "../audit/audit-schema.js";
+/** The tool-call log: listing, live tail, usage and retention. */
+export {
+  CALL_PRUNE_BATCH,
+  type CallTailInput,
+  getServerUsage,
+  getTenantUsage,
+  listServerCalls,
+  pruneToolCalls,
+  type ServerCallsInput,
+  type ServerUsageInput,
+  tailServerCalls,
+} from "../call-log/call-log-use-cases.js";
+export type { CallListQuery } from "../call-log/call-log-schema.js";
+export type { UsageQuery } from "../call-log/usage-schema.js";
 
 /** Git connections and the git sync state of a server (docs/api-rules.md §17). */
 export {

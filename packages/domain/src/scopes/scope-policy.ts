@@ -63,6 +63,9 @@ export const SCOPE_POLICY = {
   deleteGitConnection: "gitconnection:delete",
   getServerGitSync: "server:read",
   exportServer: "server:read",
+  listServerCalls: "server:read",
+  getServerUsage: "server:read",
+  getTenantUsage: "server:list",
   importServer: "server:create",
 } as const satisfies Record<string, Scope>;
 

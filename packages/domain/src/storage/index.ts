@@ -1,3 +1,4 @@
 export * from "./rows.js";
 export * from "./storage-errors.js";
 export * from "./storage-port.js";
+export * from "./call-log-port.js";

@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect";
 import type { AuditEventRow } from "../audit/audit-schema.js";
+import type { CallLogStore } from "./call-log-port.js";
 import type { Unavailable } from "../errors/domain-errors.js";
 import type { OAuthServerRecordRow } from "../oauth-server/oauth-server-record.js";
 import type {
@@ -378,5 +379,7 @@ export class Storage extends Context.Tag("@mcpsm/domain/Storage")<
       work: (tx: StorageTx) => Effect.Effect<A, E, R>,
     ) => Effect.Effect<A, E | Unavailable, R>;
     readonly read: <A, E, R>(work: (tx: ReadTx) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | Unavailable, R>;
+    /** The tool-call log: outside transactions (call-log-port.ts). */
+    readonly calls: CallLogStore;
   }
 >() {}

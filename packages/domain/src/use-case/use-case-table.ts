@@ -1,5 +1,6 @@
 import type { Effect } from "effect";
 import { AUDIT_USE_CASES } from "../audit/audit-listing.js";
+import { CALL_LOG_USE_CASES } from "../call-log/call-log-use-cases.js";
 import type { DomainError } from "../errors/domain-errors.js";
 import { EXPORT_USE_CASES } from "../export/export-use-cases.js";
 import { SERVER_IMPORT_USE_CASES } from "../export/server-import.js";
@@ -41,6 +42,7 @@ export const USE_CASES = {
   ...PROVIDER_RESOURCE_USE_CASES,
   ...VARIABLE_USE_CASES,
   ...AUDIT_USE_CASES,
+  ...CALL_LOG_USE_CASES,
   ...CONNECTION_USE_CASES,
   ...GIT_CONNECTION_USE_CASES,
   ...EXPORT_USE_CASES,

@@ -2,6 +2,7 @@ import type { McpCaller } from "@mcpsm/domain/mcp";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { CompiledServer, CompiledTool } from "../compiled-server.js";
 import { guarded } from "../error-mapping.js";
+import { recordCall } from "./call-log.js";
 import { runToolCall } from "./call-tool.js";
 import { ConsentRequired } from "./consent.js";
 import type { UpstreamServices } from "./upstream-services.js";
@@ -32,11 +33,14 @@ export const callToolDirectly = async (
   | { readonly kind: "error"; readonly code: number; readonly message: string; readonly data?: unknown }
 > => {
   const { log, instrumentation } = services;
+  // The fast lane answers 2026-07-28 requests only.
+  const recording = recordCall(services.callLog, compiled, principal, "modern", tool.row.name, args);
   try {
     const result = await guarded(log, "tools/call", () =>
       instrumentation.operation(
-        { method: "tools/call", toolName: tool.row.name },
-        async (observe) => {
+        { method: "tools/call", toolName: tool.row.name, serverId: compiled.id },
+        async (observed) => {
+          const observe = recording?.observe(observed) ?? observed;
           const result = await runToolCall(services, observe, compiled, caller, principal, tool, args, {
             incoming: undefined,
             id,
@@ -48,8 +52,10 @@ export const callToolDirectly = async (
         (result) => (result.isError === true ? "tool_error" : undefined),
       ),
     )();
+    recording?.finish(result);
     return { kind: "result", result };
   } catch (error) {
+    recording?.fail(error);
     // What the SDK sends for a thrown error (its Protocol's error branch).
     const thrown = error as { code?: unknown; message?: unknown; data?: unknown };
     return {

@@ -3,6 +3,7 @@ import type { Dispatcher } from "undici";
 import type { McpLogger } from "../error-mapping.js";
 import type { InFlightCalls } from "../exchange/in-flight-calls.js";
 import type { McpInstrumentation } from "../instrumentation.js";
+import type { McpCallLog } from "./call-log.js";
 
 /** What a tool call or a resource read needs besides the compiled server: the runner, the agent, limits, observers. */
 export interface UpstreamServices {
@@ -15,6 +16,8 @@ export interface UpstreamServices {
   readonly userAgent: string;
   /** Observes operations and upstream exchanges (metrics, traces). */
   readonly instrumentation: McpInstrumentation;
+  /** Where each tools/call is handed when it ends (the tool-call log); none: not recorded. */
+  readonly callLog?: McpCallLog | undefined;
   /** Running calls a client's `notifications/cancelled` may abort. */
   readonly inFlight: InFlightCalls;
   /** Access tokens for providers with `oauth2Config` (docs/api-rules.md §13); none: such tools go without. */

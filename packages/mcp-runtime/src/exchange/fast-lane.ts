@@ -52,7 +52,7 @@ export interface FastLaneParts {
   /** The SDK's answer to a synthetic, unobserved request against an admitted server. */
   readonly askSdk: (admitted: Admitted, headers: Headers, body: string) => Promise<Response>;
   /** Observes a tools/list answered from the lane, as the SDK handler observes one. */
-  readonly observeList: () => Promise<void>;
+  readonly observeList: (serverId: string) => Promise<void>;
   /** True when the tool runs without the SDK's request context (no forwarded headers, no upstream OAuth). */
   readonly runsDirectly: (compiled: CompiledServer, tool: CompiledTool) => boolean;
   /** Runs a tools/call as the SDK handler does. */
@@ -284,7 +284,7 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
       if (result === false) return slow();
       const budget = await parts.charge(compiled.tenant);
       if (budget !== undefined && !budget.allowed) return writeResponse(res, parts.refusal(serverId, budget));
-      await parts.observeList();
+      await parts.observeList(compiled.id);
       return answer(res, resultMessage(result, id), budget);
     }
 

@@ -1,5 +1,6 @@
 import type { ManagementOperation } from "./define-operation.js";
 import { AUDIT_OPERATIONS } from "./audit-operations.js";
+import { CALL_LOG_OPERATIONS } from "./call-log-operations.js";
 import { GIT_OPERATIONS } from "./git-operations.js";
 import { PROVIDER_CHILD_OPERATIONS } from "./provider-child-operations.js";
 import { PROVIDER_CONNECTION_OPERATIONS, PROVIDER_OPERATIONS } from "./provider-operations.js";
@@ -24,4 +25,6 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementOperation> = [
   ...SERVER_TRANSFER_OPERATIONS,
   ...GIT_OPERATIONS,
   ...REVISION_OPERATIONS,
+
+  ...CALL_LOG_OPERATIONS,
 ];

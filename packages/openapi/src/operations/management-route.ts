@@ -18,6 +18,7 @@ export const TAGS = {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the syntax of a variable reference, not a template
   Variables: "Named values that tool headers reference as ${NAME}",
   Audit: "The audit trail: one event per successful management write",
+  Usage: "What agents do: the tool-call log of each server and usage over time (docs/api-rules.md §24)",
   "Git connections": "Git hosts a server's configuration is pushed to, one commit per change (docs/api-rules.md §17)",
   Service: "Health, readiness and this description; no token needed",
   "MCP endpoint": "Each server's MCP endpoint (Streamable HTTP), described by the MCP specification",

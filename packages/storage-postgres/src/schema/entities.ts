@@ -23,6 +23,8 @@ import { UpstreamAuthorizationEntity, UpstreamConnectionEntity } from "./upstrea
 import { VariableEntity } from "./variable-entity.js";
 import { ServerRevisionEntity } from "./server-revision-entity.js";
 
+import { ToolCallEntity, ToolCallHourlyUsageEntity, ToolCallUsageEntity } from "./tool-call-entities.js";
+
 // The relational mapping of the stored records, and the one description of each table: the committed
 // migrations are generated from it (a test proves that migrating produces exactly this: an empty schema
 // diff), and the adapter derives its SQL from its metadata (src/table): the columns an insert writes and an
@@ -85,4 +87,8 @@ export const ENTITIES = [
   OAuthServerRecordEntity,
   GitSyncEntity,
   ServerRevisionEntity,
+
+  ToolCallEntity,
+  ToolCallUsageEntity,
+  ToolCallHourlyUsageEntity,
 ] as const;

@@ -1,0 +1,71 @@
+import { LATENCY_BUCKETS } from "@mcpsm/domain/storage";
+import { defineEntity, p } from "@mikro-orm/postgresql";
+
+// The tool-call log (docs/api-rules.md §24). No foreign keys: a call outlives its server until retention
+// removes it, and the batched writer must never fail on a server deleted meanwhile. Two tables:
+// - tool_calls, one row per call: listed per server newest first, pruned by age.
+// - tool_call_usage, one row per (tenant, server, minute) with the minute's counts and latency histogram (a column
+//   per bucket of LATENCY_BOUNDS_MS: summing columns is what makes a usage answer over millions of calls
+//   fast), upserted by the same statement that appends the calls; and tool_call_hourly_usage, the same per
+//   hour. Usage reads only these.
+
+/** The latency histogram's columns, `l0` … `l30`. */
+export const LATENCY_COLUMNS: ReadonlyArray<string> = Array.from({ length: LATENCY_BUCKETS }, (_, i) => `l${i}`);
+
+export const ToolCallEntity = defineEntity({
+  name: "ToolCall",
+  tableName: "tool_calls",
+  properties: {
+    id: p.text().collation("C").primary(),
+    tenant: p.text(),
+    serverId: p.text().collation("C"),
+    at: p.datetime(3),
+    tool: p.text(),
+    principal: p.text(),
+    era: p.text(),
+    status: p.text(),
+    errorType: p.text(),
+    upstreamStatus: p.integer(),
+    latencyMs: p.double(),
+    resultChars: p.integer(),
+    tokensBefore: p.integer(),
+    tokensAfter: p.integer().nullable(),
+    arguments: p.json<unknown>().nullable(),
+  },
+  indexes: [
+    { name: "tool_calls_server_id_at_id_index", properties: ["serverId", "at", "id"] },
+    { name: "tool_calls_at_index", properties: ["at"] },
+  ],
+});
+
+const latencyProperties = Object.fromEntries(LATENCY_COLUMNS.map((column) => [column, p.integer().default(0)]));
+
+/** The counts of one (tenant, server, bucket start): a minute in tool_call_usage, an hour in the hourly table. */
+const usageProperties = () => ({
+  tenant: p.text().primary(),
+  serverId: p.text().collation("C").primary(),
+  minute: p.datetime(3).primary(),
+  calls: p.integer(),
+  errors: p.integer(),
+  tokens: p.bigint("number"),
+  ...latencyProperties,
+});
+
+export const ToolCallUsageEntity = defineEntity({
+  name: "ToolCallUsage",
+  tableName: "tool_call_usage",
+  properties: usageProperties(),
+  // The key serves both reads: a tenant's minutes, and one of its servers' minutes.
+  indexes: [{ name: "tool_call_usage_minute_index", properties: ["minute"] }],
+});
+
+/**
+ * The same counts per hour (`minute` holds the hour's start): usage cut in hours or days reads 60 times fewer
+ * rows (a tenant's week is servers × 168 rows, whatever the number of calls).
+ */
+export const ToolCallHourlyUsageEntity = defineEntity({
+  name: "ToolCallHourlyUsage",
+  tableName: "tool_call_hourly_usage",
+  properties: usageProperties(),
+  indexes: [{ name: "tool_call_hourly_usage_minute_index", properties: ["minute"] }],
+});
