@@ -380,6 +380,26 @@ export interface paths {
         patch: operations["updateProviderTool"];
         trace?: never;
     };
+    "/providers/{id}/tools/{toolID}/shape-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Shape a sample answer with the tool's (or a given) response filter and token limit, and count its tokens
+         * @description Needs the scope `provider:read` (Get provider).
+         */
+        post: operations["previewToolShape"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/providers/{id}/prompts": {
         parameters: {
             query?: never;
@@ -1193,6 +1213,7 @@ export interface components {
             description?: string;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
+            maxResultTokens?: number;
         };
         ExportedTool: {
             /**
@@ -1238,6 +1259,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -1381,6 +1404,7 @@ export interface components {
             description: string;
             requestHeadersProxyEnabled: boolean;
             dynamicToolDiscoveryEnabled: boolean;
+            maxResultTokens: number;
             /** Format: int32 */
             version: number;
             gitProvider: string;
@@ -1441,6 +1465,8 @@ export interface components {
                      * @enum {string}
                      */
                     outputSchemaMode: "LENIENT" | "EXACT";
+                    /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
+                    responseFilter: components["schemas"]["ResponseFilter"] | null;
                     headers: {
                         /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                         key: string;
@@ -1560,6 +1586,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
+            responseFilter: components["schemas"]["ResponseFilter"] | null;
             headers: {
                 /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                 key: string;
@@ -2108,6 +2136,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
+            responseFilter: components["schemas"]["ResponseFilter"] | null;
             headers: {
                 /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                 key: string;
@@ -2201,6 +2231,19 @@ export interface components {
                 lastModified?: string;
             };
         };
+        /** @description applied to the upstream's JSON answer before it reaches the caller, within a time and memory budget; the declared outputSchema follows it */
+        ResponseFilter: {
+            /**
+             * @description jmespath (JMESPath Community edition) or jq
+             * @enum {string}
+             */
+            language: "jmespath" | "jq";
+            /**
+             * maxLength(4096)
+             * @description a string at most 4096 character(s) long
+             */
+            expression: string;
+        };
         Server: {
             id: components["schemas"]["Id"];
             /**
@@ -2217,6 +2260,7 @@ export interface components {
             description: string;
             requestHeadersProxyEnabled: boolean;
             dynamicToolDiscoveryEnabled: boolean;
+            maxResultTokens: number;
             /** Format: int32 */
             version: number;
             gitProvider: string;
@@ -2242,6 +2286,7 @@ export interface components {
             version?: number;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
+            maxResultTokens?: number;
             /**
              * maxItems(1000)
              * @description an array of at most 1000 item(s)
@@ -2399,6 +2444,7 @@ export interface components {
             version?: number;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
+            maxResultTokens?: number;
             /**
              * maxItems(1000)
              * @description an array of at most 1000 item(s)
@@ -2497,6 +2543,30 @@ export interface components {
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
         };
+        ShapePreview: {
+            result: null | boolean | {
+                [key: string]: unknown;
+            } | unknown[] | number | string;
+            /** @description o200k_base tokens of the sample's JSON text and of the result's */
+            tokens: {
+                before: number;
+                after: number;
+            };
+            /** @description a JSON object */
+            outputSchema: {
+                [key: string]: unknown;
+            };
+            /** @description what the cut to maxResultTokens left out and how to narrow the request; "" when nothing was cut */
+            cut: string;
+        };
+        ShapePreviewRequest: {
+            sample: null | boolean | {
+                [key: string]: unknown;
+            } | unknown[] | number | string;
+            /** @description the filter to try; absent: the tool's own; null: none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
+            maxResultTokens?: number;
+        };
         ToolCreate: {
             /**
              * @description the upstream HTTP method; any case is accepted and stored upper case
@@ -2541,6 +2611,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -2601,6 +2673,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -4102,6 +4176,50 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    previewToolShape: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the provider (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description id of the tool (11 letters or digits; anything else answers 400) */
+                toolID: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShapePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShapePreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listProviderPrompts: {
         parameters: {
             query?: never;
@@ -4728,7 +4846,7 @@ export interface operations {
                 /** @description only events whose target has this id */
                 targetID?: string;
                 /** @description only events of this operation */
-                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "previewToolShape" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
                 /** @description only events at or after this time (RFC 3339) */
                 since?: string;
             };

@@ -13,6 +13,8 @@ import { toServerRecord } from "../server/server-record.js";
 import { checkDistinctToolNames } from "../server/server-composition.js";
 import type { ServerRecord } from "../server/server-schema.js";
 import { DEFAULT_REQ_CONTENT_TYPE } from "../tool/tool-body-fields.js";
+import { DEFAULT_MAX_RESULT_TOKENS } from "../response-shaping/response-filter.js";
+import { responseFilterProblems } from "../response-shaping/response-shaping-port.js";
 import type { PromptRow, ProviderRow, ResourceRow, ServerProviderLink, ServerRow, ToolRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
@@ -109,6 +111,7 @@ const toolRowOf = (tool: ExportedTool, base: Base): ToolRow => ({
   reqBodyEncoding: tool.reqBodyEncoding ?? {},
   respBodyJSONSchema: schemaOrNull(tool.respBodyJSONSchema ?? undefined),
   outputSchemaMode: tool.outputSchemaMode ?? "LENIENT",
+  responseFilter: tool.responseFilter ?? null,
   headers: tool.headers ?? [],
   oauth2Scopes: tool.oauth2Scopes ?? [],
   imported: false,
@@ -202,6 +205,7 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
       description: document.server.description ?? "",
       requestHeadersProxyEnabled: document.server.requestHeadersProxyEnabled ?? false,
       dynamicToolDiscoveryEnabled: document.server.dynamicToolDiscoveryEnabled ?? false,
+      maxResultTokens: document.server.maxResultTokens ?? DEFAULT_MAX_RESULT_TOKENS,
       providers: [],
       resourceIds: [],
       promptIds: [],
@@ -491,11 +495,21 @@ const withoutNewIds = (record: ServerRecord, newIds: ReadonlySet<string>): Impor
 };
 
 /** Checks a document beyond its schema; every problem located by its path in the document. */
-const checkDocument = (document: ServerExportDocument): Effect.Effect<ServerExportDocument, InvalidArgument> =>
-  Effect.flatMap(validateInput("", ServerExportDocument, document), (checked) => {
-    const problems: ReadonlyArray<FieldProblem> = documentProblems(checked);
-    return problems.length > 0 ? Effect.fail(invalid(problems)) : Effect.succeed(checked);
-  });
+const checkDocument = (document: ServerExportDocument) =>
+  Effect.flatMap(validateInput("", ServerExportDocument, document), (checked) =>
+    Effect.flatMap(
+      // Each tool's response filter compiled (docs/api-rules.md §19), before the transaction.
+      Effect.forEach(checked.providers, (provider, p) =>
+        Effect.forEach(provider.tools, (tool, t) =>
+          responseFilterProblems(tool.responseFilter, `providers[${p}].tools[${t}].responseFilter`),
+        ),
+      ),
+      (filterProblems) => {
+        const problems: ReadonlyArray<FieldProblem> = [...documentProblems(checked), ...filterProblems.flat(2)];
+        return problems.length > 0 ? Effect.fail(invalid(problems)) : Effect.succeed(checked);
+      },
+    ),
+  );
 
 /**
  * Creates a server of the actor's tenant from an export document (docs/api-rules.md §16), reusing the tenant's

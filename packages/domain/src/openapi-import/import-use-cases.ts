@@ -46,8 +46,8 @@ const toolRow = (
   draft: ToolDraft,
   name: string,
   base: Pick<ToolRow, "id" | "providerId" | "createdAt" | "updatedAt">,
-  // A re-sync keeps the tenant's choice; the document does not say it.
-  outputSchemaMode: ToolRow["outputSchemaMode"] = "LENIENT",
+  // A re-sync keeps the tenant's choices; the document does not say them.
+  kept: Pick<ToolRow, "outputSchemaMode" | "responseFilter"> = { outputSchemaMode: "LENIENT", responseFilter: null },
 ): ToolRow => ({
   ...base,
   method: draft.fields.method,
@@ -61,7 +61,8 @@ const toolRow = (
   reqContentType: draft.fields.reqContentType ?? DEFAULT_REQ_CONTENT_TYPE,
   reqBodyEncoding: draft.fields.reqBodyEncoding ?? {},
   respBodyJSONSchema: schemaOrNull(draft.responseSchema ?? {}),
-  outputSchemaMode,
+  outputSchemaMode: kept.outputSchemaMode,
+  responseFilter: kept.responseFilter,
   headers: draft.fields.headers ?? [],
   oauth2Scopes: draft.fields.oauth2Scopes ?? [],
   imported: true,
@@ -398,7 +399,7 @@ const resync = (
           createdAt: match.createdAt,
           updatedAt: at,
         },
-        match.outputSchemaMode,
+        match,
       );
       const fields = changedFields(match, next);
       if (fields.length === 0) {
