@@ -34,7 +34,7 @@ export const ShapePreviewResult = Schema.Struct({
   }).annotations({ description: "o200k_base tokens of the sample's JSON text and of the result's" }),
   outputSchema: JsonObject.annotations({ description: "the outputSchema the tool would declare with this filter" }),
   cut: Schema.String.annotations({
-    description: "what the cut to maxResultTokens left out and how to narrow the request; \"\" when nothing was cut",
+    description: 'what the cut to maxResultTokens left out and how to narrow the request; "" when nothing was cut',
   }),
 }).annotations({ identifier: "ShapePreview" });
 export type ShapePreviewResult = typeof ShapePreviewResult.Type;

@@ -119,7 +119,10 @@ export const shapedToolResult = async (
   observer.resultTokens?.(before, fit.tokens.after);
   if (!fit.fits) return errorResult(fit.cut?.message ?? `the answer is larger than ${maxResultTokens} tokens`);
   return {
-    content: [{ type: "text", text: fit.text }, ...(fit.cut === undefined ? [] : [{ type: "text" as const, text: fit.cut.message }])],
+    content: [
+      { type: "text", text: fit.text },
+      ...(fit.cut === undefined ? [] : [{ type: "text" as const, text: fit.cut.message }]),
+    ],
     structuredContent: structuredContentOf(fit.value),
   };
 };

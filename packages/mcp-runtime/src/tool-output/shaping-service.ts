@@ -26,7 +26,9 @@ const preview = (request: ShapePreviewRequest) =>
   Effect.gen(function* () {
     let filter: CompiledFilter | undefined;
     if (request.responseFilter !== null) {
-      const compiled = yield* Effect.promise(() => compileFilter(request.responseFilter as NonNullable<typeof request.responseFilter>));
+      const compiled = yield* Effect.promise(() =>
+        compileFilter(request.responseFilter as NonNullable<typeof request.responseFilter>),
+      );
       if (!compiled.ok) {
         const field = compiled.problem.path.endsWith(".language") ? "language" : "expression";
         return yield* Effect.fail(refused(`responseFilter.${field}`, compiled.problem.message));
@@ -61,7 +63,6 @@ const preview = (request: ShapePreviewRequest) =>
 
 /** The service's response shaping, as the domain's use cases take it. */
 export const responseShapingService: typeof ResponseShaping.Service = { filterProblems, preview };
-
 
 /** Ends the filter sandbox's thread (at shutdown; a later filter run starts a new one). */
 export const closeResponseShaping = (): Promise<void> => sharedSandbox().close();
