@@ -4,7 +4,6 @@ import {
   type FieldProblem,
   PermissionDenied,
   ResourceExhausted,
-  type InvalidArgument,
 } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import { matchKey } from "../openapi-import/operation-mapping.js";
