@@ -1,10 +1,5 @@
 import { Data, Effect } from "effect";
-import {
-  AlreadyExists,
-  type FieldProblem,
-  PermissionDenied,
-  ResourceExhausted,
-} from "../errors/domain-errors.js";
+import { AlreadyExists, type FieldProblem, PermissionDenied, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import { matchKey } from "../openapi-import/operation-mapping.js";
 import { secretPrefixOf } from "../provider/secret-prefix.js";
