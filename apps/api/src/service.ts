@@ -11,6 +11,7 @@ import {
   aesGcmCipherLayer,
   hmacPageTokenSignerLayer,
   quotasLayer,
+  responseShapingLayer,
   UpstreamAddressCheck,
 } from "@mcpsm/domain/use-cases";
 import { authenticateServerToken } from "@mcpsm/domain/mcp";
@@ -25,6 +26,8 @@ import {
   createMcpRuntime,
   defaultMcpSettings,
   type McpInstrumentation,
+  closeResponseShaping,
+  responseShapingService,
   upstreamAgent,
 } from "@mcpsm/mcp-runtime";
 import type { Middleware } from "koa";
@@ -154,6 +157,8 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
         oldKeys.map((key) => derivedKey(key, "page-token")),
       ),
       quotasLayer(config.quotas),
+      // Response filters checked on write and previewed by the runtime's own shaping (docs/api-rules.md §19).
+      responseShapingLayer(responseShapingService),
       // Descriptions are read in worker threads, never on this event loop (docs/security.md).
       workerReaderLayer({
         workers: imports.workers,
@@ -410,6 +415,8 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       await mcp.close();
       await callLog.stop();
       await callLogRetention.stop();
+
+      await closeResponseShaping();
       // After everything that sends through it has stopped.
       await upstream.close();
       await cancellationRelay?.close();

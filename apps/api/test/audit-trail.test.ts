@@ -79,6 +79,7 @@ const AUDIT_EXPECTATIONS: { readonly [O in Operation]: Expectation } = {
   listProviderTools: "read",
   createProviderTool: "tool",
   getProviderTool: "read",
+  previewToolShape: "read",
   updateProviderTool: "tool",
   deleteProviderTool: "tool",
   listProviderPrompts: "read",

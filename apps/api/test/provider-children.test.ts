@@ -58,6 +58,7 @@ describe("tools", () => {
       reqBodyEncoding: {},
       respBodyJSONSchema: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
       outputSchemaMode: "EXACT",
+      responseFilter: null,
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a variable reference, stored as written
       headers: [{ key: "Authorization", value: "Bearer ${API_EXAMPLE_COM_TOKEN}" }],
       oauth2Scopes: ["repo", "read:org"],
@@ -92,6 +93,7 @@ describe("tools", () => {
       reqBodyEncoding: {},
       respBodyJSONSchema: null,
       outputSchemaMode: "LENIENT",
+      responseFilter: null,
       headers: [],
       oauth2Scopes: [],
     });

@@ -179,6 +179,7 @@ describe("GET /servers/{id}/export", () => {
       description: "Thing tools",
       requestHeadersProxyEnabled: true,
       dynamicToolDiscoveryEnabled: false,
+      maxResultTokens: 25000,
     });
     expect(doc.providers.map((p: Json) => p.name)).toEqual([local.name, oauth.name]);
     expect(doc.providers[0].tools.map((t: Json) => t.name)).toEqual(["createThing", "getThing"]);

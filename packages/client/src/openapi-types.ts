@@ -380,6 +380,26 @@ export interface paths {
         patch: operations["updateProviderTool"];
         trace?: never;
     };
+    "/providers/{id}/tools/{toolID}/shape-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Shape a sample answer with the tool's (or a given) response filter and token limit, and count its tokens
+         * @description Needs the scope `provider:read` (Get provider).
+         */
+        post: operations["previewToolShape"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/providers/{id}/prompts": {
         parameters: {
             query?: never;
@@ -696,66 +716,6 @@ export interface paths {
          * @description Needs the scope `server:read` (Get MCP server).
          */
         get: operations["getServerGitSync"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/servers/{id}/calls": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List a server's tool calls, newest first, one page at a time
-         * @description Needs the scope `server:read` (Get MCP server).
-         */
-        get: operations["listServerCalls"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/servers/{id}/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A server's usage over time: calls, error rate, p50/p95 latency, result tokens
-         * @description Needs the scope `server:read` (Get MCP server).
-         */
-        get: operations["getServerUsage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The tenant's usage over time and per server: calls, error rate, p50/p95 latency, result tokens
-         * @description Needs the scope `server:list` (List MCP servers).
-         */
-        get: operations["getTenantUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1253,6 +1213,7 @@ export interface components {
             description?: string;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
+            maxResultTokens?: number;
         };
         ExportedTool: {
             /**
@@ -1298,6 +1259,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -1441,6 +1404,7 @@ export interface components {
             description: string;
             requestHeadersProxyEnabled: boolean;
             dynamicToolDiscoveryEnabled: boolean;
+            maxResultTokens: number;
             /** Format: int32 */
             version: number;
             gitProvider: string;
@@ -1501,6 +1465,8 @@ export interface components {
                      * @enum {string}
                      */
                     outputSchemaMode: "LENIENT" | "EXACT";
+                    /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
+                    responseFilter: components["schemas"]["ResponseFilter"] | null;
                     headers: {
                         /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                         key: string;
@@ -1620,6 +1586,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
+            responseFilter: components["schemas"]["ResponseFilter"] | null;
             headers: {
                 /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                 key: string;
@@ -2168,6 +2136,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
+            responseFilter: components["schemas"]["ResponseFilter"] | null;
             headers: {
                 /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                 key: string;
@@ -2261,6 +2231,19 @@ export interface components {
                 lastModified?: string;
             };
         };
+        /** @description applied to the upstream's JSON answer before it reaches the caller, within a time and memory budget; the declared outputSchema follows it */
+        ResponseFilter: {
+            /**
+             * @description jmespath (JMESPath Community edition) or jq
+             * @enum {string}
+             */
+            language: "jmespath" | "jq";
+            /**
+             * maxLength(4096)
+             * @description a string at most 4096 character(s) long
+             */
+            expression: string;
+        };
         Server: {
             id: components["schemas"]["Id"];
             /**
@@ -2277,6 +2260,7 @@ export interface components {
             description: string;
             requestHeadersProxyEnabled: boolean;
             dynamicToolDiscoveryEnabled: boolean;
+            maxResultTokens: number;
             /** Format: int32 */
             version: number;
             gitProvider: string;
@@ -2302,6 +2286,7 @@ export interface components {
             version?: number;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
+            maxResultTokens?: number;
             /**
              * maxItems(1000)
              * @description an array of at most 1000 item(s)
@@ -2459,6 +2444,7 @@ export interface components {
             version?: number;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
+            maxResultTokens?: number;
             /**
              * maxItems(1000)
              * @description an array of at most 1000 item(s)
@@ -2542,24 +2528,6 @@ export interface components {
             providerID: components["schemas"]["Id"];
             toolID: components["schemas"]["Id"];
         };
-        ServerUsage: {
-            calls: components["schemas"]["Int"];
-            /**
-             * int
-             * @description calls that ended in a tool error or a JSON-RPC error
-             */
-            errors: number;
-            /** @description errors / calls; 0 without calls */
-            errorRate: number;
-            p50LatencyMs: number;
-            p95LatencyMs: number;
-            /**
-             * int
-             * @description result tokens before shaping, summed
-             */
-            tokens: number;
-            serverId: string;
-        };
         /** @description RFC 9457 problem details of a 503 answer */
         ServiceUnavailableProblem: {
             /** @enum {string} */
@@ -2575,60 +2543,29 @@ export interface components {
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
         };
-        ToolCall: {
-            id: string;
-            /**
-             * Format: date-time
-             * @description RFC 3339 UTC timestamp with milliseconds
-             */
-            at: string;
-            /** @description the tool called as the client named it ("" if none was named) */
-            tool: string;
-            /** @description who called: `server-token:<token id>` or `oauth:<subject>` (never a credential) */
-            principal: string;
-            /**
-             * @description protocol era: legacy (2025-era) or modern (2026-07-28)
-             * @enum {string}
-             */
-            era: "legacy" | "modern";
-            /** @enum {string} */
-            status: "ok" | "tool_error" | "error";
-            /** @description bounded error type ("" on success): tool_error, a JSON-RPC code, or an upstream failure kind */
-            errorType: string;
-            /**
-             * int
-             * @description HTTP status of the upstream answer; 0 when none came
-             */
-            upstreamStatus: number;
-            /** @description time from the call's arrival to its answer, milliseconds */
-            latencyMs: number;
-            /**
-             * int
-             * @description characters of the result's text content
-             */
-            resultChars: number;
-            /**
-             * int
-             * @description result tokens before response shaping (estimated as characters / 4, rounded up)
-             */
-            tokensBefore: number;
-            /** @description result tokens after response shaping; null while no shaping applies */
-            tokensAfter: components["schemas"]["Int"] | null;
-            /**
-             * unknown
-             * @description the masked arguments, only for a server that opted into argument capture
-             */
-            arguments?: unknown;
+        ShapePreview: {
+            result: null | boolean | {
+                [key: string]: unknown;
+            } | unknown[] | number | string;
+            /** @description o200k_base tokens of the sample's JSON text and of the result's */
+            tokens: {
+                before: number;
+                after: number;
+            };
+            /** @description a JSON object */
+            outputSchema: {
+                [key: string]: unknown;
+            };
+            /** @description what the cut to maxResultTokens left out and how to narrow the request; "" when nothing was cut */
+            cut: string;
         };
-        ToolCallPage: {
-            calls: components["schemas"]["ToolCall"][];
-            /**
-             * int
-             * @description calls matching the filters over all pages
-             */
-            matchCount: number;
-            /** @description pass as `token` for the next page; "" on the last page */
-            nextToken: string;
+        ShapePreviewRequest: {
+            sample: null | boolean | {
+                [key: string]: unknown;
+            } | unknown[] | number | string;
+            /** @description the filter to try; absent: the tool's own; null: none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
+            maxResultTokens?: number;
         };
         ToolCreate: {
             /**
@@ -2674,6 +2611,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -2734,6 +2673,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -2814,62 +2755,6 @@ export interface components {
         };
         UpstreamConnectionList: {
             connections: components["schemas"]["UpstreamConnection"][];
-        };
-        UsagePoint: {
-            calls: components["schemas"]["Int"];
-            /**
-             * int
-             * @description calls that ended in a tool error or a JSON-RPC error
-             */
-            errors: number;
-            /** @description errors / calls; 0 without calls */
-            errorRate: number;
-            p50LatencyMs: number;
-            p95LatencyMs: number;
-            /**
-             * int
-             * @description result tokens before shaping, summed
-             */
-            tokens: number;
-            /**
-             * Format: date-time
-             * @description RFC 3339 UTC timestamp with milliseconds
-             */
-            at: string;
-        };
-        UsageReport: {
-            /**
-             * Format: date-time
-             * @description RFC 3339 UTC timestamp with milliseconds
-             */
-            since: string;
-            /**
-             * Format: date-time
-             * @description RFC 3339 UTC timestamp with milliseconds
-             */
-            until: string;
-            /** @enum {string} */
-            bucket: "minute" | "hour" | "day";
-            totals: {
-                calls: components["schemas"]["Int"];
-                /**
-                 * int
-                 * @description calls that ended in a tool error or a JSON-RPC error
-                 */
-                errors: number;
-                /** @description errors / calls; 0 without calls */
-                errorRate: number;
-                p50LatencyMs: number;
-                p95LatencyMs: number;
-                /**
-                 * int
-                 * @description result tokens before shaping, summed
-                 */
-                tokens: number;
-            };
-            series: components["schemas"]["UsagePoint"][];
-            /** @description per server, most calls first */
-            servers: components["schemas"]["ServerUsage"][];
         };
         Variable: {
             id: components["schemas"]["Id"];
@@ -4291,6 +4176,50 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    previewToolShape: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the provider (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description id of the tool (11 letters or digits; anything else answers 400) */
+                toolID: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShapePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShapePreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listProviderPrompts: {
         parameters: {
             query?: never;
@@ -4917,7 +4846,7 @@ export interface operations {
                 /** @description only events whose target has this id */
                 targetID?: string;
                 /** @description only events of this operation */
-                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "listServerCalls" | "getServerUsage" | "getTenantUsage" | "importServer" | "createProviderConnection";
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "previewToolShape" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
                 /** @description only events at or after this time (RFC 3339) */
                 since?: string;
             };
@@ -5290,132 +5219,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    listServerCalls: {
-        parameters: {
-            query?: {
-                /** @description page size, at least 1; values above 1000 are treated as 1000 */
-                limit?: number;
-                /** @description the nextToken of the previous page (opaque; valid only with the same filters) */
-                token?: string;
-                /** @description only calls of this tool */
-                tool?: string;
-                /** @description only calls that ended so */
-                status?: "ok" | "tool_error" | "error";
-                /** @description only calls at or after this time (RFC 3339) */
-                since?: string;
-            };
-            header?: never;
-            path: {
-                /** @description id of the server (11 letters or digits; anything else answers 400) */
-                id: components["schemas"]["Id"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ToolCallPage"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getServerUsage: {
-        parameters: {
-            query?: {
-                /** @description start of the window (RFC 3339); default: 24 hours before `until` */
-                since?: string;
-                /** @description end of the window, exclusive (RFC 3339); default: now */
-                until?: string;
-                /** @description width of a bucket */
-                bucket?: "minute" | "hour" | "day";
-            };
-            header?: never;
-            path: {
-                /** @description id of the server (11 letters or digits; anything else answers 400) */
-                id: components["schemas"]["Id"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UsageReport"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getTenantUsage: {
-        parameters: {
-            query?: {
-                /** @description start of the window (RFC 3339); default: 24 hours before `until` */
-                since?: string;
-                /** @description end of the window, exclusive (RFC 3339); default: now */
-                until?: string;
-                /** @description width of a bucket */
-                bucket?: "minute" | "hour" | "day";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UsageReport"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

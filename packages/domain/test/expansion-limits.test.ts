@@ -42,6 +42,7 @@ const tool = (path: string): ToolRow => ({
   reqBodyEncoding: {},
   respBodyJSONSchema: null,
   outputSchemaMode: "LENIENT",
+  responseFilter: null,
   headers: [],
   oauth2Scopes: [],
   imported: false,

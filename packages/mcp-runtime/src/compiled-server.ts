@@ -27,6 +27,8 @@ export interface CompiledServer {
   readonly version: string;
   readonly instructions: string;
   readonly forwardRequestHeaders: boolean;
+  /** The most o200k_base tokens one tool result holds (docs/api-rules.md §19). */
+  readonly maxResultTokens: number;
   readonly toolList: ReadonlyArray<Tool>;
   readonly tools: ReadonlyMap<string, CompiledTool>;
   /** Dynamic tool discovery (docs/api-rules.md §14): tools/list shows searchTools, getToolDefinition and useTool. */
@@ -113,6 +115,7 @@ export const compileServer = (view: McpServerView): CompiledServer => {
     version: String(view.server.version),
     instructions: view.server.description,
     forwardRequestHeaders: view.server.requestHeadersProxyEnabled,
+    maxResultTokens: view.server.maxResultTokens,
     toolList: [...tools.values()].map((tool) => tool.definition),
     tools,
     discovery: view.server.dynamicToolDiscoveryEnabled,

@@ -18,6 +18,7 @@ export {
   combineInstrumentation,
   errorTypeOfThrown,
   errorTypeOfUpstream,
+  type FilterFailure,
   type McpErrorType,
   type McpInstrumentation,
   type McpOperation,
@@ -75,3 +76,4 @@ export {
 export { buildToolIndex } from "./tool-index.js";
 export { TOOLS_PAGE_SIZE, toolListPage } from "./tool-list-page.js";
 export { outputSchemaOf, promptEntry, resourceEntry, toolEntry } from "./wire/list-entries.js";
+export { closeResponseShaping, responseShapingService } from "./tool-output/shaping-service.js";

@@ -46,7 +46,14 @@ export interface McpInstrumentation {
   ) => Promise<T>;
   /** A tool's 2xx answer did not fit its lenient outputSchema and was returned as a success anyway. */
   readonly outputMismatch?: ((reason: OutputMismatch) => void) | undefined;
+  /** A 2xx answer's o200k_base tokens before and after shaping (docs/api-rules.md §19). */
+  readonly resultTokens?: ((before: number, after: number) => void) | undefined;
+  /** A tool's response filter failed or ran past its budget. */
+  readonly filterFailure?: ((reason: FilterFailure) => void) | undefined;
 }
+
+/** Why a response filter gave no value: a bounded label. */
+export type FilterFailure = "failed" | "over-budget";
 
 const unobserved: UpstreamObserver = (_exchange, run) => run([]);
 
@@ -66,6 +73,14 @@ export const combineInstrumentation = (outer: McpInstrumentation, inner: McpInst
   outputMismatch: (reason) => {
     outer.outputMismatch?.(reason);
     inner.outputMismatch?.(reason);
+  },
+  resultTokens: (before, after) => {
+    outer.resultTokens?.(before, after);
+    inner.resultTokens?.(before, after);
+  },
+  filterFailure: (reason) => {
+    outer.filterFailure?.(reason);
+    inner.filterFailure?.(reason);
   },
   operation: (operation, run, errorTypeOf) =>
     outer.operation(

@@ -4,7 +4,12 @@
  * at JSON boundaries to a token budget. No I/O; the one thread it starts is the filter sandbox.
  */
 export { applyFilter } from "./filter/apply-filter.js";
-export { type CompiledFilter, type CompileOutcome, compileFilter } from "./filter/compile-filter.js";
+export {
+  type CompiledFilter,
+  type CompileOutcome,
+  compileFilter,
+  prepareStoredFilter,
+} from "./filter/compile-filter.js";
 export { costMultiplier, IN_PROCESS_MAX_MULTIPLIER } from "./filter/jmespath-cost.js";
 export {
   DEFAULT_FILTER_BUDGET,
@@ -16,7 +21,8 @@ export {
   MAX_EXPRESSION_LENGTH,
   type ResponseFilter,
 } from "./filter/response-filter.js";
-export { type CutNote, type FitOptions, type FitOutcome, fitToTokens } from "./fit/fit-to-tokens.js";
+export { type CutNote, type FitOptions, type FitOutcome, fitToTokens, narrowingAdvice } from "./fit/fit-to-tokens.js";
+export { fitTextToTokens, type TextFitOutcome } from "./fit/fit-text.js";
 export { type PagingHints, pagingHintsOf } from "./fit/paging-hints.js";
 export { FilterSandbox, SANDBOX_RESOURCE_LIMITS, sharedSandbox } from "./sandbox/filter-sandbox.js";
 export {

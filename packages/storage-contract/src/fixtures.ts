@@ -75,6 +75,7 @@ export const tool = (n: number, owner: string, override: Partial<ToolRow> = {}):
   reqBodyEncoding: { tags: { style: "deepObject", explode: true } },
   respBodyJSONSchema: { type: "object", properties: { id: { type: "string" } } },
   outputSchemaMode: "EXACT",
+  responseFilter: { language: "jmespath", expression: "items[*].{id: id}" },
   // A variable reference, stored as written.
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the domain's ${NAME} syntax, not a template
   headers: [{ key: "X-Api-Key", value: "${API_KEY}" }],
@@ -135,6 +136,7 @@ export const server = (n: number, override: Partial<ServerRow> = {}): ServerRow 
   description: `Server number ${n}`,
   requestHeadersProxyEnabled: true,
   dynamicToolDiscoveryEnabled: false,
+  maxResultTokens: 25000,
   providers: [],
   resourceIds: [],
   promptIds: [],

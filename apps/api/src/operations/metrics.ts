@@ -146,9 +146,30 @@ export const createServiceMetrics = (serverLabelCap: number = MAX_SERVER_LABELS)
     registers: [registry],
   });
 
+  // docs/api-rules.md §19: what shaping does to tool results. Labels are the service's own words: no tool,
+  // server or tenant name.
+  const resultTokens = new Histogram({
+    name: "mcpsm_tool_result_tokens",
+    help: "o200k_base tokens of 2xx tool results before (the upstream's answer) and after shaping (filter and maxResultTokens cut), by stage.",
+    labelNames: ["stage"] as const,
+    buckets: [100, 500, 1000, 2500, 5000, 10_000, 25_000, 50_000, 100_000, 200_000],
+    registers: [registry],
+  });
+  const filterFailures = new Counter({
+    name: "mcpsm_response_filter_failures_total",
+    help: "Tool calls whose response filter failed or ran past its budget (answered as tool errors), by reason.",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+
   /** Times MCP operations and their upstream exchanges. */
   const mcpInstrumentation: McpInstrumentation = {
     outputMismatch: (reason) => outputMismatches.inc({ reason }),
+    resultTokens: (before, after) => {
+      resultTokens.observe({ stage: "before" }, before);
+      resultTokens.observe({ stage: "after" }, after);
+    },
+    filterFailure: (reason) => filterFailures.inc({ reason }),
     operation: async (operation, run, errorTypeOf) => {
       const start = performance.now();
       let errorType: string | undefined;
@@ -177,7 +198,16 @@ export const createServiceMetrics = (serverLabelCap: number = MAX_SERVER_LABELS)
     registry,
     httpMiddleware,
     mcpInstrumentation,
-    counters: { rateLimitRefusals, quotaRefusals, oauthTokenRequests, gitPushes, outputMismatches, callLogDropped },
+    counters: {
+      rateLimitRefusals,
+      quotaRefusals,
+      oauthTokenRequests,
+      gitPushes,
+      outputMismatches,
+      callLogDropped,
+      filterFailures,
+    },
+    resultTokens,
   };
 };
 export type ServiceMetrics = ReturnType<typeof createServiceMetrics>;

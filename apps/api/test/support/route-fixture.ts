@@ -128,6 +128,7 @@ const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   getProviderTool: (f) => ({ params: { id: f.P, toolID: f.T } }),
   updateProviderTool: (f) => ({ params: { id: f.P, toolID: f.T }, body: { tool: { title: `Title ${uniq()}` } } }),
   deleteProviderTool: (f) => ({ params: { id: f.P2, toolID: f.T3 } }),
+  previewToolShape: (f) => ({ params: { id: f.P, toolID: f.T }, body: { sample: { items: [1, 2, 3] } } }),
   listProviderPrompts: (f) => ({ params: { id: f.P } }),
   createProviderPrompt: (f) => ({ params: { id: f.P }, body: { prompt: promptWrite() } }),
   getProviderPrompt: (f) => ({ params: { id: f.P, promptID: f.Pr } }),

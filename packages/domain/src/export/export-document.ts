@@ -29,6 +29,7 @@ export const toExportedTool = (row: ToolRow): ExportedTool => ({
   reqBodyEncoding: row.reqBodyEncoding,
   respBodyJSONSchema: row.respBodyJSONSchema,
   outputSchemaMode: row.outputSchemaMode,
+  responseFilter: row.responseFilter,
   headers: row.headers,
   oauth2Scopes: row.oauth2Scopes,
 });
@@ -132,6 +133,7 @@ export const toExportDocument = (
       description: server.description,
       requestHeadersProxyEnabled: server.requestHeadersProxyEnabled,
       dynamicToolDiscoveryEnabled: server.dynamicToolDiscoveryEnabled,
+      maxResultTokens: server.maxResultTokens,
     },
     providers,
     variables: names.flatMap((name) => {

@@ -3,6 +3,7 @@ import { Id } from "../ids/id.js";
 import { PromptCreate, PromptRecord } from "../prompt/prompt-schema.js";
 import { OAuth2ConfigWrite, ProviderCreate } from "../provider/provider-schema.js";
 import { ResourceCreate, ResourceRecord } from "../resource/resource-schema.js";
+import { MaxResultTokens } from "../response-shaping/response-filter.js";
 import { ServerRecord } from "../server/server-schema.js";
 import { ToolCreate, ToolRecord } from "../tool/tool-schema.js";
 import { optional } from "../validation/optional-field.js";
@@ -67,6 +68,7 @@ export const ExportedServerFields = Schema.Struct({
   description: optional(LongText),
   requestHeadersProxyEnabled: optional(Schema.Boolean),
   dynamicToolDiscoveryEnabled: optional(Schema.Boolean),
+  maxResultTokens: optional(MaxResultTokens),
 }).annotations({ identifier: "ExportedServerFields" });
 export type ExportedServerFields = typeof ExportedServerFields.Type;
 

@@ -36,6 +36,7 @@ export const toolRowOf = (tool: ExportedTool, base: Base): ToolRow => ({
   reqBodyEncoding: tool.reqBodyEncoding ?? {},
   respBodyJSONSchema: schemaOrNull(tool.respBodyJSONSchema ?? undefined),
   outputSchemaMode: tool.outputSchemaMode ?? "LENIENT",
+  responseFilter: tool.responseFilter ?? null,
   headers: tool.headers ?? [],
   oauth2Scopes: tool.oauth2Scopes ?? [],
   imported: false,

@@ -4,9 +4,10 @@ import {
   type FieldProblem,
   PermissionDenied,
   ResourceExhausted,
-  type InvalidArgument,
 } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
+import { DEFAULT_MAX_RESULT_TOKENS } from "../response-shaping/response-filter.js";
+import { responseFilterProblems } from "../response-shaping/response-shaping-port.js";
 import { matchKey } from "../openapi-import/operation-mapping.js";
 import { newProviderRow, roomForProvider } from "../provider/new-provider.js";
 import { orderedIds } from "../ids/ordered-ids.js";
@@ -100,6 +101,7 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
       description: document.server.description ?? "",
       requestHeadersProxyEnabled: document.server.requestHeadersProxyEnabled ?? false,
       dynamicToolDiscoveryEnabled: document.server.dynamicToolDiscoveryEnabled ?? false,
+      maxResultTokens: document.server.maxResultTokens ?? DEFAULT_MAX_RESULT_TOKENS,
       providers: [],
       resourceIds: [],
       promptIds: [],
@@ -350,11 +352,21 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
   });
 
 /** Checks a document beyond its schema; every problem located by its path in the document. */
-const checkDocument = (document: ServerExportDocument): Effect.Effect<ServerExportDocument, InvalidArgument> =>
-  Effect.flatMap(validateInput("", ServerExportDocument, document), (checked) => {
-    const problems: ReadonlyArray<FieldProblem> = documentProblems(checked);
-    return problems.length > 0 ? Effect.fail(invalid(problems)) : Effect.succeed(checked);
-  });
+const checkDocument = (document: ServerExportDocument) =>
+  Effect.flatMap(validateInput("", ServerExportDocument, document), (checked) =>
+    Effect.flatMap(
+      // Each tool's response filter compiled (docs/api-rules.md §19), before the transaction.
+      Effect.forEach(checked.providers, (provider, p) =>
+        Effect.forEach(provider.tools, (tool, t) =>
+          responseFilterProblems(tool.responseFilter, `providers[${p}].tools[${t}].responseFilter`),
+        ),
+      ),
+      (filterProblems) => {
+        const problems: ReadonlyArray<FieldProblem> = [...documentProblems(checked), ...filterProblems.flat(2)];
+        return problems.length > 0 ? Effect.fail(invalid(problems)) : Effect.succeed(checked);
+      },
+    ),
+  );
 
 /**
  * Creates a server of the actor's tenant from an export document (docs/api-rules.md §16), reusing the tenant's

@@ -268,7 +268,7 @@ const resync = (
           createdAt: match.createdAt,
           updatedAt: at,
         },
-        match.outputSchemaMode,
+        match,
       );
       const fields = changedFields(match, next);
       if (fields.length === 0) {

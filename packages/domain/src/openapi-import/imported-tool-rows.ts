@@ -16,7 +16,7 @@ export const toolRow = (
   name: string,
   base: Pick<ToolRow, "id" | "providerId" | "createdAt" | "updatedAt">,
   // A re-sync keeps the tenant's choice; the document does not say it.
-  outputSchemaMode: ToolRow["outputSchemaMode"] = "LENIENT",
+  kept: Pick<ToolRow, "outputSchemaMode" | "responseFilter"> = { outputSchemaMode: "LENIENT", responseFilter: null },
 ): ToolRow => ({
   ...base,
   method: draft.fields.method,
@@ -30,7 +30,8 @@ export const toolRow = (
   reqContentType: draft.fields.reqContentType ?? DEFAULT_REQ_CONTENT_TYPE,
   reqBodyEncoding: draft.fields.reqBodyEncoding ?? {},
   respBodyJSONSchema: schemaOrNull(draft.responseSchema ?? {}),
-  outputSchemaMode,
+  outputSchemaMode: kept.outputSchemaMode,
+  responseFilter: kept.responseFilter,
   headers: draft.fields.headers ?? [],
   oauth2Scopes: draft.fields.oauth2Scopes ?? [],
   imported: true,

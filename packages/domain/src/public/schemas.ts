@@ -12,6 +12,19 @@ export {
   OutputSchemaMode,
 } from "../tool/tool-body-fields.js";
 export { Id, isId } from "../ids/id.js";
+export {
+  DEFAULT_MAX_RESULT_TOKENS,
+  MAX_FILTER_EXPRESSION_LENGTH,
+  MAX_RESULT_TOKENS_RANGE,
+  MaxResultTokens,
+  RESPONSE_FILTER_LANGUAGES,
+  ResponseFilter,
+} from "../response-shaping/response-filter.js";
+export {
+  decodeShapePreviewBody,
+  ShapePreviewBody,
+  ShapePreviewResult,
+} from "../response-shaping/shape-preview.js";
 export { PromptArgument, PromptCreate, PromptMessage, PromptPatch, PromptRecord } from "../prompt/prompt-schema.js";
 export {
   ApiType,

@@ -13,6 +13,14 @@ export {
   domainServicesLayer,
 } from "../use-case/domain-services.js";
 export { DEFAULT_QUOTAS, Quotas, quotasLayer } from "../tenancy/quotas.js";
+export {
+  NO_RESPONSE_SHAPING,
+  ResponseShaping,
+  responseShapingLayer,
+  type ShapePreview,
+  type ShapePreviewRequest,
+} from "../response-shaping/response-shaping-port.js";
+export { type PreviewToolShapeInput, previewToolShape } from "../response-shaping/shape-preview.js";
 export { UpstreamAddressCheck } from "../provider/upstream-address-check.js";
 export { aesGcmCipher, aesGcmCipherLayer, keyIdOf, SecretCipher } from "../secrets/secret-cipher.js";
 export { hmacPageTokenSigner, hmacPageTokenSignerLayer, PageTokenSigner } from "../secrets/page-token-signer.js";

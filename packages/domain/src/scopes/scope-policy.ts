@@ -39,6 +39,7 @@ export const SCOPE_POLICY = {
   getProviderTool: "provider:read",
   updateProviderTool: "provider:update",
   deleteProviderTool: "provider:delete",
+  previewToolShape: "provider:read",
   listProviderPrompts: "provider:read",
   createProviderPrompt: "provider:update",
   getProviderPrompt: "provider:read",

@@ -30,6 +30,7 @@ export const toServerRecord = (graph: ServerGraph): ServerRecord => {
     description: server.description,
     requestHeadersProxyEnabled: server.requestHeadersProxyEnabled,
     dynamicToolDiscoveryEnabled: server.dynamicToolDiscoveryEnabled,
+    maxResultTokens: server.maxResultTokens,
     version: server.version,
     gitProvider: graph.gitProvider ?? "",
     gitRepoFullName: server.gitRepoFullName ?? "",

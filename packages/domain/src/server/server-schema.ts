@@ -5,6 +5,7 @@ import { GitRepoFullName } from "../git-connection/git-connection-schema.js";
 import { PromptRecord } from "../prompt/prompt-schema.js";
 import { ProviderRecord } from "../provider/provider-schema.js";
 import { ResourceRecord } from "../resource/resource-schema.js";
+import { MaxResultTokens } from "../response-shaping/response-filter.js";
 import { AnyJsonValue, Int32, LongText, Name, Timestamp, WireInt32 } from "../validation/text.js";
 
 /**
@@ -26,6 +27,7 @@ const serverFields = {
   version: optional(Int32),
   requestHeadersProxyEnabled: optional(Schema.Boolean),
   dynamicToolDiscoveryEnabled: optional(Schema.Boolean),
+  maxResultTokens: optional(MaxResultTokens),
   providers: optional(Schema.Array(ServerProviderRef).pipe(Schema.maxItems(1000))),
   resources: optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))),
   prompts: optional(Schema.Array(RefById).pipe(Schema.maxItems(1000))),
@@ -60,6 +62,10 @@ export const ServerRecord = Schema.Struct({
   description: Schema.String,
   requestHeadersProxyEnabled: Schema.Boolean,
   dynamicToolDiscoveryEnabled: Schema.Boolean,
+  maxResultTokens: Schema.Number.annotations({
+    description: "the most o200k_base tokens a tool result of this server holds (docs/api-rules.md §19)",
+    jsonSchema: { type: "integer" },
+  }),
   version: WireInt32,
   gitProvider: Schema.String,
   gitRepoFullName: Schema.String,

@@ -20,6 +20,7 @@ import { invalid } from "../validation/decode-write.js";
 import { validateIds, validateInput } from "../validation/validate-input.js";
 import { resolveGitTarget } from "../git-connection/git-connection-use-cases.js";
 import { checkDistinctToolNames, type Composition, resolveComposition } from "./server-composition.js";
+import { DEFAULT_MAX_RESULT_TOKENS } from "../response-shaping/response-filter.js";
 import { toServerRecord } from "./server-record.js";
 import { ServerCreate, ServerPatch } from "./server-schema.js";
 
@@ -142,6 +143,7 @@ export const createServer = defineUseCase("createServer", (actor: Actor, { serve
           description: description ?? "",
           requestHeadersProxyEnabled: input.requestHeadersProxyEnabled ?? false,
           dynamicToolDiscoveryEnabled: input.dynamicToolDiscoveryEnabled ?? false,
+          maxResultTokens: input.maxResultTokens ?? DEFAULT_MAX_RESULT_TOKENS,
           ...composition,
           ...git.fields,
         };
@@ -201,6 +203,7 @@ export const updateServer = defineUseCase(
             description: description ?? stored.description,
             requestHeadersProxyEnabled: patch.requestHeadersProxyEnabled ?? stored.requestHeadersProxyEnabled,
             dynamicToolDiscoveryEnabled: patch.dynamicToolDiscoveryEnabled ?? stored.dynamicToolDiscoveryEnabled,
+            maxResultTokens: patch.maxResultTokens ?? stored.maxResultTokens,
             ...composition,
             ...git.fields,
           };

@@ -2,6 +2,7 @@ import { Schema } from "effect";
 import { PromptArgument, PromptMessage } from "../prompt/prompt-schema.js";
 import { ApiType, VisibilityType } from "../provider/provider-schema.js";
 import { ResourceAnnotations } from "../resource/resource-schema.js";
+import { ResponseFilter } from "../response-shaping/response-filter.js";
 import { BodyEncoding, OutputSchemaMode } from "../tool/tool-body-fields.js";
 import { HTTP_METHODS, ToolHeader } from "../tool/tool-schema.js";
 import { JsonObject } from "../validation/text.js";
@@ -59,6 +60,8 @@ export const ToolRow = Schema.Struct({
   respBodyJSONSchema: Schema.NullOr(JsonObject),
   /** LENIENT: the declared outputSchema accepts every answer; EXACT: the schema as written. */
   outputSchemaMode: OutputSchemaMode,
+  /** Applied to the upstream's JSON answer before it reaches the caller (docs/api-rules.md §19); null: none. */
+  responseFilter: Schema.NullOr(ResponseFilter),
   headers: Schema.Array(ToolHeader),
   oauth2Scopes: Schema.Array(Schema.String),
   /** True when an OpenAPI import made the tool: only such tools are changed or removed by a re-sync. */
@@ -130,6 +133,8 @@ export const ServerRow = Schema.Struct({
   description: Schema.String,
   requestHeadersProxyEnabled: Schema.Boolean,
   dynamicToolDiscoveryEnabled: Schema.Boolean,
+  /** The most o200k_base tokens one tool result holds (docs/api-rules.md §19). */
+  maxResultTokens: Schema.Number,
   providers: Schema.Array(ServerProviderLink),
   resourceIds: Schema.Array(Schema.String),
   promptIds: Schema.Array(Schema.String),

@@ -17,6 +17,7 @@ export const toToolRecord = (row: ToolRow): ToolRecord => ({
   reqBodyEncoding: row.reqBodyEncoding,
   respBodyJSONSchema: row.respBodyJSONSchema,
   outputSchemaMode: row.outputSchemaMode,
+  responseFilter: row.responseFilter,
   headers: row.headers,
   oauth2Scopes: row.oauth2Scopes,
 });

@@ -4,6 +4,7 @@ import { Id } from "../ids/id.js";
 import { HeaderName, HeaderValue } from "../validation/http-header.js";
 import { JsonSchemaObject, ObjectJsonSchema } from "../validation/json-schema.js";
 import { JsonObject, LongText, Title } from "../validation/text.js";
+import { ResponseFilter } from "../response-shaping/response-filter.js";
 import { BodyEncoding, MediaType, OutputSchemaMode } from "./tool-body-fields.js";
 
 /** The HTTP methods a tool may call, normalised to upper case on input. */
@@ -84,6 +85,11 @@ const toolFields = {
     }),
   ),
   outputSchemaMode: optional(OutputSchemaMode),
+  responseFilter: optional(
+    Schema.NullOr(ResponseFilter).annotations({
+      description: "shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none",
+    }),
+  ),
   headers: optional(Schema.Array(ToolHeader).pipe(Schema.maxItems(100))),
   oauth2Scopes: optional(Schema.Array(OAuthScopeName).pipe(Schema.maxItems(100))),
 };
@@ -122,6 +128,9 @@ export const ToolRecord = Schema.Struct({
     description: "the JSON Schema of the upstream's success answer (the MCP outputSchema); null when none",
   }),
   outputSchemaMode: OutputSchemaMode,
+  responseFilter: Schema.NullOr(ResponseFilter).annotations({
+    description: "shapes the upstream's JSON answer before the caller reads it; null when none",
+  }),
   headers: Schema.Array(ToolHeader),
   oauth2Scopes: Schema.Array(Schema.String),
 }).annotations({ identifier: "ProviderTool" });

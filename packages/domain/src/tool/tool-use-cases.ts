@@ -9,12 +9,17 @@ import { providerChildUseCases } from "../use-case/provider-child-use-cases.js";
 import { invalid } from "../validation/decode-write.js";
 import type { JsonObject } from "../validation/text.js";
 import { oauth2HeaderProblems } from "../provider/oauth2-credentials.js";
+import { responseFilterProblems } from "../response-shaping/response-shaping-port.js";
 import { toToolRecord } from "./tool-record.js";
 import { DEFAULT_REQ_CONTENT_TYPE } from "./tool-body-fields.js";
 import { pathPlaceholders, ToolCreate, ToolPatch } from "./tool-schema.js";
 
 const schemaOrNull = (schema: JsonObject | null | undefined, stored: JsonObject | null): JsonObject | null =>
   schema === undefined ? stored : schema === null || Object.keys(schema).length === 0 ? null : schema;
+
+/** Fails with every problem found, if any. */
+const rejectProblems = <R>(problems: Effect.Effect<ReadonlyArray<FieldProblem>, never, R>) =>
+  Effect.flatMap(problems, (found) => (found.length > 0 ? Effect.fail(invalid(found)) : Effect.void));
 
 /** Every `{placeholder}` of the path must be a required property of the path arguments schema. */
 const placeholderProblems = (row: ToolRow): ReadonlyArray<FieldProblem> => {
@@ -78,6 +83,7 @@ const tools = providerChildUseCases({
     reqBodyEncoding: input.reqBodyEncoding ?? {},
     respBodyJSONSchema: schemaOrNull(input.respBodyJSONSchema, null),
     outputSchemaMode: input.outputSchemaMode ?? "LENIENT",
+    responseFilter: input.responseFilter ?? null,
     headers: input.headers ?? [],
     oauth2Scopes: input.oauth2Scopes ?? [],
     imported: false,
@@ -97,11 +103,14 @@ const tools = providerChildUseCases({
     reqBodyEncoding: patch.reqBodyEncoding ?? stored.reqBodyEncoding,
     respBodyJSONSchema: schemaOrNull(patch.respBodyJSONSchema, stored.respBodyJSONSchema),
     outputSchemaMode: patch.outputSchemaMode ?? stored.outputSchemaMode,
+    responseFilter: patch.responseFilter === undefined ? stored.responseFilter : patch.responseFilter,
     headers: patch.headers ?? stored.headers,
     oauth2Scopes: patch.oauth2Scopes ?? stored.oauth2Scopes,
   }),
   toRecord: toToolRecord,
   check: checkTool,
+  // Compiling a jq filter takes a trip to the sandbox thread: done before the transaction, not inside it.
+  inspect: (input) => rejectProblems(responseFilterProblems(input.responseFilter, "tool.responseFilter")),
 });
 
 /** Input of `listProviderTools`. */

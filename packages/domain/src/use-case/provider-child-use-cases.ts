@@ -41,7 +41,7 @@ interface ChildWrites<Row> {
 }
 
 /** What differs between tools, prompts and resources; the rules they share live in `providerChildUseCases`. */
-export interface ProviderChildSpec<Row extends ChildBase, Create, Patch, Rec> {
+export interface ProviderChildSpec<Row extends ChildBase, Create, Patch, Rec, R = never> {
   readonly kind: "tool" | "prompt" | "resource";
   // biome-ignore lint/suspicious/noExplicitAny: the encoded side is whatever JSON the schema accepts
   readonly create: Schema.Schema<Create, any>;
@@ -58,6 +58,8 @@ export interface ProviderChildSpec<Row extends ChildBase, Create, Patch, Rec> {
     row: Row,
     previous: Row | undefined,
   ) => Effect.Effect<void, InvalidArgument | AlreadyExists | ResourceExhausted, Quotas>;
+  /** Checks of the decoded write that need no store (run before the transaction). */
+  readonly inspect?: (fields: Create | Patch) => Effect.Effect<void, InvalidArgument, R>;
 }
 
 /**
@@ -65,8 +67,8 @@ export interface ProviderChildSpec<Row extends ChildBase, Create, Patch, Rec> {
  * use cases under its own operation names). Reading needs the provider
  * to be visible; writing needs the actor to own it; every write is a change (a new version) of the provider.
  */
-export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>(
-  spec: ProviderChildSpec<Row, Create, Patch, Rec>,
+export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec, R = never>(
+  spec: ProviderChildSpec<Row, Create, Patch, Rec, R>,
 ) => {
   const { kind } = spec;
   const idName = `${kind}ID`;
@@ -78,12 +80,15 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
     );
   const check = (tx: StorageTx, row: Row, previous: Row | undefined) =>
     spec.check === undefined ? Effect.void : spec.check(tx, row, previous);
+  const inspect = (fields: Create | Patch): Effect.Effect<void, InvalidArgument, R> =>
+    spec.inspect === undefined ? Effect.void : spec.inspect(fields);
 
   return {
     create: (actor: Actor, providerId: string, fields: Create) =>
       Effect.gen(function* () {
         yield* validateIds([["id", providerId]]);
         const input = yield* validateInput(kind, spec.create, fields);
+        yield* inspect(input);
         return yield* transact((tx) =>
           Effect.gen(function* () {
             yield* lockProvider(tx, providerId);
@@ -138,6 +143,7 @@ export const providerChildUseCases = <Row extends ChildBase, Create, Patch, Rec>
           [idName, id],
         ]);
         const patch = yield* validateInput(kind, spec.patch, fields);
+        yield* inspect(patch);
         return yield* transact((tx) =>
           Effect.gen(function* () {
             yield* lockProvider(tx, providerId);

@@ -9,6 +9,8 @@ import { PROVIDER_PROMPT_USE_CASES } from "../prompt/prompt-use-cases.js";
 import { PROVIDER_USE_CASES } from "../provider/provider-use-cases.js";
 import { PROVIDER_RESOURCE_USE_CASES } from "../resource/resource-use-cases.js";
 import { REVISION_USE_CASES } from "../revision/revision-use-cases.js";
+
+import { SHAPE_PREVIEW_USE_CASES } from "../response-shaping/shape-preview.js";
 import type { Operation } from "../scopes/scope-policy.js";
 import { SERVER_MEMBER_USE_CASES } from "../server/server-associations.js";
 import { SERVER_USE_CASES } from "../server/server-use-cases.js";
@@ -38,6 +40,7 @@ export const USE_CASES = {
   ...SERVER_TOKEN_USE_CASES,
   ...PROVIDER_USE_CASES,
   ...PROVIDER_TOOL_USE_CASES,
+  ...SHAPE_PREVIEW_USE_CASES,
   ...PROVIDER_PROMPT_USE_CASES,
   ...PROVIDER_RESOURCE_USE_CASES,
   ...VARIABLE_USE_CASES,

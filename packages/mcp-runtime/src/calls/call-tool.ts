@@ -20,7 +20,8 @@ import { sendWithUpstreamToken } from "../upstream-auth/send-with-upstream-token
 import { ConsentRequired } from "./consent.js";
 import { encodedBody } from "../request-body/encoded-body.js";
 import { checkedAnswer } from "../tool-output/answer-check.js";
-import { errorResult, toolResultOf } from "./tool-result.js";
+import { shapedToolResult } from "../tool-output/shape-answer.js";
+import { errorResult } from "./tool-result.js";
 import type { UpstreamServices } from "./upstream-services.js";
 
 // A tools/call: the arguments checked, the upstream request planned with the domain's rules, sent with the
@@ -89,7 +90,10 @@ const callTool = (
     );
     if (sent.kind === "failure") return errorResult(sent.message);
     if (sent.kind === "consent") return new ConsentRequired(sent);
-    return checkedAnswer(tool.row, toolResultOf(sent.response, services.limits), services);
+    const shaped = yield* Effect.promise(() =>
+      shapedToolResult(tool.row, sent.response, services.limits, compiled.maxResultTokens, services.instrumentation),
+    );
+    return checkedAnswer(tool.row, shaped, services);
   });
 
 /** The token request of a tool whose provider has `oauth2Config`; undefined for the others. */

@@ -8,6 +8,7 @@ import {
 } from "@mcpsm/domain/mcp";
 import type { PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
 import type { Icon, Prompt, Resource, Tool } from "@modelcontextprotocol/server";
+import { filteredOutputSchema, filterOf } from "../tool-output/filtered-schema.js";
 
 /** One property schema of a tool's input object, as the SDK types it (a JSON value). */
 type PropertySchema = NonNullable<Tool["inputSchema"]["properties"]>[string];
@@ -81,6 +82,11 @@ export const outputSchemaOf = (tool: ToolRow): Tool["outputSchema"] => {
 const declared = new WeakMap<ToolRow, Tool["outputSchema"]>();
 
 const declaredOutputSchema = (tool: ToolRow): Tool["outputSchema"] => {
+  // With a response filter, the schema of the filtered result (docs/api-rules.md §19).
+  if (tool.responseFilter !== null) {
+    const filter = filterOf(tool);
+    return filteredOutputSchema(tool, filter?.ok ? filter.filter : undefined) as Tool["outputSchema"];
+  }
   const schema = tool.respBodyJSONSchema;
   if (schema === null) return undefined;
   const exact = tool.outputSchemaMode === "EXACT";

@@ -113,6 +113,20 @@ export const PROVIDER_CHILD_OPERATIONS: ReadonlyArray<ManagementOperation> = [
       remove: U.deleteProviderTool,
     },
   }),
+  // docs/api-rules.md §19: a sample answer shaped as a call of the tool would shape it; nothing stored.
+  defineOperation({
+    method: "POST",
+    path: "/providers/{id}/tools/{toolID}/shape-preview",
+    useCase: U.previewToolShape,
+    summary: "Shape a sample answer with the tool's (or a given) response filter and token limit, and count its tokens",
+    tag: "Provider tools",
+    status: 200,
+    request: D.ShapePreviewBody,
+    response: D.ShapePreviewResult,
+    decodeBody: D.decodeShapePreviewBody,
+    input: ({ params, body }) => ({ providerId: params.id, toolId: params.toolID, preview: body }),
+    answer: (preview) => ({ body: preview }),
+  }),
   ...providerChildOperations({
     segment: "prompts",
     param: "promptID",

@@ -28,6 +28,29 @@ const expressionProblem = (message: string): CompileOutcome => ({
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** The JMESPath part of compiling: parsed, and placed in-process or in the sandbox by its cost bound. */
+const compileJmespath = (expression: string): CompileOutcome => {
+  let ast: ExpressionNode;
+  try {
+    ast = compile(expression);
+  } catch (error) {
+    return expressionProblem(`is not valid JMESPath: ${messageOf(error)}`);
+  }
+  const multiplier = costMultiplier(ast as unknown as { readonly type: string });
+  const inProcess = multiplier !== null && multiplier <= IN_PROCESS_MAX_MULTIPLIER;
+  return { ok: true, filter: { language: "jmespath", expression, ast, inProcess } };
+};
+
+/**
+ * A stored filter made ready to run, at once (no sandbox trip): it was checked by `compileFilter` when it was
+ * written. JMESPath is parsed again (cheap); jq is taken as written and compiled where it runs, in the
+ * sandbox, so an expression that no longer compiles fails there, as a run's failure.
+ */
+export const prepareStoredFilter = (filter: ResponseFilter): CompileOutcome =>
+  filter.language === "jmespath"
+    ? compileJmespath(filter.expression)
+    : { ok: true, filter: { language: "jq", expression: filter.expression, ast: undefined, inProcess: false } };
+
 /**
  * Compiles a tool's `responseFilter`, or says where it is wrong (a 400 at `tool.responseFilter.expression`
  * on write). jq is compiled in the sandbox thread (`limit(0; …)`: compiled, never run); `import` and
@@ -46,17 +69,7 @@ export const compileFilter = async (
   if (expression.trim() === "") return expressionProblem("must not be empty");
   if (expression.length > MAX_EXPRESSION_LENGTH)
     return expressionProblem(`must be at most ${MAX_EXPRESSION_LENGTH} characters`);
-  if (filter.language === "jmespath") {
-    let ast: ExpressionNode;
-    try {
-      ast = compile(expression);
-    } catch (error) {
-      return expressionProblem(`is not valid JMESPath: ${messageOf(error)}`);
-    }
-    const multiplier = costMultiplier(ast as unknown as { readonly type: string });
-    const inProcess = multiplier !== null && multiplier <= IN_PROCESS_MAX_MULTIPLIER;
-    return { ok: true, filter: { language: "jmespath", expression, ast, inProcess } };
-  }
+  if (filter.language === "jmespath") return compileJmespath(expression);
   if (/(^|[^A-Za-z0-9_$])(import|include)\s/.test(expression))
     return expressionProblem("must not import or include jq modules");
   const sandbox = options.sandbox ?? sharedSandbox();

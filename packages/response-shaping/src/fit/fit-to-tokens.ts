@@ -91,13 +91,15 @@ const noteOf = (
     ...arrays.map((a) => `kept ${a.kept} of ${a.of} items of ${a.path === "" ? "the answer" : `\`${a.path}\``}`),
     ...(properties.length > 0 ? [`left out ${properties.map((p) => `\`${p}\``).join(", ")}`] : []),
   ];
+  return `This answer was cut to fit the server's limit of ${limit} tokens (it had about ${before}; ${after} remain): ${parts.join("; ")}.${narrowingAdvice(hints)}`;
+};
+
+/** The sentence that tells the model which query arguments page or narrow the request. */
+export const narrowingAdvice = (hints: PagingHints): string => {
   const args = [...hints.pageSize, ...hints.position, ...hints.narrow];
-  return (
-    `This answer was cut to fit the server's limit of ${limit} tokens (it had about ${before}; ${after} remain): ${parts.join("; ")}.` +
-    (args.length > 0
-      ? ` To see the rest, page or narrow the request with the query arguments ${args.map((a) => `\`${a}\``).join(", ")}.`
-      : " Ask for fewer records to see the rest.")
-  );
+  return args.length > 0
+    ? ` To see the rest, page or narrow the request with the query arguments ${args.map((a) => `\`${a}\``).join(", ")}.`
+    : " Ask for fewer records to see the rest.";
 };
 
 /**

@@ -175,8 +175,11 @@ export const deriveOutputSchema = (
   const result = deriveResultSchema(respBodyJSONSchema, filter);
   const types = typesOf(result);
   if (types.length === 1 && types[0] === "object" && result.anyOf === undefined) return result;
+  // A nullable non-object (`anyOf: [array, null]`) is wrapped too: `null` becomes `{result: null}`.
+  const alternatives = Array.isArray(result.anyOf) ? (result.anyOf as Array<JsonSchema>).map(typesOf) : [];
   const surelyNotObject =
     (types.length > 0 && !types.includes("object")) ||
+    (alternatives.length > 0 && alternatives.every((t) => t.length > 0 && !t.includes("object"))) ||
     ("const" in result && (typeof result.const !== "object" || result.const === null || Array.isArray(result.const)));
   if (surelyNotObject) return { type: "object", properties: { result }, required: ["result"] };
   return PERMISSIVE_OUTPUT_SCHEMA;

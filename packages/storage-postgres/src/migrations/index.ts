@@ -13,8 +13,8 @@ import { Migration20261124095030_expected_write_refusal } from "./Migration20261
 import { Migration20261124101104_tool_of_provider_per_statement } from "./Migration20261124101104_tool_of_provider_per_statement.js";
 import { Migration20261128105552_tool_body_fields } from "./Migration20261128105552_tool_body_fields.js";
 import { Migration20261128110000_tool_operation_path } from "./Migration20261128110000_tool_operation_path.js";
+import { Migration20261128135954_response_shaping } from "./Migration20261128135954_response_shaping.js";
 import { Migration20261128141343_server_revisions } from "./Migration20261128141343_server_revisions.js";
-
 import { Migration20261128145134_tool_calls } from "./Migration20261128145134_tool_calls.js";
 
 /**
@@ -40,7 +40,7 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
   },
   { name: "Migration20261128105552_tool_body_fields", class: Migration20261128105552_tool_body_fields },
   { name: "Migration20261128110000_tool_operation_path", class: Migration20261128110000_tool_operation_path },
+  { name: "Migration20261128135954_response_shaping", class: Migration20261128135954_response_shaping },
   { name: "Migration20261128141343_server_revisions", class: Migration20261128141343_server_revisions },
-
   { name: "Migration20261128145134_tool_calls", class: Migration20261128145134_tool_calls },
 ];

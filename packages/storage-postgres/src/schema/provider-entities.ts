@@ -171,6 +171,7 @@ export const ToolEntity = defineEntity({
     reqBodyEncoding: p.json<Record<string, unknown>>().default("{}").fieldName("req_body_encoding"),
     respBodyJSONSchema: p.json<Record<string, unknown>>().nullable().fieldName("resp_body_json_schema"),
     outputSchemaMode: p.text().default("LENIENT").fieldName("output_schema_mode"),
+    responseFilter: p.json<Record<string, unknown>>().nullable().fieldName("response_filter"),
     headers: p.json<unknown[]>(),
     oauth2Scopes: p.json<string[]>().fieldName("oauth2_scopes"),
     imported: p.boolean().default(false),

@@ -18,6 +18,7 @@ export const ServerEntity = defineEntity({
     description: p.text(),
     requestHeadersProxyEnabled: p.boolean(),
     dynamicToolDiscoveryEnabled: p.boolean(),
+    maxResultTokens: p.integer().default(25000).fieldName("max_result_tokens"),
     // The git connection the server is pushed through (docs/api-rules.md §17); deleting it unsets it here.
     gitConnection: () =>
       p
