@@ -44,6 +44,8 @@ export interface McpInstrumentation {
   ) => Promise<T>;
   /** A tool's 2xx answer did not fit its lenient outputSchema and was returned as a success anyway. */
   readonly outputMismatch?: ((reason: OutputMismatch) => void) | undefined;
+  /** A caller was asked to enter its own value of a per-caller variable (docs/api-rules.md §23). */
+  readonly callerValuePrompt?: (() => void) | undefined;
 }
 
 const unobserved: UpstreamObserver = (_exchange, run) => run([]);
@@ -64,6 +66,10 @@ export const combineInstrumentation = (outer: McpInstrumentation, inner: McpInst
   outputMismatch: (reason) => {
     outer.outputMismatch?.(reason);
     inner.outputMismatch?.(reason);
+  },
+  callerValuePrompt: () => {
+    outer.callerValuePrompt?.();
+    inner.callerValuePrompt?.();
   },
   operation: (operation, run, errorTypeOf) =>
     outer.operation(

@@ -121,6 +121,7 @@ export const variable = (n: number, override: Partial<VariableRow> = {}): Variab
   type: "ENV",
   name: `VAR_${n}`,
   value: `value-${n}`,
+  perCaller: false,
   ...override,
 });
 

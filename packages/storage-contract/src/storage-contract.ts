@@ -1,6 +1,7 @@
 import type { Storage } from "@mcpsm/domain/storage";
 import { afterAll, beforeEach, describe } from "vitest";
 import { auditEventCases } from "./cases/audit-events.js";
+import { callerValueCases } from "./cases/caller-values.js";
 import { cascadeCases } from "./cases/cascades.js";
 import { gitSyncCases } from "./cases/git-sync.js";
 import { lookupCases } from "./cases/lookups.js";
@@ -74,5 +75,6 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     upstreamConnectionCases(h);
     oauthServerRecordCases(h);
     gitSyncCases(h);
+    callerValueCases(h);
   });
 };

@@ -1,5 +1,7 @@
 import type {
   AuditEventRow,
+  CallerValueFormRow,
+  CallerValueRow,
   OAuthServerRecordRow,
   GitConnectionRow,
   GitSyncRow,
@@ -39,6 +41,9 @@ export interface Tables {
   auditEvents: ReadonlyArray<AuditEventRow>;
   /** The records of the service's OAuth authorization server, by their `<model>:<id>`. */
   readonly oauthServerRecords: Map<string, OAuthServerRecordRow>;
+  /** docs/api-rules.md §23: callers' own values of variables, and the forms under way (keyed by id digest). */
+  readonly callerValues: Map<string, CallerValueRow>;
+  readonly callerValueForms: Map<string, CallerValueFormRow>;
 }
 
 /** An empty store. */
@@ -56,6 +61,8 @@ export const emptyTables = (): Tables => ({
   gitSyncs: new Map(),
   auditEvents: [],
   oauthServerRecords: new Map(),
+  callerValues: new Map(),
+  callerValueForms: new Map(),
 });
 
 /** A snapshot a transaction may write to without touching `tables` (rows are shared, see `Tables`). */
@@ -73,4 +80,6 @@ export const copyTables = (tables: Tables): Tables => ({
   gitSyncs: new Map(tables.gitSyncs),
   auditEvents: tables.auditEvents,
   oauthServerRecords: new Map(tables.oauthServerRecords),
+  callerValues: new Map(tables.callerValues),
+  callerValueForms: new Map(tables.callerValueForms),
 });

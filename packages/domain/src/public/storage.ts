@@ -58,4 +58,6 @@ export {
   type GitSyncOutcome,
   GitSyncRow,
 } from "../git-connection/git-connection-rows.js";
+export { CallerValueFormRow, CallerValueRow } from "../caller-value/caller-value-rows.js";
+export type { CallerValueStore } from "../caller-value/caller-value-store.js";
 export { visibleTo } from "../provider/provider-visibility.js";

@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect";
 import type { AuditEventRow } from "../audit/audit-schema.js";
+import type { CallerValueStore } from "../caller-value/caller-value-store.js";
 import type { Unavailable } from "../errors/domain-errors.js";
 import type { OAuthServerRecordRow } from "../oauth-server/oauth-server-record.js";
 import type {
@@ -94,7 +95,8 @@ export type SecretKind =
   | "oauthServerRecord"
   | "providerClientSecret"
   | "upstreamConnection"
-  | "variable";
+  | "variable"
+  | "callerValue";
 
 /** One stored secret: the record holding it and its ciphertext. */
 export interface StoredSecret {
@@ -342,7 +344,8 @@ export interface StorageTx
     UpstreamConnectionStore,
     AuditStore,
     OAuthServerStore,
-    GitStore {}
+    GitStore,
+    CallerValueStore {}
 
 /** The operations of a `StorageTx` that only read: what `Storage.read` offers. */
 export type ReadOperation = Extract<

@@ -1,5 +1,7 @@
 import {
   AuditEventRow,
+  CallerValueFormRow,
+  CallerValueRow,
   OAuthServerRecordRow,
   GitConnectionRow,
   GitSyncRow,
@@ -15,6 +17,8 @@ import {
 } from "@mcpsm/domain/storage";
 import type { MetadataStorage } from "@mikro-orm/core";
 import {
+  CallerValueEntity,
+  CallerValueFormEntity,
   PromptEntity,
   ProviderEntity,
   ResourceEntity,
@@ -48,6 +52,8 @@ export const describeRecordTables = (metadata: MetadataStorage) => ({
   oauthServerRecords: describeTable(metadata.get(OAuthServerRecordEntity), OAuthServerRecordRow),
   gitConnections: describeTable(metadata.get(GitConnectionEntity), GitConnectionRow),
   gitSyncs: describeTable(metadata.get(GitSyncEntity), GitSyncRow),
+  callerValues: describeTable(metadata.get(CallerValueEntity), CallerValueRow),
+  callerValueForms: describeTable(metadata.get(CallerValueFormEntity), CallerValueFormRow),
 });
 
 /**
