@@ -536,6 +536,46 @@ export interface paths {
         patch: operations["updateVariable"];
         trace?: never;
     };
+    "/variables/{id}/caller-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the callers holding their own value of a per-caller variable (never a value)
+         * @description Needs the scope `variable:list` (List variables).
+         */
+        get: operations["listCallerValues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/variables/{id}/caller-values/{principal}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete one caller's own value of a per-caller variable (it is asked again on its next call)
+         * @description Needs the scope `variable:update` (Update variable).
+         */
+        delete: operations["deleteCallerValue"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -973,7 +1013,7 @@ export interface components {
             operation: string;
             target: {
                 /** @enum {string} */
-                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token" | "connection" | "gitConnection";
+                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token" | "connection" | "gitConnection" | "callerValue";
                 id: string;
             };
             /** Format: int32 */
@@ -1024,6 +1064,23 @@ export interface components {
             style?: "form" | "spaceDelimited" | "pipeDelimited" | "deepObject";
             explode?: boolean;
             contentType?: string;
+        };
+        CallerValue: {
+            /** @description the MCP caller it belongs to: `oauth:<sub>` or `server-token:<token id>` */
+            principal: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            updatedAt: string;
+        };
+        CallerValueList: {
+            callerValues: components["schemas"]["CallerValue"][];
         };
         /** @description RFC 9457 problem details of a 409 answer */
         ConflictProblem: {
@@ -2698,6 +2755,8 @@ export interface components {
             type: "ENV" | "SECRET";
             value: string;
             name: string;
+            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
+            perCaller: boolean;
         };
         VariableCreate: {
             /** @enum {string} */
@@ -2706,10 +2765,14 @@ export interface components {
             name: string;
             /** @description at most 64 KiB of UTF-8 */
             value: string;
+            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
+            perCaller?: boolean;
         };
         VariablePatch: {
             /** @description at most 64 KiB of UTF-8 */
-            value: string;
+            value?: string;
+            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
+            perCaller?: boolean;
         };
     };
     responses: {
@@ -4718,6 +4781,77 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listCallerValues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the variable (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallerValueList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCallerValue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the variable (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description id of the principal (11 letters or digits; anything else answers 400) */
+                principal: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (no body) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAuditEvents: {
         parameters: {
             query?: {
@@ -4728,7 +4862,7 @@ export interface operations {
                 /** @description only events whose target has this id */
                 targetID?: string;
                 /** @description only events of this operation */
-                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listCallerValues" | "deleteCallerValue" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection" | "setCallerValue";
                 /** @description only events at or after this time (RFC 3339) */
                 since?: string;
             };
