@@ -1316,6 +1316,7 @@ export interface components {
             name: string;
             /** @enum {string} */
             type: "ENV" | "SECRET";
+            perCaller?: boolean;
         };
         FieldProblem: {
             /** @description JSON path of the offending value; "" for the whole body */
@@ -2429,6 +2430,7 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 type?: "ENV" | "SECRET";
+                perCaller?: boolean;
             }[];
             warnings: {
                 path: string;
@@ -4823,8 +4825,8 @@ export interface operations {
             path: {
                 /** @description id of the variable (11 letters or digits; anything else answers 400) */
                 id: components["schemas"]["Id"];
-                /** @description id of the principal (11 letters or digits; anything else answers 400) */
-                principal: components["schemas"]["Id"];
+                /** @description the MCP caller (docs/api-rules.md §23): `oauth:<sub>` or `server-token:<token id>`, URL-encoded */
+                principal: string;
             };
             cookie?: never;
         };

@@ -52,9 +52,16 @@ const WIRE_HANDLERS: { readonly [O in WireOperation]: Route["handle"] } = {
     ),
 };
 
-/** Path parameters are checked in path order before the body is read (the first bad one answers 400). */
+/**
+ * Path parameters are checked in path order before the body is read (the first bad one answers 400). A
+ * caller value's `principal` (docs/api-rules.md §23) is no id: its use case checks it.
+ */
 const pathIds = (params: Readonly<Record<string, string>>) =>
-  Effect.forEach(Object.entries(params), ([name, value]) => W.decodePathId(name, value), { discard: true });
+  Effect.forEach(
+    Object.entries(params).filter(([name]) => name !== "principal"),
+    ([name, value]) => W.decodePathId(name, value),
+    { discard: true },
+  );
 
 /** `/providers/{id}/tools/{toolID}` → `/providers/:id/tools/:toolID` (the router's syntax). */
 export const routerPath = (template: string): string => template.replace(/\{([^{}]+)\}/g, ":$1");

@@ -75,13 +75,23 @@ export const requiredHeader = (schemas: SchemaRegistry, schema: { readonly ast: 
 export const managementOperation = (schemas: SchemaRegistry, route: ManagementRoute) => {
   const idSchema = schemas.of(D.Id);
   const scope = requiredScope(route.operation);
-  const parameters: Array<unknown> = pathParameters(route.path).map((name) => ({
-    name,
-    in: "path",
-    required: true,
-    description: `${describeParameter(route.path, name)} (11 letters or digits; anything else answers 400)`,
-    schema: idSchema,
-  }));
+  const parameters: Array<unknown> = pathParameters(route.path).map((name) =>
+    name === "principal"
+      ? {
+          name,
+          in: "path",
+          required: true,
+          description: "the MCP caller (docs/api-rules.md §23): `oauth:<sub>` or `server-token:<token id>`, URL-encoded",
+          schema: { type: "string", maxLength: 512, pattern: "^(oauth:.+|server-token:[A-Za-z0-9]{11})$" },
+        }
+      : {
+          name,
+          in: "path",
+          required: true,
+          description: `${describeParameter(route.path, name)} (11 letters or digits; anything else answers 400)`,
+          schema: idSchema,
+        },
+  );
   if (route.query !== undefined) {
     const query = schemas.of(route.query) as { properties: Record<string, unknown>; required?: Array<string> };
     for (const [name, schema] of Object.entries(query.properties)) {
