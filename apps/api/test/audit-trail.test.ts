@@ -96,6 +96,8 @@ const AUDIT_EXPECTATIONS: { readonly [O in Operation]: Expectation } = {
   createVariable: "variable",
   updateVariable: "variable",
   deleteVariable: "variable",
+  listCallerValues: "read",
+  deleteCallerValue: "callerValue",
   listAuditEvents: "read",
   listProviderConnections: "read",
   deleteProviderConnection: "connection",
