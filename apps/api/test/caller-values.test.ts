@@ -42,7 +42,9 @@ afterAll(async () => {
 
 /** A provider on the upstream with a tool sending `${LOCALHOST_KEY}`, a per-caller variable, a server, tokens. */
 const setUp = async (owner: Tenant, defaultValue = "") => {
-  const provider = await owner.api.post("/providers", { provider: { name: `Keys ${randomBytes(4).toString("hex")}`, baseURL: upstreamBase } });
+  const provider = await owner.api.post("/providers", {
+    provider: { name: `Keys ${randomBytes(4).toString("hex")}`, baseURL: upstreamBase },
+  });
   expect(provider.status).toBe(201);
   const tool = await owner.api.post(`/providers/${provider.body.provider.id}/tools`, {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a variable reference, not a template
@@ -105,7 +107,12 @@ const openForm = async (url: string) => {
   return { page, html, cookie, csrf };
 };
 
-const submitForm = (url: string, form: { cookie: string; csrf: string }, value: string, extra: Record<string, string> = {}) =>
+const submitForm = (
+  url: string,
+  form: { cookie: string; csrf: string },
+  value: string,
+  extra: Record<string, string> = {},
+) =>
   fetch(url, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: form.cookie, ...extra },
@@ -161,7 +168,8 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("per-caller values, %s", (e
       } else {
         const failure = await aliceClient.callTool({ name: "whoAmI", arguments: {} }).then(
           () => undefined,
-          (error: unknown) => error as { code?: number; data?: { elicitations?: Array<{ mode: string; url: string }> } },
+          (error: unknown) =>
+            error as { code?: number; data?: { elicitations?: Array<{ mode: string; url: string }> } },
         );
         expect(failure?.code).toBe(-32042);
         const url = failure?.data?.elicitations?.[0]?.url as string;

@@ -25,7 +25,8 @@ afterAll(() => svc?.close());
 describe("ENV variables", () => {
   it("POST /variables answers 201 with Location and the record, value shown", async () => {
     const res = await alice.api.post("/variables", {
-      variable: { type: "ENV", name: "API_EXAMPLE_COM_REGION", value: "eu-west-1" },
+      variable: { type: "ENV",
+      perCaller: false, name: "API_EXAMPLE_COM_REGION", value: "eu-west-1" },
     });
     const variable = res.body.variable;
     expectCreated(res, `/variables/${variable.id}`);

@@ -81,7 +81,8 @@ const valueProblem = (value: string): string | undefined => {
   if (value === "") return "Enter a value.";
   if (Buffer.byteLength(value, "utf8") > MAX_VALUE_BYTES) return "The value is longer than 64 KiB.";
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) return "The value may not hold line breaks or control characters.";
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value))
+    return "The value may not hold line breaks or control characters.";
   return undefined;
 };
 

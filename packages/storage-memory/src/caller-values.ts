@@ -24,7 +24,9 @@ export const memoryCallerValues = (tables: Tables): CallerValueStore => {
     findCallerValues: (variableIds, principal) =>
       Effect.sync(() => {
         const wanted = new Set(variableIds);
-        return cloneAll([...callerValues.values()].filter((r) => wanted.has(r.variableId) && r.principal === principal));
+        return cloneAll(
+          [...callerValues.values()].filter((r) => wanted.has(r.variableId) && r.principal === principal),
+        );
       }),
     findCallerValueById: find(callerValues),
     listCallerValues: (variableId) =>

@@ -28,7 +28,7 @@ export const VariableValue = Schema.String.pipe(
  */
 const PerCaller = Schema.Boolean.annotations({
   description:
-    "SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default (\"\" for none)",
+    'SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none)',
 });
 
 /** Write shape of a variable on create. */

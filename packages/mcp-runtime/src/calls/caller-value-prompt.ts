@@ -1,4 +1,9 @@
-import { beginCallerValueForm, CALLER_VALUE_FORM_TTL_SECONDS, type CallerValueNeeded, type McpCaller } from "@mcpsm/domain/mcp";
+import {
+  beginCallerValueForm,
+  CALLER_VALUE_FORM_TTL_SECONDS,
+  type CallerValueNeeded,
+  type McpCaller,
+} from "@mcpsm/domain/mcp";
 import type { ProviderRow } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { ConsentRequired } from "./consent.js";

@@ -81,7 +81,8 @@ export const managementOperation = (schemas: SchemaRegistry, route: ManagementRo
           name,
           in: "path",
           required: true,
-          description: "the MCP caller (docs/api-rules.md §23): `oauth:<sub>` or `server-token:<token id>`, URL-encoded",
+          description:
+            "the MCP caller (docs/api-rules.md §23): `oauth:<sub>` or `server-token:<token id>`, URL-encoded",
           schema: { type: "string", maxLength: 512, pattern: "^(oauth:.+|server-token:[A-Za-z0-9]{11})$" },
         }
       : {

@@ -1,16 +1,6 @@
 import type { CallerValueFormRow, CallerValueRow } from "@mcpsm/domain/storage";
 import { describe, expect, it } from "vitest";
-import {
-  at,
-  id,
-  server,
-  serverId,
-  serverToken,
-  serverTokenId,
-  TENANT_A,
-  variable,
-  variableId,
-} from "../fixtures.js";
+import { at, id, server, serverId, serverToken, serverTokenId, TENANT_A, variable, variableId } from "../fixtures.js";
 import type { Harness } from "../harness.js";
 
 // Per-caller values of variables (docs/api-rules.md §23): one per (variable, principal) — a second put
@@ -68,7 +58,12 @@ export const callerValueCases = (h: Harness) =>
       const replaced = await h.run((tx) =>
         tx.putCallerValue(value(9, { principal: "oauth:user-1", valueCipher: "v1.k.new", updatedAt: at(50) })),
       );
-      expect(replaced).toMatchObject({ id: id("cval", 1), createdAt: at(1), valueCipher: "v1.k.new", updatedAt: at(50) });
+      expect(replaced).toMatchObject({
+        id: id("cval", 1),
+        createdAt: at(1),
+        valueCipher: "v1.k.new",
+        updatedAt: at(50),
+      });
       expect(await h.read((tx) => tx.listCallerValues(variableId(1)))).toEqual([replaced]);
     });
 

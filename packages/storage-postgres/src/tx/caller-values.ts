@@ -63,11 +63,7 @@ export const callerValueOperations: Operations<
       ),
     findCallerValueForm: (id) => ctx.one(`${selectForm} where f.id = $1`, [id], forms.decode),
     takeCallerValueForm: (id) =>
-      ctx.one(
-        `delete from caller_value_forms f where f.id = $1 returning ${forms.json("f")} as r`,
-        [id],
-        forms.decode,
-      ),
+      ctx.one(`delete from caller_value_forms f where f.id = $1 returning ${forms.json("f")} as r`, [id], forms.decode),
     // Rows another transaction is pruning (or taking) are skipped, so concurrent forms never wait on each other.
     pruneCallerValueForms: (before, limit) =>
       Effect.map(
