@@ -25,8 +25,7 @@ afterAll(() => svc?.close());
 describe("ENV variables", () => {
   it("POST /variables answers 201 with Location and the record, value shown", async () => {
     const res = await alice.api.post("/variables", {
-      variable: { type: "ENV",
-      perCaller: false, name: "API_EXAMPLE_COM_REGION", value: "eu-west-1" },
+      variable: { type: "ENV", name: "API_EXAMPLE_COM_REGION", value: "eu-west-1" },
     });
     const variable = res.body.variable;
     expectCreated(res, `/variables/${variable.id}`);
@@ -39,6 +38,7 @@ describe("ENV variables", () => {
       type: "ENV",
       value: "eu-west-1",
       name: "API_EXAMPLE_COM_REGION",
+      perCaller: false,
     });
   });
 
