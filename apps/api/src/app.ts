@@ -12,6 +12,7 @@ import { requestFrame } from "./http/request-frame.js";
 import { ROUTES } from "./http/route-table.js";
 import { sendProblem } from "./http/send-problem.js";
 import { addressRateLimit, corsFor } from "./security/http-guards.js";
+import { type CallerCredentialPages, mountCallerCredentials } from "./http/caller-credential-routes.js";
 
 export interface AppDeps extends OperationDeps {
   /** True when the store answers; drives /readyz. */
@@ -36,6 +37,7 @@ export interface AppDeps extends OperationDeps {
    * The public consent pages of upstream OAuth (docs/api-rules.md §13): `GET /oauth2/authorize` and
    * `GET /oauth2/callback`, answered without a management token.
    */
+  readonly callerCredentials?: CallerCredentialPages;
   readonly upstreamConsent?: {
     readonly authorize: (query: URLSearchParams) => Promise<ConsentPage>;
     /** `requestId` is the request's (X-Request-Id), for the audit event of the connection it makes. */
@@ -179,6 +181,7 @@ export const createApp = (deps: AppDeps): Koa => {
     router.get("/oauth2/authorize", page(consent.authorize));
     router.get("/oauth2/callback", page(consent.callback));
   }
+  if (deps.callerCredentials !== undefined) mountCallerCredentials(router, deps.callerCredentials);
   mountConsole(router, deps.consoleOAuth);
   // The live tail of a server's tool calls (Server-Sent Events; docs/api-rules.md §24).
   router.get("/servers/:id/calls/stream", callTail(deps));

@@ -19,6 +19,7 @@ import { isId } from "@mcpsm/domain/schemas";
 import { MCP_SCOPE } from "@mcpsm/mcp-oauth";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { createUpstreamOAuth } from "@mcpsm/upstream-oauth";
+import { credentialPages } from "@mcpsm/caller-credentials";
 import { ServerGraphCache } from "@mcpsm/storage-postgres/server-graph-cache";
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Redacted } from "effect";
 import {
@@ -332,6 +333,13 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     observe: [metrics?.httpMiddleware, tracing?.httpMiddleware].filter((m): m is Middleware => m !== undefined),
     ...(devJwks ? { devJwks } : {}),
     ...(authUrl === undefined ? {} : { authUrl }),
+    // docs/api-rules.md §23: the form where a caller enters its own value of a per-caller variable.
+    callerCredentials: credentialPages({
+      runner: runtime,
+      csrfKey: derivedKey(encryptionKey, "caller-credential-csrf"),
+      publicUrl: publicBase,
+      onStored: () => metrics?.counters.callerValuesStored.inc(),
+    }),
     ...(upstreamOAuth.pages === undefined
       ? {}
       : {

@@ -38,6 +38,7 @@ describe("ENV variables", () => {
       type: "ENV",
       value: "eu-west-1",
       name: "API_EXAMPLE_COM_REGION",
+      perCaller: false,
     });
   });
 

@@ -380,26 +380,6 @@ export interface paths {
         patch: operations["updateProviderTool"];
         trace?: never;
     };
-    "/providers/{id}/tools/{toolID}/shape-preview": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Shape a sample answer with the tool's (or a given) response filter and token limit, and count its tokens
-         * @description Needs the scope `provider:read` (Get provider).
-         */
-        post: operations["previewToolShape"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/providers/{id}/prompts": {
         parameters: {
             query?: never;
@@ -554,6 +534,46 @@ export interface paths {
          * @description Needs the scope `variable:update` (Update variable).
          */
         patch: operations["updateVariable"];
+        trace?: never;
+    };
+    "/variables/{id}/caller-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the callers holding their own value of a per-caller variable (never a value)
+         * @description Needs the scope `variable:list` (List variables).
+         */
+        get: operations["listCallerValues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/variables/{id}/caller-values/{principal}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete one caller's own value of a per-caller variable (it is asked again on its next call)
+         * @description Needs the scope `variable:update` (Update variable).
+         */
+        delete: operations["deleteCallerValue"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/audit-events": {
@@ -993,7 +1013,7 @@ export interface components {
             operation: string;
             target: {
                 /** @enum {string} */
-                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token" | "connection" | "gitConnection";
+                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token" | "connection" | "gitConnection" | "callerValue";
                 id: string;
             };
             /** Format: int32 */
@@ -1044,6 +1064,23 @@ export interface components {
             style?: "form" | "spaceDelimited" | "pipeDelimited" | "deepObject";
             explode?: boolean;
             contentType?: string;
+        };
+        CallerValue: {
+            /** @description the MCP caller it belongs to: `oauth:<sub>` or `server-token:<token id>` */
+            principal: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            updatedAt: string;
+        };
+        CallerValueList: {
+            callerValues: components["schemas"]["CallerValue"][];
         };
         /** @description RFC 9457 problem details of a 409 answer */
         ConflictProblem: {
@@ -1213,7 +1250,6 @@ export interface components {
             description?: string;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
-            maxResultTokens?: number;
         };
         ExportedTool: {
             /**
@@ -1259,8 +1295,6 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
-            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
-            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -1282,6 +1316,7 @@ export interface components {
             name: string;
             /** @enum {string} */
             type: "ENV" | "SECRET";
+            perCaller?: boolean;
         };
         FieldProblem: {
             /** @description JSON path of the offending value; "" for the whole body */
@@ -1404,7 +1439,6 @@ export interface components {
             description: string;
             requestHeadersProxyEnabled: boolean;
             dynamicToolDiscoveryEnabled: boolean;
-            maxResultTokens: number;
             /** Format: int32 */
             version: number;
             gitProvider: string;
@@ -1465,8 +1499,6 @@ export interface components {
                      * @enum {string}
                      */
                     outputSchemaMode: "LENIENT" | "EXACT";
-                    /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
-                    responseFilter: components["schemas"]["ResponseFilter"] | null;
                     headers: {
                         /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                         key: string;
@@ -1586,8 +1618,6 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode: "LENIENT" | "EXACT";
-            /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
-            responseFilter: components["schemas"]["ResponseFilter"] | null;
             headers: {
                 /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                 key: string;
@@ -2136,8 +2166,6 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode: "LENIENT" | "EXACT";
-            /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
-            responseFilter: components["schemas"]["ResponseFilter"] | null;
             headers: {
                 /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                 key: string;
@@ -2231,19 +2259,6 @@ export interface components {
                 lastModified?: string;
             };
         };
-        /** @description applied to the upstream's JSON answer before it reaches the caller, within a time and memory budget; the declared outputSchema follows it */
-        ResponseFilter: {
-            /**
-             * @description jmespath (JMESPath Community edition) or jq
-             * @enum {string}
-             */
-            language: "jmespath" | "jq";
-            /**
-             * maxLength(4096)
-             * @description a string at most 4096 character(s) long
-             */
-            expression: string;
-        };
         Server: {
             id: components["schemas"]["Id"];
             /**
@@ -2260,7 +2275,6 @@ export interface components {
             description: string;
             requestHeadersProxyEnabled: boolean;
             dynamicToolDiscoveryEnabled: boolean;
-            maxResultTokens: number;
             /** Format: int32 */
             version: number;
             gitProvider: string;
@@ -2286,7 +2300,6 @@ export interface components {
             version?: number;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
-            maxResultTokens?: number;
             /**
              * maxItems(1000)
              * @description an array of at most 1000 item(s)
@@ -2417,6 +2430,7 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 type?: "ENV" | "SECRET";
+                perCaller?: boolean;
             }[];
             warnings: {
                 path: string;
@@ -2444,7 +2458,6 @@ export interface components {
             version?: number;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
-            maxResultTokens?: number;
             /**
              * maxItems(1000)
              * @description an array of at most 1000 item(s)
@@ -2543,30 +2556,6 @@ export interface components {
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
         };
-        ShapePreview: {
-            result: null | boolean | {
-                [key: string]: unknown;
-            } | unknown[] | number | string;
-            /** @description o200k_base tokens of the sample's JSON text and of the result's */
-            tokens: {
-                before: number;
-                after: number;
-            };
-            /** @description a JSON object */
-            outputSchema: {
-                [key: string]: unknown;
-            };
-            /** @description what the cut to maxResultTokens left out and how to narrow the request; "" when nothing was cut */
-            cut: string;
-        };
-        ShapePreviewRequest: {
-            sample: null | boolean | {
-                [key: string]: unknown;
-            } | unknown[] | number | string;
-            /** @description the filter to try; absent: the tool's own; null: none */
-            responseFilter?: components["schemas"]["ResponseFilter"] | null;
-            maxResultTokens?: number;
-        };
         ToolCreate: {
             /**
              * @description the upstream HTTP method; any case is accepted and stored upper case
@@ -2611,8 +2600,6 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
-            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
-            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -2673,8 +2660,6 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
-            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
-            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -2772,6 +2757,8 @@ export interface components {
             type: "ENV" | "SECRET";
             value: string;
             name: string;
+            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
+            perCaller: boolean;
         };
         VariableCreate: {
             /** @enum {string} */
@@ -2780,10 +2767,14 @@ export interface components {
             name: string;
             /** @description at most 64 KiB of UTF-8 */
             value: string;
+            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
+            perCaller?: boolean;
         };
         VariablePatch: {
             /** @description at most 64 KiB of UTF-8 */
-            value: string;
+            value?: string;
+            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
+            perCaller?: boolean;
         };
     };
     responses: {
@@ -4176,50 +4167,6 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    previewToolShape: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description id of the provider (11 letters or digits; anything else answers 400) */
-                id: components["schemas"]["Id"];
-                /** @description id of the tool (11 letters or digits; anything else answers 400) */
-                toolID: components["schemas"]["Id"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ShapePreviewRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ShapePreview"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["ContentTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     listProviderPrompts: {
         parameters: {
             query?: never;
@@ -4836,6 +4783,77 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listCallerValues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the variable (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallerValueList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCallerValue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the variable (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description the MCP caller (docs/api-rules.md §23): `oauth:<sub>` or `server-token:<token id>`, URL-encoded */
+                principal: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (no body) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAuditEvents: {
         parameters: {
             query?: {
@@ -4846,7 +4864,7 @@ export interface operations {
                 /** @description only events whose target has this id */
                 targetID?: string;
                 /** @description only events of this operation */
-                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "previewToolShape" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listCallerValues" | "deleteCallerValue" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection" | "setCallerValue";
                 /** @description only events at or after this time (RFC 3339) */
                 since?: string;
             };

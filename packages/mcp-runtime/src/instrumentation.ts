@@ -50,6 +50,8 @@ export interface McpInstrumentation {
   readonly resultTokens?: ((before: number, after: number) => void) | undefined;
   /** A tool's response filter failed or ran past its budget. */
   readonly filterFailure?: ((reason: FilterFailure) => void) | undefined;
+  /** A caller was asked to enter its own value of a per-caller variable (docs/api-rules.md §23). */
+  readonly callerValuePrompt?: (() => void) | undefined;
 }
 
 /** Why a response filter gave no value: a bounded label. */
@@ -81,6 +83,10 @@ export const combineInstrumentation = (outer: McpInstrumentation, inner: McpInst
   filterFailure: (reason) => {
     outer.filterFailure?.(reason);
     inner.filterFailure?.(reason);
+  },
+  callerValuePrompt: () => {
+    outer.callerValuePrompt?.();
+    inner.callerValuePrompt?.();
   },
   operation: (operation, run, errorTypeOf) =>
     outer.operation(

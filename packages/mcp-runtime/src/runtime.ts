@@ -28,7 +28,7 @@ import { preflightResponse, withCors } from "./http/cors.js";
 import { publicSite } from "./http/public-url.js";
 import { isMcpPath, routeOf } from "./http/routing.js";
 import { type McpInstrumentation, NO_INSTRUMENTATION } from "./instrumentation.js";
-import { callToolDirectly, runsWithoutRequestContext } from "./calls/direct-call.js";
+import { callToolDirectly, prepareDirectCall, runsWithoutRequestContext } from "./calls/direct-call.js";
 import type { UpstreamServices } from "./calls/upstream-services.js";
 import type { McpCallLog } from "./calls/call-log.js";
 import { buildMcpServer } from "./mcp-server.js";
@@ -193,6 +193,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     inFlight,
     authorization: options.upstreamAuthorization,
     authFetch,
+    pageUrl: site.pageUrl,
   };
   // The fast lane's synthetic requests (what would the SDK answer?) are no operation of anyone's: unobserved.
   const quietServices: UpstreamServices = { ...services, instrumentation: NO_INSTRUMENTATION, callLog: undefined };
@@ -358,8 +359,19 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     observeList: (serverId) =>
       services.instrumentation.operation({ method: "tools/list", serverId }, async () => undefined, noError),
     runsDirectly: (compiled, tool) => runsWithoutRequestContext(services, compiled, tool),
-    callTool: (admitted, tool, args, id, signal) =>
-      callToolDirectly(services, admitted.compiled, admitted.caller, admitted.auth.caller, tool, args, id, signal),
+    prepare: (admitted, tool) => prepareDirectCall(services, admitted.compiled, admitted.auth.caller, tool),
+    callTool: (admitted, tool, args, id, signal, prepared) =>
+      callToolDirectly(
+        services,
+        admitted.compiled,
+        admitted.caller,
+        admitted.auth.caller,
+        tool,
+        args,
+        id,
+        signal,
+        prepared,
+      ),
     defect: (error, path) => httpFailure(Cause.die(error), { log, metadataUrl: "", path }),
     slow: slowNode,
   });

@@ -122,6 +122,7 @@ export const variable = (n: number, override: Partial<VariableRow> = {}): Variab
   type: "ENV",
   name: `VAR_${n}`,
   value: `value-${n}`,
+  perCaller: false,
   ...override,
 });
 

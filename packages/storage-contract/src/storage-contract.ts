@@ -1,6 +1,7 @@
 import type { Storage } from "@mcpsm/domain/storage";
 import { afterAll, beforeEach, describe } from "vitest";
 import { auditEventCases } from "./cases/audit-events.js";
+import { callerValueCases } from "./cases/caller-values.js";
 import { cascadeCases } from "./cases/cascades.js";
 import { gitSyncCases } from "./cases/git-sync.js";
 import { lookupCases } from "./cases/lookups.js";
@@ -80,5 +81,7 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     serverRevisionCases(h);
 
     toolCallCases(h);
+
+    callerValueCases(h);
   });
 };

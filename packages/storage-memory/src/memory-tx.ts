@@ -12,6 +12,7 @@ import { memoryServers } from "./servers.js";
 import { memoryUpstreamConnections } from "./upstream-connections.js";
 import type { Tables } from "./tables.js";
 import { memoryVariables } from "./variables.js";
+import { memoryCallerValues } from "./caller-values.js";
 
 // Rows are cloned on the way in and on the way out (row-copies.ts), so neither the caller's objects nor the
 // rows handed back share anything with the store. Each capability of the port is a file of its own.
@@ -23,6 +24,7 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
     ...memoryProviders(tables, references),
     ...memoryProviderChildren(tables, references),
     ...memoryVariables(tables),
+    ...memoryCallerValues(tables),
     ...memoryServers(tables, references),
     ...memoryServerTokens(tables, references),
     ...memorySecrets(tables),

@@ -53,6 +53,11 @@ const placesOf = (tables: Tables): { readonly [K in SecretKind]: SecretPlace } =
     (row) => row.tokensCipher,
     (row, tokensCipher) => ({ ...row, tokensCipher }),
   ),
+  callerValue: place(
+    tables.callerValues,
+    (row) => row.valueCipher,
+    (row, valueCipher) => ({ ...row, valueCipher }),
+  ),
   variable: place(
     tables.variables,
     (row) => (row.type === "SECRET" ? row.value : undefined),

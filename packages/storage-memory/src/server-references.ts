@@ -1,15 +1,22 @@
 import { type RecordKind, ReferenceViolation, type ServerReference, type ServerRow } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { inCreationOrder } from "./creation-order.js";
+import { dropCallerValuesOf } from "./caller-values.js";
 import type { Tables } from "./tables.js";
 
 /** What the tables say about references between records: which servers use a record, and the cascades. */
 export const memoryReferences = (tables: Tables) => {
   const { prompts, resources, servers, upstreamConnections, upstreamAuthorizations } = tables;
+  const dropCallerValues = dropCallerValuesOf(tables);
   /** Deletes the upstream connections (and consents under way) that `matches` (a cascade). */
   const dropConnections = (matches: (row: { providerId: string; serverTokenId: string | null }) => boolean) => {
     for (const [id, row] of upstreamConnections) if (matches(row)) upstreamConnections.delete(id);
     for (const [id, row] of upstreamAuthorizations) if (matches(row)) upstreamAuthorizations.delete(id);
+  };
+  /** Deletes what a server token's caller holds: its connections and its own variable values (cascades). */
+  const dropTokenHoldings = (tokenId: string) => {
+    dropConnections((row) => row.serverTokenId === tokenId);
+    dropCallerValues((row) => row.serverTokenId === tokenId);
   };
 
   const uses = (server: ServerRow, reference: ServerReference): boolean => {
@@ -48,7 +55,7 @@ export const memoryReferences = (tables: Tables) => {
         );
   };
 
-  return { dropConnections, referencingServers, unreferenced };
+  return { dropConnections, dropTokenHoldings, referencingServers, unreferenced };
 };
 
 /** The reference rules of one transaction's tables. */

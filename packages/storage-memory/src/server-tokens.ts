@@ -8,7 +8,7 @@ import type { Tables } from "./tables.js";
 /** A server's tokens. */
 export const memoryServerTokens = (tables: Tables, references: MemoryReferences): ServerTokenStore => {
   const { servers, serverTokens } = tables;
-  const { dropConnections } = references;
+  const { dropTokenHoldings } = references;
   return {
     insertServerToken: (row) =>
       Effect.suspend(() =>
@@ -21,7 +21,7 @@ export const memoryServerTokens = (tables: Tables, references: MemoryReferences)
     deleteServerToken: (id) =>
       Effect.sync(() => {
         serverTokens.delete(id);
-        dropConnections((row) => row.serverTokenId === id);
+        dropTokenHoldings(id);
       }),
     findServerToken: find(serverTokens),
     findServerTokenByHash: (valueHash) =>

@@ -15,7 +15,7 @@ import type { Tables } from "./tables.js";
 /** Servers and their graphs; the locks (transactions already run one at a time here). */
 export const memoryServers = (tables: Tables, references: MemoryReferences): ServerStore & LockStore => {
   const { providers, tools, prompts, resources, servers, serverTokens } = tables;
-  const { dropConnections, referencingServers } = references;
+  const { dropTokenHoldings, referencingServers } = references;
   /** The first record a server names that does not exist (or a tool linked under another provider). */
   const missingLink = (server: ServerRow): string | undefined => {
     for (const link of server.providers) {
@@ -87,7 +87,7 @@ export const memoryServers = (tables: Tables, references: MemoryReferences): Ser
         for (const [tokenId, token] of serverTokens)
           if (token.serverId === id) {
             serverTokens.delete(tokenId);
-            dropConnections((row) => row.serverTokenId === tokenId);
+            dropTokenHoldings(tokenId);
           }
         tables.gitSyncs.delete(id);
         tables.serverRevisions.delete(id);

@@ -1,5 +1,7 @@
 import type {
   AuditEventRow,
+  CallerValueFormRow,
+  CallerValueRow,
   OAuthServerRecordRow,
   GitConnectionRow,
   GitSyncRow,
@@ -42,6 +44,10 @@ export interface Tables {
   readonly oauthServerRecords: Map<string, OAuthServerRecordRow>;
   /** Each server's revisions, oldest first; an entry's array is replaced on write, never changed. */
   readonly serverRevisions: Map<string, ReadonlyArray<ServerRevisionRow>>;
+
+  /** docs/api-rules.md §23: callers' own values of variables, and the forms under way (keyed by id digest). */
+  readonly callerValues: Map<string, CallerValueRow>;
+  readonly callerValueForms: Map<string, CallerValueFormRow>;
 }
 
 /** An empty store. */
@@ -60,6 +66,9 @@ export const emptyTables = (): Tables => ({
   auditEvents: [],
   oauthServerRecords: new Map(),
   serverRevisions: new Map(),
+
+  callerValues: new Map(),
+  callerValueForms: new Map(),
 });
 
 /** A snapshot a transaction may write to without touching `tables` (rows are shared, see `Tables`). */
@@ -78,4 +87,7 @@ export const copyTables = (tables: Tables): Tables => ({
   auditEvents: tables.auditEvents,
   oauthServerRecords: new Map(tables.oauthServerRecords),
   serverRevisions: new Map(tables.serverRevisions),
+
+  callerValues: new Map(tables.callerValues),
+  callerValueForms: new Map(tables.callerValueForms),
 });

@@ -2,6 +2,7 @@ import { UniqueViolation, type VariableStore } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { inCreationOrder } from "./creation-order.js";
 import { clone, cloneAll, count, find, insertNew, nameTaken } from "./row-copies.js";
+import { dropCallerValuesOf } from "./caller-values.js";
 import type { Tables } from "./tables.js";
 
 /** A tenant's variables. */
@@ -26,7 +27,11 @@ export const memoryVariables = (tables: Tables): VariableStore => {
             createdAt: stored.createdAt,
           });
       }),
-    deleteVariable: (id) => Effect.sync(() => void variables.delete(id)),
+    deleteVariable: (id) =>
+      Effect.sync(() => {
+        variables.delete(id);
+        dropCallerValuesOf(tables)((row) => row.variableId === id);
+      }),
     findVariable: find(variables),
     listVariables: (tenant) =>
       Effect.sync(() => cloneAll(inCreationOrder([...variables.values()].filter((row) => row.tenant === tenant)))),

@@ -40,6 +40,7 @@ for (const target of targets)
       );
       const byType = (type: string) => constraints.filter((c) => c.type === type).map((c) => c.name);
       expect(byType("u")).toEqual([
+        "caller_values_variable_principal_unique",
         "git_connections_tenant_name_unique",
         "prompts_provider_id_name_unique",
         "providers_tenant_name_unique",
@@ -52,6 +53,10 @@ for (const target of targets)
         "variables_tenant_name_unique",
       ]);
       expect(byType("f")).toEqual([
+        "caller_value_forms_server_token_id_foreign",
+        "caller_value_forms_variable_id_foreign",
+        "caller_values_server_token_id_foreign",
+        "caller_values_variable_id_foreign",
         "git_syncs_server_id_foreign",
         "prompts_provider_id_foreign",
         "resources_provider_id_foreign",

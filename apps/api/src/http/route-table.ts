@@ -56,11 +56,12 @@ const WIRE_HANDLERS: { readonly [O in WireOperation]: Route["handle"] } = {
 
 /**
  * Path parameters are checked in path order before the body is read (the first bad one answers 400): ids,
- * and a server revision's `{version}` (a whole number).
+ * and a server revision's `{version}` (a whole number). A caller value's `principal` (docs/api-rules.md §23)
+ * is no id: its use case checks it.
  */
 const pathIds = (params: Readonly<Record<string, string>>) =>
   Effect.forEach(
-    Object.entries(params),
+    Object.entries(params).filter(([name]) => name !== "principal"),
     ([name, value]) =>
       name === "version" ? Effect.asVoid(W.parseVersion(name, value)) : Effect.asVoid(W.decodePathId(name, value)),
     { discard: true },

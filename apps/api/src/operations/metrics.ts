@@ -162,6 +162,19 @@ export const createServiceMetrics = (serverLabelCap: number = MAX_SERVER_LABELS)
     registers: [registry],
   });
 
+  // docs/api-rules.md §23: forms shown to callers for their own values, and values stored. No label: a
+  // variable's or tenant's name is written by a tenant, so none goes into a label.
+  const callerValuePrompts = new Counter({
+    name: "mcpsm_caller_value_prompts_total",
+    help: "Tool calls answered with a link to the form where the caller enters its own value of a per-caller variable.",
+    registers: [registry],
+  });
+  const callerValuesStored = new Counter({
+    name: "mcpsm_caller_values_stored_total",
+    help: "Per-caller variable values stored through the service's form.",
+    registers: [registry],
+  });
+
   /** Times MCP operations and their upstream exchanges. */
   const mcpInstrumentation: McpInstrumentation = {
     outputMismatch: (reason) => outputMismatches.inc({ reason }),
@@ -170,6 +183,7 @@ export const createServiceMetrics = (serverLabelCap: number = MAX_SERVER_LABELS)
       resultTokens.observe({ stage: "after" }, after);
     },
     filterFailure: (reason) => filterFailures.inc({ reason }),
+    callerValuePrompt: () => callerValuePrompts.inc(),
     operation: async (operation, run, errorTypeOf) => {
       const start = performance.now();
       let errorType: string | undefined;
@@ -206,6 +220,8 @@ export const createServiceMetrics = (serverLabelCap: number = MAX_SERVER_LABELS)
       outputMismatches,
       callLogDropped,
       filterFailures,
+      callerValuePrompts,
+      callerValuesStored,
     },
     resultTokens,
   };

@@ -46,6 +46,8 @@ export interface Client {
    * authorization server; the route tests only need a connection to list or delete). Tenant clients only.
    */
   readonly seedConnection?: (providerId: string) => Promise<string>;
+  /** Stores a caller value of a variable (docs/api-rules.md §23) straight into the store; answers its principal. */
+  readonly seedCallerValue?: (variableId: string) => Promise<string>;
 }
 
 /** A tenant of the running service with a token carrying every scope. */
@@ -238,7 +240,23 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
         await storeRuntime.runPromise(storage.transaction((tx) => tx.putUpstreamConnection(row)));
         return row.id;
       };
-      return { id, token: t, api: { ...clientFor(service.url, t), seedConnection } };
+      const seedCallerValue = async (variableId: string) => {
+        const at = new Date();
+        const principal = `oauth:seeded-${randomUUID()}`;
+        const row = {
+          id: randomUUID().replaceAll("-", "").slice(0, 11),
+          tenant: id,
+          variableId,
+          principal,
+          serverTokenId: null,
+          valueCipher: "v1.seeded.not-a-real-ciphertext",
+          createdAt: at,
+          updatedAt: at,
+        };
+        await storeRuntime.runPromise(storage.transaction((tx) => tx.putCallerValue(row)));
+        return principal;
+      };
+      return { id, token: t, api: { ...clientFor(service.url, t), seedConnection, seedCallerValue } };
     },
     inspect: (work) => storeRuntime.runPromise(storage.read(work)),
     flushCalls: () => service.callLog.flush(),

@@ -11,7 +11,8 @@ export type SecretKind =
   | "access token"
   | "upstream access token"
   | "upstream refresh token"
-  | "git token";
+  | "git token"
+  | "caller value";
 
 const planted = new Map<string, SecretKind>();
 /** Ids of SECRET variables, so a PATCH of their value is a planted secret too. */

@@ -43,6 +43,8 @@ export interface RouteFixture {
   readonly C: string;
   /** A git connection no server uses. */
   readonly G: string;
+  /** The principal of a caller value of V (docs/api-rules.md §23; a well-formed unknown one when none can be seeded). */
+  readonly CV: string;
 }
 
 export const makeRouteFixture = async (
@@ -69,7 +71,8 @@ export const makeRouteFixture = async (
   const V = (await createVariable(api)).id;
   const C = api.seedConnection === undefined ? "Nconnection" : await api.seedConnection(P);
   const G = (await createGitConnection(api)).id;
-  return { P, T, T2, Pr, R, P2, T3, Pr2, R2, S, K, V, C, G };
+  const CV = api.seedCallerValue === undefined ? "oauth:nobody" : await api.seedCallerValue(V);
+  return { P, T, T2, Pr, R, P2, T3, Pr2, R2, S, K, V, C, G, CV };
 };
 
 /** Path parameters and a valid body with which an operation succeeds on a fresh fixture. */
@@ -150,6 +153,8 @@ const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   listAuditEvents: () => ({ params: {} }),
   listProviderConnections: (f) => ({ params: { id: f.P } }),
   deleteProviderConnection: (f) => ({ params: { id: f.P, connectionID: f.C } }),
+  listCallerValues: (f) => ({ params: { id: f.V } }),
+  deleteCallerValue: (f) => ({ params: { id: f.V, principal: f.CV } }),
   exportServer: (f) => ({ params: { id: f.S } }),
   importServer: () => ({ params: {}, body: serverDocument() }),
   createGitConnection: () => ({ params: {}, body: { gitConnection: gitConnectionWrite() } }),

@@ -1,11 +1,12 @@
 import type { Variable } from "@mcpsm/client";
 import { useCallback, useEffect, useState } from "react";
-import { Button, Form, Radio, RadioGroup, Label } from "react-aria-components";
+import { Button, Checkbox, Form, Radio, RadioGroup, Label } from "react-aria-components";
 import { api, run } from "../api/client.js";
 import { fieldError, type Problem } from "../api/problem.js";
 import { useProblemFixes } from "../api/problem-fixes.js";
 import { ProblemBanner } from "../components/ProblemBanner.js";
 import { TextInput } from "../components/TextInput.js";
+import { CallerValues } from "./CallerValues.js";
 
 // Variables (docs/api-rules.md §10): ENV values are shown; SECRET values never are (the service answers
 // "***" and the console shows "hidden"); a secret's input is a password field and is cleared after saving.
@@ -21,7 +22,10 @@ const VariableRow = (props: { readonly variable: Variable; readonly onChanged: (
         <code>{v.name}</code>
       </td>
       <td>{v.type}</td>
-      <td className="wrap">{v.type === "SECRET" ? <span className="muted">hidden</span> : <code>{v.value}</code>}</td>
+      <td className="wrap">
+        {v.type === "SECRET" ? <span className="muted">hidden</span> : <code>{v.value}</code>}
+        {v.perCaller && <CallerValues variableId={v.id} name={v.name} />}
+      </td>
       <td>
         <Form
           className="inline"
@@ -67,6 +71,7 @@ export const VariablesPage = () => {
   const [type, setType] = useState<"ENV" | "SECRET">("SECRET");
   const [name, setName] = useState("");
   const [value, setValue] = useState("");
+  const [perCaller, setPerCaller] = useState(false);
   const [answered, setProblem] = useState<Problem>();
   const { problem, edited } = useProblemFixes(answered);
 
@@ -94,7 +99,8 @@ export const VariablesPage = () => {
         className="form row"
         onSubmit={async (e) => {
           e.preventDefault();
-          const out = await run(api.POST("/variables", { body: { variable: { type, name, value } } }));
+          const variable = { type, name, value, ...(type === "SECRET" && perCaller ? { perCaller: true } : {}) };
+          const out = await run(api.POST("/variables", { body: { variable } }));
           if (!out.ok) return setProblem(out.problem);
           setProblem(undefined);
           setName("");
@@ -135,8 +141,13 @@ export const VariablesPage = () => {
             setValue(v);
           }}
           error={fieldError(problem, "variable.value")}
-          isRequired
+          isRequired={!(type === "SECRET" && perCaller)}
         />
+        {type === "SECRET" && (
+          <Checkbox className="checkbox" isSelected={perCaller} onChange={setPerCaller}>
+            Each caller enters their own (the value above is then a default, may be empty)
+          </Checkbox>
+        )}
         <Button type="submit" className="button primary">
           Add variable
         </Button>

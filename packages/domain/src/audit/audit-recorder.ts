@@ -28,6 +28,7 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
   resourceIds: "resources",
   promptIds: "prompts",
   valueHash: "value",
+  valueCipher: "value",
 };
 const wireName = (column: string) => WIRE_NAMES[column] ?? column;
 
@@ -181,6 +182,16 @@ const AUDITED_TABLES: ReadonlyArray<AuditedTable> = [
     delete: "deleteUpstreamConnection",
   },
   { kind: "gitConnection", find: "findGitConnection", insert: "insertGitConnection", delete: "deleteGitConnection" },
+  {
+    kind: "callerValue",
+    find: "findCallerValueById",
+    put: {
+      method: "putCallerValue",
+      before: (tx, row: { variableId: string; principal: string }) =>
+        Effect.map(tx.findCallerValues([row.variableId], row.principal), (rows) => rows[0]),
+    },
+    delete: "deleteCallerValue",
+  },
 ];
 
 /** Port methods that write but change no management record: the trail itself, and key rotation (`rekey`). */
@@ -191,6 +202,9 @@ const UNAUDITED_WRITES: ReadonlySet<string> = new Set([
   // A consent under way (upstream OAuth): state of a flow, not a record a client manages.
   "insertUpstreamAuthorization",
   "pruneUpstreamAuthorizations",
+  // A per-caller value's form under way (docs/api-rules.md §23): state of a flow, like a consent.
+  "insertCallerValueForm",
+  "pruneCallerValueForms",
   // The service's own OAuth authorization server's runtime records (grants, codes, sessions).
   "upsertOAuthServerRecord",
   "deleteOAuthServerRecord",

@@ -20,6 +20,7 @@ export const AUDIT_TARGET_KINDS = [
   "token",
   "connection",
   "gitConnection",
+  "callerValue",
 ] as const;
 export const AuditTargetKind = Schema.Literal(...AUDIT_TARGET_KINDS);
 export type AuditTargetKind = typeof AuditTargetKind.Type;
@@ -66,7 +67,7 @@ export type AuditEventRecord = typeof AuditEventRecord.Type;
  * Audited writes that are no management operation: a finished upstream consent (`GET /oauth2/callback`)
  * makes a connection (docs/api-rules.md §18).
  */
-export const AUDIT_ONLY_OPERATIONS = ["createProviderConnection"] as const;
+export const AUDIT_ONLY_OPERATIONS = ["createProviderConnection", "setCallerValue"] as const;
 const AUDITED_OPERATIONS: ReadonlyArray<string> = [...OPERATIONS, ...AUDIT_ONLY_OPERATIONS];
 const OPERATION_NAMES: ReadonlySet<string> = new Set(AUDITED_OPERATIONS);
 const isDateTime = Schema.is(DateTimeString);

@@ -95,7 +95,7 @@ export const variablesReferencedBy = (tools: ReadonlyArray<ToolRow>): ReadonlyAr
  */
 export const toExportDocument = (
   graph: ServerGraph,
-  variables: ReadonlyArray<Pick<VariableRow, "name" | "type">>,
+  variables: ReadonlyArray<Pick<VariableRow, "name" | "type"> & { readonly perCaller?: boolean }>,
   extraProviders: ReadonlyArray<ProviderRow> = [],
 ): ServerExportDocument => {
   const { server } = graph;
@@ -125,7 +125,7 @@ export const toExportDocument = (
     ];
   });
   const names = variablesReferencedBy(graph.tools);
-  const typeOf = new Map(variables.map((v) => [v.name, v.type]));
+  const byName = new Map(variables.map((v) => [v.name, v]));
   return {
     format: SERVER_EXPORT_FORMAT,
     server: {
@@ -137,8 +137,9 @@ export const toExportDocument = (
     },
     providers,
     variables: names.flatMap((name) => {
-      const type = typeOf.get(name);
-      return type === undefined ? [] : [{ name, type }];
+      const variable = byName.get(name);
+      if (variable === undefined) return [];
+      return [{ name, type: variable.type, ...(variable.perCaller === true ? { perCaller: true } : {}) }];
     }),
   };
 };

@@ -57,7 +57,12 @@ export const ExportedProvider = Schema.Struct({
 export type ExportedProvider = typeof ExportedProvider.Type;
 
 /** A variable the server's tools reference: name and type, never the value. */
-export const ExportedVariable = Schema.Struct({ name: VariableName, type: VariableType }).annotations({
+export const ExportedVariable = Schema.Struct({
+  name: VariableName,
+  type: VariableType,
+  // docs/api-rules.md §23: present (true) when each caller holds its own value; never a value.
+  perCaller: optional(Schema.Boolean),
+}).annotations({
   identifier: "ExportedVariable",
 });
 export type ExportedVariable = typeof ExportedVariable.Type;
@@ -120,7 +125,9 @@ export const ServerImportReport = Schema.Struct({
   }),
   prompts: Schema.Struct({ matched: Schema.Array(ReportMember), created: Schema.Array(ReportMember) }),
   resources: Schema.Struct({ matched: Schema.Array(ReportMember), created: Schema.Array(ReportMember) }),
-  missingVariables: Schema.Array(Schema.Struct({ name: Schema.String, type: optional(VariableType) })).annotations({
+  missingVariables: Schema.Array(
+    Schema.Struct({ name: Schema.String, type: optional(VariableType), perCaller: optional(Schema.Boolean) }),
+  ).annotations({
     description: "variables the server's tools reference that the tenant does not have",
   }),
   warnings: Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String })),

@@ -339,11 +339,15 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
     const have = new Set(
       (names.length === 0 ? [] : yield* tx.findVariablesByName(actor.tenant, names)).map((v) => v.name),
     );
-    const typeOf = new Map(document.variables.map((v) => [v.name, v.type]));
+    const declared = new Map(document.variables.map((v) => [v.name, v]));
     for (const name of names)
       if (!have.has(name)) {
-        const type = typeOf.get(name);
-        report.missingVariables.push(type === undefined ? { name } : { name, type });
+        const variable = declared.get(name);
+        report.missingVariables.push(
+          variable === undefined
+            ? { name }
+            : { name, type: variable.type, ...(variable.perCaller === true ? { perCaller: true } : {}) },
+        );
       }
 
     const graph = yield* tx.findServerGraph(server.id);

@@ -2,8 +2,9 @@ import { Effect } from "effect";
 import type { ProviderRow, ServerGraph, ServerRow } from "../storage/rows.js";
 import type { ReadTx } from "../storage/storage-port.js";
 import type { ToolHeader } from "../tool/tool-schema.js";
+import type { McpCaller } from "./server-access.js";
 import { read } from "../use-case/use-case-kit.js";
-import { resolveVariables } from "../variable/variable-use-cases.js";
+import { CallerValueNeeded, resolveVariables } from "../caller-value/caller-value-resolution.js";
 import { referencedVariables, refusedVariablesError, resolveHeaderTemplates } from "./header-templates.js";
 
 // What the MCP endpoint reads from the store. A served server is compiled once per *revision*: the server's
@@ -83,15 +84,27 @@ export const mcpServerRevision = (serverId: string, knownProviderIds: Iterable<s
   );
 
 /**
- * A tool's headers with `${NAME}` resolved from the variables of the server's owner `tenant`, under the
- * secretPrefix rule. Refused names fail (PermissionDenied) before any variable is read; a missing variable
- * fails with FailedPrecondition, a secret under a key the service lacks with ConfigurationFault.
+ * A tool's headers with `${NAME}` resolved from the variables of the server's owner `tenant` for `caller`
+ * (a per-caller variable: its own value, else the default; docs/api-rules.md §23), under the secretPrefix
+ * rule. Refused names fail (PermissionDenied) before any variable is read; a missing variable fails with
+ * FailedPrecondition, a per-caller one without any value with CallerValueNeeded, a secret under a key the
+ * service lacks with ConfigurationFault. `known`: the values already read for this call (the fast lane's).
  */
-export const resolveToolHeaders = (tenant: string, secretPrefix: string, headers: ReadonlyArray<ToolHeader>) =>
+export const resolveToolHeaders = (
+  tenant: string,
+  secretPrefix: string,
+  headers: ReadonlyArray<ToolHeader>,
+  caller: McpCaller,
+  known?: ReadonlyMap<string, string>,
+) =>
   Effect.gen(function* () {
     const names = referencedVariables(headers);
     const refused = refusedVariablesError(secretPrefix, names);
     if (refused !== undefined) return yield* refused;
-    const values = names.length === 0 ? new Map<string, string>() : yield* resolveVariables(tenant, names);
+    if (names.length === 0 || known !== undefined)
+      return yield* resolveHeaderTemplates(headers, secretPrefix, known ?? new Map<string, string>());
+    const { values, needed } = yield* resolveVariables(tenant, names, caller);
+    const [first] = needed;
+    if (first !== undefined) return yield* new CallerValueNeeded({ variable: first });
     return yield* resolveHeaderTemplates(headers, secretPrefix, values);
   });

@@ -20,6 +20,15 @@ export {
   type UpstreamConnection,
   upstreamConsentProvider,
 } from "../upstream-connection/connection-use-cases.js";
+export {
+  beginCallerValueForm,
+  CALLER_VALUE_FORM_TTL_SECONDS,
+  type CallerValueForm,
+  findCallerValueForm,
+  isCallerValueFormId,
+  submitCallerValue,
+} from "../caller-value/caller-value-form.js";
+export { CallerValueNeeded, resolveVariables } from "../caller-value/caller-value-resolution.js";
 export { authenticateServerToken, hashServerToken } from "../server-token/server-token-use-cases.js";
 export {
   compileSafeRegExp,

@@ -54,6 +54,7 @@ export {
 export { ImportReport, ImportResult, ProviderImport, ProviderResync } from "../openapi-import/import-schema.js";
 export { SERVER_TOKEN_PREFIX, ServerTokenCreate, ServerTokenRecord } from "../server-token/server-token-schema.js";
 export { UpstreamConnectionList, UpstreamConnectionRecord } from "../upstream-connection/connection-schema.js";
+export { CallerValueList, CallerValueRecord, isPrincipal } from "../caller-value/caller-value-schema.js";
 export { FORBIDDEN_HEADERS } from "../validation/http-header.js";
 export { jsonSchemaProblem, MAX_JSON_SCHEMA_BYTES } from "../validation/json-schema.js";
 export {

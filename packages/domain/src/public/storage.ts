@@ -85,4 +85,7 @@ export {
   ServerRevisionRow,
   type ServerRevisionSearch,
 } from "../revision/revision-rows.js";
+
+export { CallerValueFormRow, CallerValueRow } from "../caller-value/caller-value-rows.js";
+export type { CallerValueStore } from "../caller-value/caller-value-store.js";
 export { visibleTo } from "../provider/provider-visibility.js";

@@ -31,6 +31,12 @@ export {
   listProviderConnections,
   type ProviderConnectionRef,
 } from "../upstream-connection/connection-use-cases.js";
+export {
+  type CallerValueRef,
+  type CallerValuesRef,
+  deleteCallerValue,
+  listCallerValues,
+} from "../caller-value/caller-value-use-cases.js";
 
 export {
   type CreateProviderInput,

@@ -55,6 +55,8 @@ export const SCOPE_POLICY = {
   createVariable: "variable:create",
   updateVariable: "variable:update",
   deleteVariable: "variable:delete",
+  listCallerValues: "variable:list",
+  deleteCallerValue: "variable:update",
   listAuditEvents: "audit:read",
   listProviderConnections: "provider:read",
   deleteProviderConnection: "provider:update",

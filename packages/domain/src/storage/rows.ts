@@ -112,6 +112,8 @@ export const VariableRow = Schema.Struct({
   type: VariableType,
   name: Schema.String,
   value: Schema.String,
+  /** docs/api-rules.md §23: each caller may hold its own value (CallerValueRow); `value` is the default. */
+  perCaller: Schema.Boolean,
 });
 export type VariableRow = typeof VariableRow.Type;
 

@@ -10,7 +10,8 @@ export type RecordKind =
   | "variable"
   | "serverToken"
   | "upstreamConnection"
-  | "gitConnection";
+  | "gitConnection"
+  | "callerValue";
 
 /** A write broke a uniqueness constraint (a name already taken in its scope). */
 export class UniqueViolation extends Data.TaggedError("UniqueViolation")<{

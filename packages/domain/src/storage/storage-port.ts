@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect";
 import type { AuditEventRow } from "../audit/audit-schema.js";
 import type { CallLogStore } from "./call-log-port.js";
+import type { CallerValueStore } from "../caller-value/caller-value-store.js";
 import type { Unavailable } from "../errors/domain-errors.js";
 import type { OAuthServerRecordRow } from "../oauth-server/oauth-server-record.js";
 import type {
@@ -96,7 +97,8 @@ export type SecretKind =
   | "oauthServerRecord"
   | "providerClientSecret"
   | "upstreamConnection"
-  | "variable";
+  | "variable"
+  | "callerValue";
 
 /** One stored secret: the record holding it and its ciphertext. */
 export interface StoredSecret {
@@ -357,7 +359,8 @@ export interface StorageTx
     AuditStore,
     OAuthServerStore,
     GitStore,
-    ServerRevisionStore {}
+    ServerRevisionStore,
+    CallerValueStore {}
 
 /** The operations of a `StorageTx` that only read: what `Storage.read` offers. */
 export type ReadOperation = Extract<

@@ -19,6 +19,7 @@ import type { Actor } from "../tenancy/actor.js";
 import { PROVIDER_TOOL_USE_CASES } from "../tool/tool-use-cases.js";
 import { CONNECTION_USE_CASES } from "../upstream-connection/connection-use-cases.js";
 import { VARIABLE_USE_CASES } from "../variable/variable-use-cases.js";
+import { CALLER_VALUE_USE_CASES } from "../caller-value/caller-value-use-cases.js";
 import type { DomainServices } from "./domain-services.js";
 
 /** Any use case: a function of the actor and a typed input. */
@@ -44,6 +45,7 @@ export const USE_CASES = {
   ...PROVIDER_PROMPT_USE_CASES,
   ...PROVIDER_RESOURCE_USE_CASES,
   ...VARIABLE_USE_CASES,
+  ...CALLER_VALUE_USE_CASES,
   ...AUDIT_USE_CASES,
   ...CALL_LOG_USE_CASES,
   ...CONNECTION_USE_CASES,

@@ -9,4 +9,5 @@ export const toVariableRecord = (row: VariableRow): VariableRecord => ({
   type: row.type,
   value: row.type === "SECRET" ? MASKED_VALUE : row.value,
   name: row.name,
+  perCaller: row.perCaller,
 });

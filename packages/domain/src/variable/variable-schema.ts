@@ -1,5 +1,6 @@
 import { Schema } from "effect";
 import { Id } from "../ids/id.js";
+import { optional } from "../validation/optional-field.js";
 import { Timestamp, utf8Bytes } from "../validation/text.js";
 
 /** Variable kinds: `ENV` is plain configuration, `SECRET` is stored encrypted and never returned. */
@@ -21,16 +22,32 @@ export const VariableValue = Schema.String.pipe(
   }),
 );
 
+/**
+ * `perCaller` (docs/api-rules.md §23, SECRET only): each MCP caller may hold a value of its own, and `value`
+ * is the default ("" for none).
+ */
+const PerCaller = Schema.Boolean.annotations({
+  description:
+    'SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none)',
+});
+
 /** Write shape of a variable on create. */
 export const VariableCreate = Schema.Struct({
   type: VariableType,
   name: VariableName,
   value: VariableValue,
+  perCaller: optional(PerCaller),
 }).annotations({ identifier: "VariableCreate" });
 export type VariableCreate = typeof VariableCreate.Type;
 
-/** Write shape of a variable on update: the value only. */
-export const VariablePatch = Schema.Struct({ value: VariableValue }).annotations({ identifier: "VariablePatch" });
+/** Write shape of a variable on update: the value (the default of a per-caller one), and `perCaller`. */
+export const VariablePatch = Schema.Struct({ value: optional(VariableValue), perCaller: optional(PerCaller) })
+  .pipe(
+    Schema.filter((patch) =>
+      patch.value !== undefined || patch.perCaller !== undefined ? true : { path: ["value"], message: "is missing" },
+    ),
+  )
+  .annotations({ identifier: "VariablePatch" });
 export type VariablePatch = typeof VariablePatch.Type;
 
 /** Output-only variable fields ignored in writes. */
@@ -47,5 +64,6 @@ export const VariableRecord = Schema.Struct({
   type: VariableType,
   value: Schema.String,
   name: Schema.String,
+  perCaller: PerCaller,
 }).annotations({ identifier: "Variable" });
 export type VariableRecord = typeof VariableRecord.Type;

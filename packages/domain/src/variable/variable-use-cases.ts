@@ -1,5 +1,5 @@
 import { Effect } from "effect";
-import { ConfigurationFault, ResourceExhausted } from "../errors/domain-errors.js";
+import { ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import { SecretCipher } from "../secrets/secret-cipher.js";
 import type { VariableRow } from "../storage/rows.js";
@@ -8,9 +8,16 @@ import type { Actor } from "../tenancy/actor.js";
 import { Quotas } from "../tenancy/quotas.js";
 import { alreadyExists, checkIfMatch, lockQuota, now, owned, read, transact } from "../use-case/use-case-kit.js";
 import { defineUseCase, type NoInput } from "../use-case/define-use-case.js";
+import { invalid } from "../validation/decode-write.js";
 import { validateIds, validateInput } from "../validation/validate-input.js";
 import { toVariableRecord } from "./variable-record.js";
 import { VariableCreate, VariablePatch, type VariableType } from "./variable-schema.js";
+
+/** docs/api-rules.md §23: only a SECRET variable may hold a value per caller. */
+const checkPerCaller = (type: VariableType, perCaller: boolean) =>
+  perCaller && type !== "SECRET"
+    ? Effect.fail(invalid([{ path: "variable.perCaller", message: "only a SECRET variable can be per caller" }]))
+    : Effect.void;
 
 /** The value as stored: SECRET values are encrypted. */
 const storedValue = (type: VariableType, value: string) =>
@@ -53,6 +60,8 @@ export const variableRevision = (updatedAt: Date | string): number => new Date(u
 export const createVariable = defineUseCase("createVariable", (actor: Actor, { variable }: CreateVariableInput) =>
   Effect.gen(function* () {
     const input = yield* validateInput("variable", VariableCreate, variable);
+    const perCaller = input.perCaller ?? false;
+    yield* checkPerCaller(input.type, perCaller);
     const quotas = yield* Quotas;
     const value = yield* storedValue(input.type, input.value);
     return yield* transact((tx) =>
@@ -63,7 +72,16 @@ export const createVariable = defineUseCase("createVariable", (actor: Actor, { v
             detail: `the tenant already has ${quotas.variablesPerTenant} variables`,
           });
         const at = yield* now;
-        const row: VariableRow = { id: newId(), tenant: actor.tenant, createdAt: at, updatedAt: at, ...input, value };
+        const row: VariableRow = {
+          id: newId(),
+          tenant: actor.tenant,
+          createdAt: at,
+          updatedAt: at,
+          type: input.type,
+          name: input.name,
+          value,
+          perCaller,
+        };
         yield* tx.insertVariable(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
         return toVariableRecord(row);
       }),
@@ -95,10 +113,13 @@ export const updateVariable = defineUseCase(
         Effect.gen(function* () {
           const stored = yield* ownedVariable(tx, actor, id);
           yield* checkIfMatch("variable", variableRevision(stored.updatedAt), expectedVersion);
+          const perCaller = patch.perCaller ?? stored.perCaller;
+          yield* checkPerCaller(stored.type, perCaller);
           const at = yield* now;
           const row: VariableRow = {
             ...stored,
-            value: yield* storedValue(stored.type, patch.value),
+            perCaller,
+            value: patch.value === undefined ? stored.value : yield* storedValue(stored.type, patch.value),
             updatedAt: new Date(Math.max(at.getTime(), stored.updatedAt.getTime() + 1)),
           };
           yield* tx.updateVariable(row);
@@ -123,29 +144,6 @@ export const deleteVariable = defineUseCase(
       );
     }),
 );
-
-/**
- * Plain values of the named variables of a tenant (SECRETs decrypted), for resolving `${NAME}`. A SECRET under
- * an encryption key the service was not given fails with ConfigurationFault (a lost or unlisted old key).
- */
-export const resolveVariables = (tenant: string, names: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const cipher = yield* SecretCipher;
-    const rows = yield* read((tx) => tx.findVariablesByName(tenant, names));
-    const values = new Map<string, string>();
-    for (const row of rows) {
-      if (row.type !== "SECRET") {
-        values.set(row.name, row.value);
-        continue;
-      }
-      if (!cipher.knowsKeyOf(row.value))
-        return yield* new ConfigurationFault({
-          detail: `the SECRET variable '${row.name}' is encrypted under a key this service was not given (was the key replaced without keeping the old one as a previous key?)`,
-        });
-      values.set(row.name, yield* cipher.decrypt(row.value));
-    }
-    return values;
-  });
 
 /** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
 export const VARIABLE_USE_CASES = {

@@ -11,12 +11,13 @@ import type { ProviderRow, ToolRow } from "@mcpsm/domain/storage";
 import { SecretCipher } from "@mcpsm/domain/use-cases";
 import { callUpstream, type UpstreamCall, type UpstreamTokenRequest } from "@mcpsm/upstream-http";
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { Cause, Effect, Exit } from "effect";
+import { Cause, Effect, Either, Exit } from "effect";
 import { argumentProblems } from "../argument-validator.js";
 import type { CompiledServer, CompiledTool } from "../compiled-server.js";
 import { toolFailure } from "../error-mapping.js";
 import type { UpstreamObserver } from "../instrumentation.js";
 import { sendWithUpstreamToken } from "../upstream-auth/send-with-upstream-token.js";
+import { askForCallerValue } from "./caller-value-prompt.js";
 import { ConsentRequired } from "./consent.js";
 import { encodedBody } from "../request-body/encoded-body.js";
 import { checkedAnswer } from "../tool-output/answer-check.js";
@@ -47,6 +48,7 @@ const callTool = (
   incoming: Headers | undefined,
   signal: AbortSignal,
   principal: McpCaller,
+  known: ReadonlyMap<string, string> | undefined,
 ) =>
   Effect.gen(function* () {
     // Fixed query values (`const` properties) are the service's to send: filled in before the check.
@@ -63,7 +65,14 @@ const callTool = (
         }),
       });
     const plan = yield* planUpstreamRequest(tool.provider.baseURL, tool.row, (args ?? {}) as Record<string, unknown>);
-    const toolHeaders = yield* resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers);
+    const resolved = yield* Effect.either(
+      resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers, principal, known),
+    );
+    if (Either.isLeft(resolved)) {
+      if (resolved.left._tag !== "CallerValueNeeded") return yield* Effect.fail(resolved.left);
+      return yield* askForCallerValue(services, tool.provider, principal, resolved.left);
+    }
+    const toolHeaders = resolved.right;
     const body = yield* Effect.promise(() => encodedBody(plan.body));
     const send = (bearer: string | undefined) =>
       Effect.flatten(
@@ -132,6 +141,8 @@ export interface ToolCallRequest {
   readonly incoming: Headers | undefined;
   readonly id: string | number;
   readonly signal: AbortSignal;
+  /** The header variables' values already read for this call (the fast lane's `prepareDirectCall`). */
+  readonly known?: ReadonlyMap<string, string> | undefined;
 }
 
 /**
@@ -152,7 +163,7 @@ export const runToolCall = async (
   const call = services.inFlight.start(caller, request.id, request.signal);
   try {
     const exit = await services.runner.runPromiseExit(
-      callTool(services, observe, compiled, tool, args, request.incoming, call.signal, principal),
+      callTool(services, observe, compiled, tool, args, request.incoming, call.signal, principal, request.known),
     );
     return Exit.isFailure(exit) ? toolFailure(exit.cause, services.log) : exit.value;
   } finally {

@@ -1,6 +1,8 @@
-import type { McpCaller } from "@mcpsm/domain/mcp";
+import { type McpCaller, referencedVariables, refusedVariables, resolveVariables } from "@mcpsm/domain/mcp";
+import { Exit } from "effect";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { CompiledServer, CompiledTool } from "../compiled-server.js";
+import type { PreparedCall } from "../exchange/fast-lane.js";
 import { guarded } from "../error-mapping.js";
 import { recordCall } from "./call-log.js";
 import { runToolCall } from "./call-tool.js";
@@ -13,6 +15,27 @@ import type { UpstreamServices } from "./upstream-services.js";
 export const runsWithoutRequestContext = (services: UpstreamServices, compiled: CompiledServer, tool: CompiledTool) =>
   !compiled.forwardRequestHeaders &&
   (tool.provider.oauth2Config === null || services.authFetch === undefined || services.authorization === undefined);
+
+const NOTHING_READ: PreparedCall = {};
+
+/**
+ * The fast lane's read before it charges the tenant: the tool's header variables for this caller, which the
+ * call then uses as the SDK path would have read them. Undefined when a per-caller variable has no value for
+ * this caller (docs/api-rules.md §23): the person must be sent to a form, an answer only the SDK path gives
+ * (its era's elicitation). Names the provider may not read, and failures, read nothing: the call reports them.
+ */
+export const prepareDirectCall = async (
+  services: UpstreamServices,
+  compiled: CompiledServer,
+  principal: McpCaller,
+  tool: CompiledTool,
+): Promise<PreparedCall | undefined> => {
+  const names = referencedVariables(tool.row.headers);
+  if (names.length === 0 || refusedVariables(tool.provider.secretPrefix, names).length > 0) return NOTHING_READ;
+  const exit = await services.runner.runPromiseExit(resolveVariables(compiled.tenant, names, principal));
+  if (Exit.isFailure(exit)) return NOTHING_READ;
+  return exit.value.needed.length > 0 ? undefined : { known: exit.value.values };
+};
 
 /**
  * A tools/call of a tool that `runsWithoutRequestContext`, outside the SDK (the fast lane): the same work,
@@ -28,6 +51,7 @@ export const callToolDirectly = async (
   args: unknown,
   id: string | number,
   signal: AbortSignal,
+  prepared: PreparedCall = NOTHING_READ,
 ): Promise<
   | { readonly kind: "result"; readonly result: CallToolResult }
   | { readonly kind: "error"; readonly code: number; readonly message: string; readonly data?: unknown }
@@ -45,6 +69,7 @@ export const callToolDirectly = async (
             incoming: undefined,
             id,
             signal,
+            known: prepared.known,
           });
           if (result instanceof ConsentRequired) throw new Error("a consent reached the fast lane");
           return result;

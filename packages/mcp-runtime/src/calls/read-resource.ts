@@ -14,16 +14,26 @@ import type { UpstreamServices } from "./upstream-services.js";
 
 /**
  * The credential headers a resource read sends: per header name, the first candidate whose variables all
- * exist (a tool's header naming a variable the owner never defined is that tool's problem, not the read's).
+ * exist (a tool's header naming a variable the owner never defined is that tool's problem, not the read's;
+ * so is a per-caller variable the caller has no value for: its tools ask for it).
  */
-const resourceCredentials = (tenant: string, secretPrefix: string, candidates: ReadonlyArray<ToolHeader>) =>
+const resourceCredentials = (
+  tenant: string,
+  secretPrefix: string,
+  candidates: ReadonlyArray<ToolHeader>,
+  principal: McpCaller,
+) =>
   Effect.gen(function* () {
     const sent = new Map<string, readonly [string, string]>();
     for (const header of candidates) {
       if (sent.has(header.key.toLowerCase())) continue;
-      const resolved = yield* Effect.either(resolveToolHeaders(tenant, secretPrefix, [header]));
+      const resolved = yield* Effect.either(resolveToolHeaders(tenant, secretPrefix, [header], principal));
       if (Either.isRight(resolved)) for (const pair of resolved.right) sent.set(pair[0].toLowerCase(), pair);
-      else if (resolved.left._tag !== "FailedPrecondition" && resolved.left._tag !== "PermissionDenied")
+      else if (
+        resolved.left._tag !== "FailedPrecondition" &&
+        resolved.left._tag !== "PermissionDenied" &&
+        resolved.left._tag !== "CallerValueNeeded"
+      )
         return yield* Effect.fail(resolved.left);
     }
     return [...sent.values()];
@@ -54,7 +64,7 @@ export const readResource = (
     const provider = resource.provider;
     const onBase = provider !== undefined && isOnBaseUrl(url, provider.baseURL);
     const credentials = onBase
-      ? yield* resourceCredentials(compiled.tenant, provider.secretPrefix, resource.credentialHeaders)
+      ? yield* resourceCredentials(compiled.tenant, provider.secretPrefix, resource.credentialHeaders, principal)
       : [];
     const send = (bearer: string | undefined) =>
       Effect.flatMap(

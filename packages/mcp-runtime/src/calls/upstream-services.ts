@@ -22,6 +22,8 @@ export interface UpstreamServices {
   readonly inFlight: InFlightCalls;
   /** Access tokens for providers with `oauth2Config` (docs/api-rules.md §13); none: such tools go without. */
   readonly authorization?: UpstreamAuthorization | undefined;
+  /** The public URL of the service page at `path` (`/credentials/{id}`, docs/api-rules.md §23). */
+  readonly pageUrl: (path: string) => string;
   /** Outbound HTTP for authorization servers, under the same network policy and limits as upstream calls. */
   readonly authFetch?: PolicyFetch | undefined;
 }

@@ -35,6 +35,11 @@ export interface Admitted {
   readonly caller: string;
 }
 
+/** What `prepare` read for a call: the values of its header variables (none read: undefined). */
+export interface PreparedCall {
+  readonly known?: ReadonlyMap<string, string> | undefined;
+}
+
 /** A tool result or a JSON-RPC error (what the SDK handler would answer or throw). */
 export type ToolAnswer =
   | { readonly kind: "result"; readonly result: Readonly<Record<string, unknown>> }
@@ -55,6 +60,11 @@ export interface FastLaneParts {
   readonly observeList: (serverId: string) => Promise<void>;
   /** True when the tool runs without the SDK's request context (no forwarded headers, no upstream OAuth). */
   readonly runsDirectly: (compiled: CompiledServer, tool: CompiledTool) => boolean;
+  /**
+   * What a call reads before the tenant is charged (its header variables for this caller); undefined when
+   * the SDK path must answer it (a person must enter a value first: an elicitation, docs/api-rules.md §23).
+   */
+  readonly prepare: (admitted: Admitted, tool: CompiledTool) => Promise<PreparedCall | undefined>;
   /** Runs a tools/call as the SDK handler does. */
   readonly callTool: (
     admitted: Admitted,
@@ -62,6 +72,7 @@ export interface FastLaneParts {
     args: Readonly<Record<string, unknown>> | undefined,
     id: string | number,
     signal: AbortSignal,
+    prepared: PreparedCall,
   ) => Promise<ToolAnswer>;
   /** The answer to whatever escaped the lane (a bug, a failing rate limiter), as the SDK path answers it. */
   readonly defect: (error: unknown, path: string) => Response;
@@ -301,6 +312,8 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
     if (tool === undefined || !parts.runsDirectly(compiled, tool)) return slow();
     // The envelope is one the SDK accepts: it answered a tools/list carrying it.
     if ((await learnt(admitted, req, { _meta: params._meta })) === false) return slow();
+    const prepared = await parts.prepare(admitted, tool);
+    if (prepared === undefined) return slow();
     const budget = await parts.charge(compiled.tenant);
     if (budget !== undefined && !budget.allowed) return writeResponse(res, parts.refusal(serverId, budget));
     // The client closing its request cancels the call, as it does on the SDK path.
@@ -309,7 +322,7 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
       if (!res.writableFinished) abort.abort();
     };
     res.once("close", onClose);
-    const outcome = await parts.callTool(admitted, tool, args, id, abort.signal);
+    const outcome = await parts.callTool(admitted, tool, args, id, abort.signal, prepared);
     res.off("close", onClose);
     if (abort.signal.aborted) return;
     if (outcome.kind === "error") return answer(res, errorMessage(id, outcome), budget);

@@ -75,23 +75,29 @@ export const requiredHeader = (schemas: SchemaRegistry, schema: { readonly ast: 
 export const managementOperation = (schemas: SchemaRegistry, route: ManagementRoute) => {
   const idSchema = schemas.of(D.Id);
   const scope = requiredScope(route.operation);
-  const parameters: Array<unknown> = pathParameters(route.path).map((name) =>
-    name === "version"
-      ? {
-          name,
-          in: "path",
-          required: true,
-          description: "a version of the server (a whole number from 1; anything else answers 400)",
-          schema: { type: "integer", minimum: 1, maximum: 2147483647 },
-        }
+  // Path parameters that are not ids: a server revision's `{version}` and a caller value's `{principal}`.
+  const special: Readonly<Record<string, { description: string; schema: unknown }>> = {
+    version: {
+      description: "a version of the server (a whole number from 1; anything else answers 400)",
+      schema: { type: "integer", minimum: 1, maximum: 2147483647 },
+    },
+    principal: {
+      description: "the MCP caller (docs/api-rules.md §23): `oauth:<sub>` or `server-token:<token id>`, URL-encoded",
+      schema: { type: "string", maxLength: 512, pattern: "^(oauth:.+|server-token:[A-Za-z0-9]{11})$" },
+    },
+  };
+  const parameters: Array<unknown> = pathParameters(route.path).map((name) => {
+    const known = special[name];
+    return known !== undefined
+      ? { name, in: "path", required: true, ...known }
       : {
           name,
           in: "path",
           required: true,
           description: `${describeParameter(route.path, name)} (11 letters or digits; anything else answers 400)`,
           schema: idSchema,
-        },
-  );
+        };
+  });
   if (route.query !== undefined) {
     const query = schemas.of(route.query) as { properties: Record<string, unknown>; required?: Array<string> };
     for (const [name, schema] of Object.entries(query.properties)) {

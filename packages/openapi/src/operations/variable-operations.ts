@@ -67,4 +67,26 @@ export const VARIABLE_OPERATIONS: ReadonlyArray<ManagementOperation> = [
     input: ({ params, ifMatch }) => ({ variableId: params.id, expectedVersion: ifMatch }),
     answer: () => ({}),
   }),
+  // docs/api-rules.md §23: who holds an own value of a per-caller variable (never a value), and taking one away.
+  defineOperation({
+    method: "GET",
+    path: "/variables/{id}/caller-values",
+    useCase: U.listCallerValues,
+    summary: "List the callers holding their own value of a per-caller variable (never a value)",
+    tag: "Variables",
+    status: 200,
+    response: D.CallerValueList,
+    input: ({ params }) => ({ variableId: params.id }),
+    answer: (list) => ({ body: list }),
+  }),
+  defineOperation({
+    method: "DELETE",
+    path: "/variables/{id}/caller-values/{principal}",
+    useCase: U.deleteCallerValue,
+    summary: "Delete one caller's own value of a per-caller variable (it is asked again on its next call)",
+    tag: "Variables",
+    status: 204,
+    input: ({ params }) => ({ variableId: params.id, principal: params.principal }),
+    answer: () => ({}),
+  }),
 ];

@@ -23,6 +23,7 @@ import { UpstreamAuthorizationEntity, UpstreamConnectionEntity } from "./upstrea
 import { VariableEntity } from "./variable-entity.js";
 import { ServerRevisionEntity } from "./server-revision-entity.js";
 
+import { CallerValueEntity, CallerValueFormEntity } from "./caller-value-entities.js";
 import { ToolCallEntity, ToolCallHourlyUsageEntity, ToolCallUsageEntity } from "./tool-call-entities.js";
 
 // The relational mapping of the stored records, and the one description of each table: the committed
@@ -63,6 +64,7 @@ export {
 } from "./server-entities.js";
 export { UpstreamAuthorizationEntity, UpstreamConnectionEntity } from "./upstream-connection-entities.js";
 export { VariableEntity } from "./variable-entity.js";
+export { CallerValueEntity, CallerValueFormEntity } from "./caller-value-entities.js";
 
 /** Every entity of the schema, in dependency order. */
 export const ENTITIES = [
@@ -91,4 +93,6 @@ export const ENTITIES = [
   ToolCallEntity,
   ToolCallUsageEntity,
   ToolCallHourlyUsageEntity,
+  CallerValueEntity,
+  CallerValueFormEntity,
 ] as const;

@@ -14,6 +14,7 @@ export const VariableEntity = defineEntity({
     type: p.text(),
     name: p.text(),
     value: p.text(),
+    perCaller: p.boolean().default(false),
   },
   uniques: [{ name: "variables_tenant_name_unique", properties: ["tenant", "name"] }],
   indexes: [{ name: "variables_tenant_created_at_id_index", properties: ["tenant", "createdAt", "id"] }],

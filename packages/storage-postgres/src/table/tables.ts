@@ -1,5 +1,7 @@
 import {
   AuditEventRow,
+  CallerValueFormRow,
+  CallerValueRow,
   OAuthServerRecordRow,
   GitConnectionRow,
   GitSyncRow,
@@ -16,6 +18,8 @@ import {
 } from "@mcpsm/domain/storage";
 import type { MetadataStorage } from "@mikro-orm/core";
 import {
+  CallerValueEntity,
+  CallerValueFormEntity,
   PromptEntity,
   ProviderEntity,
   ResourceEntity,
@@ -51,6 +55,9 @@ export const describeRecordTables = (metadata: MetadataStorage) => ({
   gitConnections: describeTable(metadata.get(GitConnectionEntity), GitConnectionRow),
   gitSyncs: describeTable(metadata.get(GitSyncEntity), GitSyncRow),
   serverRevisions: describeTable(metadata.get(ServerRevisionEntity), ServerRevisionRow),
+
+  callerValues: describeTable(metadata.get(CallerValueEntity), CallerValueRow),
+  callerValueForms: describeTable(metadata.get(CallerValueFormEntity), CallerValueFormRow),
 });
 
 /**

@@ -6,6 +6,10 @@ import type { Operations } from "./operations.js";
 // ciphertext if it is still the one read ($1 id, $2 old ciphertext, $3 new). Key rotation pages through
 // all of them; a new kind of secret is one entry here (and in the memory store).
 const PLACES: { readonly [K in SecretKind]: { readonly list: string; readonly replace: string } } = {
+  callerValue: {
+    list: "select 'callerValue' as kind, id, value_cipher as ciphertext from caller_values",
+    replace: "update caller_values set value_cipher = $3 where id = $1 and value_cipher = $2 returning id",
+  },
   gitConnectionToken: {
     list: "select 'gitConnectionToken' as kind, id, token_cipher as ciphertext from git_connections",
     replace: "update git_connections set token_cipher = $3 where id = $1 and token_cipher = $2 returning id",

@@ -15,6 +15,7 @@ import { serverOperations } from "./servers.js";
 import { toolOperations } from "./tools.js";
 import { upstreamConnectionOperations } from "./upstream-connections.js";
 import { variableOperations } from "./variables.js";
+import { callerValueOperations } from "./caller-values.js";
 
 // Every part of the StorageTx: one per table or concern (a new one is one line here).
 const PARTS = [
@@ -32,6 +33,8 @@ const PARTS = [
   gitSyncOperations,
   providerToolLookupOperations,
   serverRevisionOperations,
+
+  callerValueOperations,
 ] as const;
 
 // Compile-time proof that the parts together are a whole StorageTx (the assembly below casts).
