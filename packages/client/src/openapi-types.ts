@@ -87,7 +87,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a tool of a server with its settings there
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["getServerTool"];
         put?: never;
         post?: never;
         /**
@@ -97,7 +101,11 @@ export interface paths {
         delete: operations["removeServerTool"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a tool's alias, description, pinned arguments or approval in a server
+         * @description Needs the scope `server:update` (Update MCP server).
+         */
+        patch: operations["updateServerTool"];
         trace?: never;
     };
     "/servers/{id}/resources": {
@@ -956,6 +964,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description NONE (default); DESTRUCTIVE: tools annotated destructiveHint; WRITES: every method but GET, HEAD, OPTIONS
+         * @enum {string}
+         */
+        ApprovalPolicy: "NONE" | "DESTRUCTIVE" | "WRITES";
         AuditEvent: {
             id: string;
             /**
@@ -1193,6 +1206,7 @@ export interface components {
             description?: string;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
+            approvalPolicy?: components["schemas"]["ApprovalPolicy"];
         };
         ExportedTool: {
             /**
@@ -1253,6 +1267,7 @@ export interface components {
              * @description an array of at most 100 item(s)
              */
             oauth2Scopes?: string[];
+            serverSettings?: components["schemas"]["ServerToolSettingsPatch"];
         };
         ExportedVariable: {
             /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,127}$ */
@@ -1264,6 +1279,20 @@ export interface components {
             /** @description JSON path of the offending value; "" for the whole body */
             path: string;
             message: string;
+        };
+        FixedArgs: {
+            /** @description a JSON object */
+            pathArgs?: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON object */
+            queryArgs?: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON object */
+            bodyArgs?: {
+                [key: string]: unknown;
+            };
         };
         /** @description RFC 9457 problem details of a 403 answer */
         ForbiddenProblem: {
@@ -1385,6 +1414,7 @@ export interface components {
             version: number;
             gitProvider: string;
             gitRepoFullName: string;
+            approvalPolicy: components["schemas"]["ApprovalPolicy"];
             providers: {
                 id?: components["schemas"]["Id"];
                 /**
@@ -2221,7 +2251,8 @@ export interface components {
             version: number;
             gitProvider: string;
             gitRepoFullName: string;
-            providers: components["schemas"]["Provider"][];
+            approvalPolicy: components["schemas"]["ApprovalPolicy"];
+            providers: components["schemas"]["ServerProvider"][];
             resources: components["schemas"]["ProviderResource"][];
             prompts: components["schemas"]["ProviderPrompt"][];
         };
@@ -2293,6 +2324,7 @@ export interface components {
              * @description a string at most 200 character(s) long
              */
             gitRepoFullName?: string;
+            approvalPolicy?: components["schemas"]["ApprovalPolicy"];
         };
         /** @description a server with its providers, chosen tools, prompts and resources, and the names and types of the variables its tools reference; no id, timestamp or secret */
         ServerExportDocument: {
@@ -2450,9 +2482,37 @@ export interface components {
              * @description a string at most 200 character(s) long
              */
             gitRepoFullName?: string;
+            approvalPolicy?: components["schemas"]["ApprovalPolicy"];
         };
         ServerPromptLink: {
             promptID: components["schemas"]["Id"];
+        };
+        ServerProvider: {
+            id: components["schemas"]["Id"];
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            updatedAt: string;
+            /** Format: int32 */
+            version: number;
+            /** @enum {string} */
+            apiType: "REST";
+            /** @enum {string} */
+            visibilityType: "INTERNAL" | "PUBLIC";
+            baseURL: string;
+            documentURL: string;
+            iconURL: string;
+            secretPrefix: string;
+            name: string;
+            description: string;
+            tools: components["schemas"]["ServerTool"][];
+            oauth2Config?: components["schemas"]["ProviderOAuth2Config"];
         };
         ServerResourceLink: {
             resourceID: components["schemas"]["Id"];
@@ -2478,9 +2538,76 @@ export interface components {
             name: string;
             expiresAt?: string | null;
         };
+        ServerTool: {
+            id: components["schemas"]["Id"];
+            providerID: components["schemas"]["Id"];
+            /** @enum {string} */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+            path: string;
+            name: string;
+            title: string;
+            description: string;
+            /** @description a JSON object */
+            pathArgsJSONSchema: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON object */
+            queryArgsJSONSchema: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON object */
+            reqBodyJSONSchema: {
+                [key: string]: unknown;
+            };
+            reqContentType: string;
+            reqBodyEncoding: components["schemas"]["BodyEncoding"];
+            /** @description the JSON Schema of the upstream's success answer (the MCP outputSchema); null when none */
+            respBodyJSONSchema: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description LENIENT (default): tools/list declares respBodyJSONSchema with required dropped, null and extra properties allowed, so every 2xx answer is a success; EXACT: the schema as written, and an answer that does not match is a tool error
+             * @enum {string}
+             */
+            outputSchemaMode: "LENIENT" | "EXACT";
+            headers: {
+                /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
+                key: string;
+                /** @description a header value without CR, LF or NUL; may reference variables as ${NAME} */
+                value: string;
+            }[];
+            oauth2Scopes: string[];
+            serverSettings?: components["schemas"]["ServerToolSettings"];
+        };
         ServerToolLink: {
             providerID: components["schemas"]["Id"];
             toolID: components["schemas"]["Id"];
+            /** @description the MCP tool name in this server (the tool-name rule); "" for the tool's own name */
+            alias?: string | "";
+            /**
+             * maxLength(10000)
+             * @description replaces the tool's description here; "" for its own
+             */
+            description?: string;
+            fixedArgs?: components["schemas"]["FixedArgs"];
+            approval?: components["schemas"]["ToolApproval"];
+        };
+        ServerToolSettings: {
+            alias: string;
+            description: string;
+            fixedArgs: components["schemas"]["FixedArgs"];
+            approval: components["schemas"]["ToolApproval"];
+        };
+        ServerToolSettingsPatch: {
+            /** @description the MCP tool name in this server (the tool-name rule); "" for the tool's own name */
+            alias?: string | "";
+            /**
+             * maxLength(10000)
+             * @description replaces the tool's description here; "" for its own
+             */
+            description?: string;
+            fixedArgs?: components["schemas"]["FixedArgs"];
+            approval?: components["schemas"]["ToolApproval"];
         };
         /** @description RFC 9457 problem details of a 503 answer */
         ServiceUnavailableProblem: {
@@ -2497,6 +2624,11 @@ export interface components {
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
         };
+        /**
+         * @description INHERIT: as the server's approvalPolicy says; NEVER; ALWAYS
+         * @enum {string}
+         */
+        ToolApproval: "INHERIT" | "NEVER" | "ALWAYS";
         ToolCreate: {
             /**
              * @description the upstream HTTP method; any case is accepted and stored upper case
@@ -3086,7 +3218,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        tools: components["schemas"]["ProviderTool"][];
+                        tools: components["schemas"]["ServerTool"][];
                     };
                 };
             };
@@ -3130,7 +3262,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        tool: components["schemas"]["ProviderTool"];
+                        tool: components["schemas"]["ServerTool"];
                     };
                 };
             };
@@ -3141,6 +3273,45 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getServerTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description id of the tool (11 letters or digits; anything else answers 400) */
+                toolID: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tool: components["schemas"]["ServerTool"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3177,6 +3348,54 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateServerTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description id of the tool (11 letters or digits; anything else answers 400) */
+                toolID: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tool: components["schemas"]["ServerToolSettingsPatch"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tool: components["schemas"]["ServerTool"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4728,7 +4947,7 @@ export interface operations {
                 /** @description only events whose target has this id */
                 targetID?: string;
                 /** @description only events of this operation */
-                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "getServerTool" | "updateServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
                 /** @description only events at or after this time (RFC 3339) */
                 since?: string;
             };

@@ -11,6 +11,7 @@ import { referenceCases } from "./cases/references.js";
 import { roundTripCases } from "./cases/round-trips.js";
 import { secretCases } from "./cases/secrets.js";
 import { serverGraphCases } from "./cases/server-graphs.js";
+import { serverToolSettingsCases } from "./cases/server-tool-settings.js";
 import { transactionCases } from "./cases/transactions.js";
 import { uniquenessCases } from "./cases/uniqueness.js";
 import { upstreamConnectionCases } from "./cases/upstream-connections.js";
@@ -74,5 +75,6 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     upstreamConnectionCases(h);
     oauthServerRecordCases(h);
     gitSyncCases(h);
+    serverToolSettingsCases(h);
   });
 };

@@ -4,6 +4,7 @@ import {
   type ServerGraph,
   type ServerRow,
   type ServerStore,
+  storedServerRow,
   UniqueViolation,
 } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
@@ -67,7 +68,7 @@ export const memoryServers = (tables: Tables, references: MemoryReferences): Ser
         )
           return Effect.succeed(false);
         return checkServer(row, row.tenant).pipe(
-          Effect.andThen(() => insertNew(servers, "server", row)),
+          Effect.andThen(() => insertNew(servers, "server", storedServerRow(row))),
           Effect.as(true),
         );
       }),
@@ -77,7 +78,7 @@ export const memoryServers = (tables: Tables, references: MemoryReferences): Ser
         if (stored === undefined || stored.version !== expectedVersion) return Effect.succeed(false);
         return checkServer(row, stored.tenant).pipe(
           Effect.andThen(() => {
-            servers.set(row.id, { ...clone(row), tenant: stored.tenant, createdAt: stored.createdAt });
+            servers.set(row.id, { ...clone(storedServerRow(row)), tenant: stored.tenant, createdAt: stored.createdAt });
             return true;
           }),
         );

@@ -31,6 +31,8 @@ import { invalid } from "../validation/decode-write.js";
 import { validateInput } from "../validation/validate-input.js";
 import { documentProblems } from "./document-checks.js";
 import { toExportedTool, variablesReferencedBy } from "./export-document.js";
+import { patchedToolSettings } from "../server/server-tool-settings.js";
+import { DEFAULT_TOOL_SETTINGS, type ServerToolSettingsRow } from "../server/tool-settings-schema.js";
 import {
   type ExportedPrompt,
   type ExportedProvider,
@@ -166,6 +168,8 @@ const providersNamed = (tx: StorageTx, actor: Actor, name: string) =>
 interface ProviderOutcome {
   readonly link: ServerProviderLink | undefined;
   readonly tools: ReadonlyArray<ToolRow>;
+  /** The chosen tools' settings in the server (docs/api-rules.md §20). */
+  readonly toolSettings: ReadonlyArray<ServerToolSettingsRow>;
   readonly promptIds: ReadonlyArray<string>;
   readonly resourceIds: ReadonlyArray<string>;
 }
@@ -202,6 +206,8 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
       description: document.server.description ?? "",
       requestHeadersProxyEnabled: document.server.requestHeadersProxyEnabled ?? false,
       dynamicToolDiscoveryEnabled: document.server.dynamicToolDiscoveryEnabled ?? false,
+      approvalPolicy: document.server.approvalPolicy ?? "NONE",
+      toolSettings: [],
       providers: [],
       resourceIds: [],
       promptIds: [],
@@ -426,7 +432,20 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
       if (resolved === undefined) resolved = yield* create(doc, i);
       // A provider listed only for the server's prompts or resources does not join the server's providers.
       const linked = doc.tools.length > 0 || (doc.prompts.length === 0 && doc.resources.length === 0);
+      const toolSettings: Array<ServerToolSettingsRow> = [];
+      for (const [j, tool] of resolved.tools.entries()) {
+        const patch = doc.tools[j]?.serverSettings;
+        if (patch === undefined) continue;
+        const settings = yield* patchedToolSettings(
+          tool,
+          DEFAULT_TOOL_SETTINGS,
+          patch,
+          `providers[${i}].tools[${j}].serverSettings`,
+        );
+        toolSettings.push({ toolId: tool.id, ...settings });
+      }
       outcomes.push({
+        toolSettings,
         link: linked ? { providerId: resolved.row.id, toolIds: resolved.tools.map((t) => t.id) } : undefined,
         tools: resolved.tools,
         promptIds: resolved.prompts.map((p) => p.id),
@@ -435,9 +454,11 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
     }
 
     const chosen = outcomes.flatMap((o) => o.tools);
-    yield* checkDistinctToolNames(chosen);
+    const toolSettings = outcomes.flatMap((o) => o.toolSettings);
+    yield* checkDistinctToolNames(chosen, toolSettings);
     const composed: ServerRow = {
       ...server,
+      toolSettings,
       providers: outcomes.flatMap((o) => (o.link === undefined ? [] : [o.link])),
       promptIds: outcomes.flatMap((o) => o.promptIds),
       resourceIds: outcomes.flatMap((o) => o.resourceIds),

@@ -13,3 +13,4 @@ export * from "./schema-nesting.js";
 export * from "./upstream-credentials.js";
 export * from "./upstream-headers.js";
 export * from "./oauth-access-token.js";
+export * from "./pinned-arguments.js";

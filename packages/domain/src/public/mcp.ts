@@ -3,6 +3,7 @@
 // The MCP transport itself lives in @mcpsm/mcp-runtime.
 
 export * from "../mcp/index.js";
+export { servedToolName, toolSettingsOf } from "../server/tool-settings-rows.js";
 export { secretPrefixOf } from "../provider/secret-prefix.js";
 export { SERVER_TOKEN_PREFIX } from "../server-token/server-token-schema.js";
 export {

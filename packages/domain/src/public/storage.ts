@@ -21,6 +21,8 @@ export {
   UpstreamConnectionRow,
   VariableRow,
 } from "../storage/rows.js";
+export { ServerToolSettingsRow } from "../server/tool-settings-schema.js";
+export { isDefaultToolSettings, storedServerRow, storedToolSettings } from "../server/tool-settings-rows.js";
 export { type RecordKind, ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
 export {
   type AuditCursor,

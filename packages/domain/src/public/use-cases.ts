@@ -99,6 +99,12 @@ export {
   type ServerMembersInput,
 } from "../server/server-associations.js";
 export {
+  type GetServerToolInput,
+  getServerTool,
+  type UpdateServerToolInput,
+  updateServerTool,
+} from "../server/server-tool-settings.js";
+export {
   type CreateServerTokenInput,
   createServerToken,
   getServerToken,

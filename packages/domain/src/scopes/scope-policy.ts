@@ -13,6 +13,8 @@ export const SCOPE_POLICY = {
   listServerTools: "server:read",
   addServerTool: "server:update",
   removeServerTool: "server:update",
+  getServerTool: "server:read",
+  updateServerTool: "server:update",
   listServerResources: "server:read",
   addServerResource: "server:update",
   removeServerResource: "server:update",

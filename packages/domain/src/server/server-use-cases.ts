@@ -142,6 +142,8 @@ export const createServer = defineUseCase("createServer", (actor: Actor, { serve
           description: description ?? "",
           requestHeadersProxyEnabled: input.requestHeadersProxyEnabled ?? false,
           dynamicToolDiscoveryEnabled: input.dynamicToolDiscoveryEnabled ?? false,
+          approvalPolicy: input.approvalPolicy ?? "NONE",
+          toolSettings: [],
           ...composition,
           ...git.fields,
         };
@@ -193,7 +195,7 @@ export const updateServer = defineUseCase(
               detail: `version ${patch.version} does not match the stored version ${stored.version}`,
             });
           const { composition, chosenTools } = yield* resolveComposition(tx, actor, patch, stored);
-          yield* checkDistinctToolNames(chosenTools);
+          yield* checkDistinctToolNames(chosenTools, stored.toolSettings);
           const git = yield* resolveGitTarget(tx, actor, patch, stored);
           const next: ServerRow = {
             ...stored,
@@ -201,6 +203,7 @@ export const updateServer = defineUseCase(
             description: description ?? stored.description,
             requestHeadersProxyEnabled: patch.requestHeadersProxyEnabled ?? stored.requestHeadersProxyEnabled,
             dynamicToolDiscoveryEnabled: patch.dynamicToolDiscoveryEnabled ?? stored.dynamicToolDiscoveryEnabled,
+            approvalPolicy: patch.approvalPolicy ?? stored.approvalPolicy ?? "NONE",
             ...composition,
             ...git.fields,
           };

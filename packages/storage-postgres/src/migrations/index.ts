@@ -13,6 +13,7 @@ import { Migration20261124095030_expected_write_refusal } from "./Migration20261
 import { Migration20261124101104_tool_of_provider_per_statement } from "./Migration20261124101104_tool_of_provider_per_statement.js";
 import { Migration20261128105552_tool_body_fields } from "./Migration20261128105552_tool_body_fields.js";
 import { Migration20261128110000_tool_operation_path } from "./Migration20261128110000_tool_operation_path.js";
+import { Migration20261128140037_server_tool_settings } from "./Migration20261128140037_server_tool_settings.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -37,4 +38,5 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
   },
   { name: "Migration20261128105552_tool_body_fields", class: Migration20261128105552_tool_body_fields },
   { name: "Migration20261128110000_tool_operation_path", class: Migration20261128110000_tool_operation_path },
+  { name: "Migration20261128140037_server_tool_settings", class: Migration20261128140037_server_tool_settings },
 ];

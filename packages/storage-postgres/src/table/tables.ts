@@ -39,8 +39,13 @@ export const describeRecordTables = (metadata: MetadataStorage) => ({
   prompts: describeTable(metadata.get(PromptEntity), PromptRow),
   resources: describeTable(metadata.get(ResourceEntity), ResourceRow),
   variables: describeTable(metadata.get(VariableEntity), VariableRow),
-  // A server's links live in the server_* link tables (see graphs.ts and tx/servers.ts).
-  servers: describeTable(metadata.get(ServerEntity), ServerRow, ["providers", "resourceIds", "promptIds"]),
+  // A server's links (and its tools' settings) live in the server_* link tables (graphs.ts, tx/servers.ts).
+  servers: describeTable(metadata.get(ServerEntity), ServerRow, [
+    "providers",
+    "resourceIds",
+    "promptIds",
+    "toolSettings",
+  ]),
   serverTokens: describeTable(metadata.get(ServerTokenEntity), ServerTokenRow),
   auditEvents: describeTable(metadata.get(AuditEventEntity), AuditEventRow),
   upstreamConnections: describeTable(metadata.get(UpstreamConnectionEntity), UpstreamConnectionRow),
