@@ -1478,6 +1478,7 @@ export interface components {
                         value: string;
                     }[];
                     oauth2Scopes: string[];
+                    serverSettings?: components["schemas"]["ServerToolSettings"];
                 }[];
                 oauth2Config?: components["schemas"]["ProviderOAuth2Config"];
             }[];

@@ -3,9 +3,9 @@ import { Id } from "../ids/id.js";
 import { PromptCreate, PromptRecord } from "../prompt/prompt-schema.js";
 import { OAuth2ConfigWrite, ProviderCreate } from "../provider/provider-schema.js";
 import { ResourceCreate, ResourceRecord } from "../resource/resource-schema.js";
-import { ServerRecord } from "../server/server-schema.js";
+import { ServerRecord, ServerToolRecord } from "../server/server-schema.js";
 import { ApprovalPolicy, ServerToolSettingsPatch } from "../server/tool-settings-schema.js";
-import { ToolCreate, ToolRecord } from "../tool/tool-schema.js";
+import { ToolCreate } from "../tool/tool-schema.js";
 import { optional } from "../validation/optional-field.js";
 import { Int32, LongText, Name } from "../validation/text.js";
 import { VariableName, VariableType } from "../variable/variable-schema.js";
@@ -147,7 +147,7 @@ export const ImportedServer = Schema.Struct({
     Schema.Struct({
       ...ServerRecord.fields.providers.value.fields,
       id: optional(Id),
-      tools: Schema.Array(Schema.Struct(withOptionalIds(ToolRecord.fields))),
+      tools: Schema.Array(Schema.Struct(withOptionalIds(ServerToolRecord.fields))),
     }),
   ),
   resources: Schema.Array(Schema.Struct(withOptionalIds(ResourceRecord.fields))),

@@ -12,13 +12,17 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const COLUMN = { pathArgs: "pathArgsJSONSchema", queryArgs: "queryArgsJSONSchema", bodyArgs: "reqBodyJSONSchema" } as const;
 
-/** A part schema without the pinned properties (neither listed nor required). */
-const withoutPinned = (schema: Record<string, unknown>, pinned: ReadonlyArray<string>): Record<string, unknown> => {
+/**
+ * A part schema without the pinned properties (neither listed nor required); null when nothing is left for
+ * the caller to give (the part then disappears from the offered schema).
+ */
+const withoutPinned = (schema: Record<string, unknown>, pinned: ReadonlyArray<string>): Record<string, unknown> | null => {
   const { properties, required, ...rest } = schema;
   const kept = isRecord(properties)
     ? Object.fromEntries(Object.entries(properties).filter(([name]) => !pinned.includes(name)))
     : properties;
   const stillRequired = Array.isArray(required) ? required.filter((name) => !pinned.includes(name)) : required;
+  if (isRecord(kept) && Object.keys(kept).length === 0) return null;
   return {
     ...rest,
     ...(kept === undefined ? {} : { properties: kept }),
