@@ -1,5 +1,6 @@
 import type { Storage } from "@mcpsm/domain/storage";
 import { afterAll, beforeEach, describe } from "vitest";
+import { approvalCases } from "./cases/approvals.js";
 import { auditEventCases } from "./cases/audit-events.js";
 import { cascadeCases } from "./cases/cascades.js";
 import { gitSyncCases } from "./cases/git-sync.js";
@@ -76,5 +77,6 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     oauthServerRecordCases(h);
     gitSyncCases(h);
     serverToolSettingsCases(h);
+    approvalCases(h);
   });
 };

@@ -1,5 +1,6 @@
 import type { StorageTx } from "@mcpsm/domain/storage";
 import { memoryAuditEvents } from "./audit-events.js";
+import { memoryApprovals } from "./approvals.js";
 import { memoryGitSync } from "./git-sync.js";
 import { memoryOAuthServerRecords } from "./oauth-server-records.js";
 import { memoryProviderChildren } from "./provider-children.js";
@@ -29,5 +30,6 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
     ...memoryAuditEvents(tables),
     ...memoryOAuthServerRecords(tables),
     ...memoryGitSync(tables, (reference) => references.referencingServers(reference)),
+    ...memoryApprovals(tables),
   };
 };

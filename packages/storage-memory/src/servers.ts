@@ -91,6 +91,8 @@ export const memoryServers = (tables: Tables, references: MemoryReferences): Ser
             dropConnections((row) => row.serverTokenId === tokenId);
           }
         tables.gitSyncs.delete(id);
+        for (const [approvalId, approval] of tables.approvals)
+          if (approval.serverId === id) tables.approvals.delete(approvalId);
         servers.delete(id);
       }),
     findServer: find(servers),

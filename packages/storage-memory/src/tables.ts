@@ -1,4 +1,5 @@
 import type {
+  ApprovalRow,
   AuditEventRow,
   OAuthServerRecordRow,
   GitConnectionRow,
@@ -39,6 +40,8 @@ export interface Tables {
   auditEvents: ReadonlyArray<AuditEventRow>;
   /** The records of the service's OAuth authorization server, by their `<model>:<id>`. */
   readonly oauthServerRecords: Map<string, OAuthServerRecordRow>;
+  /** Calls waiting for approval (docs/api-rules.md §20). */
+  readonly approvals: Map<string, ApprovalRow>;
 }
 
 /** An empty store. */
@@ -56,6 +59,7 @@ export const emptyTables = (): Tables => ({
   gitSyncs: new Map(),
   auditEvents: [],
   oauthServerRecords: new Map(),
+  approvals: new Map(),
 });
 
 /** A snapshot a transaction may write to without touching `tables` (rows are shared, see `Tables`). */
@@ -73,4 +77,5 @@ export const copyTables = (tables: Tables): Tables => ({
   gitSyncs: new Map(tables.gitSyncs),
   auditEvents: tables.auditEvents,
   oauthServerRecords: new Map(tables.oauthServerRecords),
+  approvals: new Map(tables.approvals),
 });

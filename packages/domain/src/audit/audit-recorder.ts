@@ -181,6 +181,8 @@ const AUDITED_TABLES: ReadonlyArray<AuditedTable> = [
     delete: "deleteUpstreamConnection",
   },
   { kind: "gitConnection", find: "findGitConnection", insert: "insertGitConnection", delete: "deleteGitConnection" },
+  // A decision on a call waiting for approval (docs/api-rules.md §20).
+  { kind: "approval", find: "findApproval", casUpdate: "updateApproval" },
 ];
 
 /** Port methods that write but change no management record: the trail itself, and key rotation (`rekey`). */
@@ -199,6 +201,8 @@ const UNAUDITED_WRITES: ReadonlySet<string> = new Set([
   "pruneOAuthServerRecords",
   // The git outbox's worker settling a push: the state of a background job, not a management record.
   "settleGitSync",
+  // A call asking for approval: the MCP endpoint's state of a flow; its decision is audited.
+  "insertApproval",
 ]);
 
 /** The names the port gives its writes. */

@@ -20,6 +20,7 @@ export const AUDIT_TARGET_KINDS = [
   "token",
   "connection",
   "gitConnection",
+  "approval",
 ] as const;
 export const AuditTargetKind = Schema.Literal(...AUDIT_TARGET_KINDS);
 export type AuditTargetKind = typeof AuditTargetKind.Type;

@@ -40,6 +40,7 @@ export {
   ServerToolLink,
   ServerToolRecord,
 } from "../server/server-schema.js";
+export { ApprovalDecisionBody, ApprovalRecord } from "../approval/approval-schema.js";
 export {
   ApprovalPolicy,
   FixedArgs,

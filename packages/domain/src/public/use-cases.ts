@@ -99,6 +99,11 @@ export {
   type ServerMembersInput,
 } from "../server/server-associations.js";
 export {
+  type DecideApprovalInput,
+  decideApproval,
+  listApprovals,
+} from "../approval/approval-use-cases.js";
+export {
   type GetServerToolInput,
   getServerTool,
   type UpdateServerToolInput,

@@ -62,6 +62,8 @@ export const SCOPE_POLICY = {
   getServerGitSync: "server:read",
   exportServer: "server:read",
   importServer: "server:create",
+  listApprovals: "approval:decide",
+  decideApproval: "approval:decide",
 } as const satisfies Record<string, Scope>;
 
 /** The name of a management operation. */

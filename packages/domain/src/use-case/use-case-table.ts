@@ -10,6 +10,7 @@ import { PROVIDER_RESOURCE_USE_CASES } from "../resource/resource-use-cases.js";
 import type { Operation } from "../scopes/scope-policy.js";
 import { SERVER_MEMBER_USE_CASES } from "../server/server-associations.js";
 import { SERVER_TOOL_SETTINGS_USE_CASES } from "../server/server-tool-settings.js";
+import { APPROVAL_USE_CASES } from "../approval/approval-use-cases.js";
 import { SERVER_USE_CASES } from "../server/server-use-cases.js";
 import { SERVER_TOKEN_USE_CASES } from "../server-token/server-token-use-cases.js";
 import type { Actor } from "../tenancy/actor.js";
@@ -35,6 +36,7 @@ export const USE_CASES = {
   ...SERVER_USE_CASES,
   ...SERVER_MEMBER_USE_CASES,
   ...SERVER_TOOL_SETTINGS_USE_CASES,
+  ...APPROVAL_USE_CASES,
   ...SERVER_TOKEN_USE_CASES,
   ...PROVIDER_USE_CASES,
   ...PROVIDER_TOOL_USE_CASES,

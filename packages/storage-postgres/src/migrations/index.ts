@@ -14,6 +14,7 @@ import { Migration20261124101104_tool_of_provider_per_statement } from "./Migrat
 import { Migration20261128105552_tool_body_fields } from "./Migration20261128105552_tool_body_fields.js";
 import { Migration20261128110000_tool_operation_path } from "./Migration20261128110000_tool_operation_path.js";
 import { Migration20261128140037_server_tool_settings } from "./Migration20261128140037_server_tool_settings.js";
+import { Migration20261128145706_tool_approvals } from "./Migration20261128145706_tool_approvals.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -39,4 +40,5 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
   { name: "Migration20261128105552_tool_body_fields", class: Migration20261128105552_tool_body_fields },
   { name: "Migration20261128110000_tool_operation_path", class: Migration20261128110000_tool_operation_path },
   { name: "Migration20261128140037_server_tool_settings", class: Migration20261128140037_server_tool_settings },
+  { name: "Migration20261128145706_tool_approvals", class: Migration20261128145706_tool_approvals },
 ];

@@ -2,6 +2,7 @@ import { defineEntity, p } from "@mikro-orm/postgresql";
 import { AuditEventEntity } from "./audit-event-entity.js";
 import { GitConnectionEntity } from "./git-entities.js";
 import { OAuthServerRecordEntity } from "./oauth-server-record-entity.js";
+import { ApprovalEntity } from "./approval-entity.js";
 
 // The relational mapping of the stored records, and the one description of each table: the committed
 // migrations are generated from it (a test proves that migrating produces exactly this: an empty schema
@@ -549,4 +550,5 @@ export const ENTITIES = [
   UpstreamAuthorizationEntity,
   OAuthServerRecordEntity,
   GitSyncEntity,
+  ApprovalEntity,
 ] as const;

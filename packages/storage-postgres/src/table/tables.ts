@@ -1,4 +1,5 @@
 import {
+  ApprovalRow,
   AuditEventRow,
   OAuthServerRecordRow,
   GitConnectionRow,
@@ -26,6 +27,7 @@ import {
   UpstreamConnectionEntity,
   VariableEntity,
 } from "../schema/entities.js";
+import { ApprovalEntity } from "../schema/approval-entity.js";
 import { AuditEventEntity } from "../schema/audit-event-entity.js";
 import { OAuthServerRecordEntity } from "../schema/oauth-server-record-entity.js";
 import { GitConnectionEntity } from "../schema/git-entities.js";
@@ -53,6 +55,7 @@ export const describeRecordTables = (metadata: MetadataStorage) => ({
   oauthServerRecords: describeTable(metadata.get(OAuthServerRecordEntity), OAuthServerRecordRow),
   gitConnections: describeTable(metadata.get(GitConnectionEntity), GitConnectionRow),
   gitSyncs: describeTable(metadata.get(GitSyncEntity), GitSyncRow),
+  approvals: describeTable(metadata.get(ApprovalEntity), ApprovalRow),
 });
 
 /**
