@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { mountApprovalPages } from "./approvals/approval-pages.js";
 import { Router } from "@koa/router";
 import type { McpRuntime } from "@mcpsm/mcp-runtime";
 import Koa, { type Middleware } from "koa";
@@ -178,6 +179,7 @@ export const createApp = (deps: AppDeps): Koa => {
     router.get("/oauth2/authorize", page(consent.authorize));
     router.get("/oauth2/callback", page(consent.callback));
   }
+  mountApprovalPages(router, deps.runtime as never);
   mountConsole(router, deps.consoleOAuth);
   for (const route of ROUTES) {
     const handler = operationMiddleware(route, deps);

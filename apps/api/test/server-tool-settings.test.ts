@@ -72,8 +72,9 @@ beforeAll(async () => {
     expect(settings.status, settings.text).toBe(200);
   }
   ids.token = (await owner.api.post(`/servers/${ids.server}/tokens`, { token: { name: "t" } })).body.token.value;
-  ids.discoveryToken = (await owner.api.post(`/servers/${ids.discovery}/tokens`, { token: { name: "t" } })).body.token
-    .value;
+  ids.discoveryToken = (
+    await owner.api.post(`/servers/${ids.discovery}/tokens`, { token: { name: "t" } })
+  ).body.token.value;
 });
 
 afterAll(async () => {
@@ -104,7 +105,9 @@ describe("GET|PATCH /servers/{id}/tools/{toolID}", () => {
     expect(chosen.serverSettings).toEqual(one.body.tool.serverSettings);
     // A tool without settings shows none, so its record is the provider's.
     expect(untouched.serverSettings).toBeUndefined();
-    const same = await owner.api.patch(`/servers/${ids.server}/tools/${ids.tool}`, { tool: { alias: "openAcmeIssue" } });
+    const same = await owner.api.patch(`/servers/${ids.server}/tools/${ids.tool}`, {
+      tool: { alias: "openAcmeIssue" },
+    });
     expect(same.status).toBe(200);
     expect((await owner.api.get(`/servers/${ids.server}`)).body.server.version).toBe(2);
   });
@@ -121,7 +124,9 @@ describe("GET|PATCH /servers/{id}/tools/{toolID}", () => {
   });
 
   it("an alias taken by another tool of the server is 409; the other tool's own name is free once aliased", async () => {
-    const taken = await owner.api.patch(`/servers/${ids.server}/tools/${ids.other}`, { tool: { alias: "openAcmeIssue" } });
+    const taken = await owner.api.patch(`/servers/${ids.server}/tools/${ids.other}`, {
+      tool: { alias: "openAcmeIssue" },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.code).toBe("ALREADY_EXISTS");
     const free = await owner.api.patch(`/servers/${ids.server}/tools/${ids.other}`, { tool: { alias: "createIssue" } });
@@ -135,7 +140,9 @@ describe("GET|PATCH /servers/{id}/tools/{toolID}", () => {
       tool: { name: "loose", method: "GET", path: "/loose" },
     });
     expect((await owner.api.get(`/servers/${ids.server}/tools/${loose.body.tool.id}`)).status).toBe(404);
-    expect((await owner.api.patch(`/servers/${ids.server}/tools/${loose.body.tool.id}`, { tool: {} })).status).toBe(404);
+    expect((await owner.api.patch(`/servers/${ids.server}/tools/${loose.body.tool.id}`, { tool: {} })).status).toBe(
+      404,
+    );
     const stranger = await svc.tenant("stranger");
     expect((await stranger.api.get(`/servers/${ids.server}/tools/${ids.tool}`)).status).toBe(404);
     expect(
@@ -166,7 +173,9 @@ describe.each(ERAS)("over MCP (%s)", (era) => {
       expect(tools.map((t) => t.name).sort()).toEqual(["listIssues", "openAcmeIssue"]);
       const offered = tools.find((t) => t.name === "openAcmeIssue");
       expect(offered?.description).toBe("Open an issue in the Acme organisation (EU)");
-      const schema = offered?.inputSchema as { properties: Record<string, { properties?: object; required?: unknown }> };
+      const schema = offered?.inputSchema as {
+        properties: Record<string, { properties?: object; required?: unknown }>;
+      };
       expect(schema.properties.pathArgs).toBeUndefined();
       expect(Object.keys(schema.properties.queryArgs?.properties ?? {})).toEqual(["dryRun"]);
       expect(Object.keys(schema.properties.bodyArgs?.properties ?? {})).toEqual(["title"]);
@@ -188,8 +197,14 @@ describe.each(ERAS)("over MCP (%s)", (era) => {
         },
       });
       expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
-      expect(result.structuredContent).toMatchObject({ method: "POST", url: "/orgs/acme/issues?region=eu&dryRun=true" });
-      expect(JSON.parse((result.structuredContent as { body: string }).body)).toEqual({ title: "Broken", label: "agent" });
+      expect(result.structuredContent).toMatchObject({
+        method: "POST",
+        url: "/orgs/acme/issues?region=eu&dryRun=true",
+      });
+      expect(JSON.parse((result.structuredContent as { body: string }).body)).toEqual({
+        title: "Broken",
+        label: "agent",
+      });
       // The provider's own name is not served here.
       const old = await client.callTool({ name: "createIssue", arguments: {} }).catch((e: Error) => e);
       expect(old instanceof Error || (old as { isError?: boolean }).isError === true).toBe(true);
@@ -208,7 +223,8 @@ describe.each(ERAS)("over MCP (%s)", (era) => {
         description: "Open an issue in the Acme organisation (EU)",
       });
       const definition = await client.callTool({ name: "getToolDefinition", arguments: { name: "openAcmeIssue" } });
-      const input = (definition.structuredContent as { inputSchema: { properties: Record<string, unknown> } }).inputSchema;
+      const input = (definition.structuredContent as { inputSchema: { properties: Record<string, unknown> } })
+        .inputSchema;
       expect(Object.keys(input.properties).sort()).toEqual(["bodyArgs", "queryArgs"]);
       const used = await client.callTool({
         name: "useTool",

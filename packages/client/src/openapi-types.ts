@@ -712,6 +712,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tool calls waiting for approval
+         * @description Needs the scope `approval:decide` (Decide on tool calls waiting for approval).
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/{approvalID}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or deny a tool call waiting for approval
+         * @description Needs the scope `approval:decide` (Decide on tool calls waiting for approval).
+         */
+        post: operations["decideApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -964,6 +1004,34 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Approval: {
+            id: string;
+            serverID: string;
+            toolID: string;
+            toolName: string;
+            principal: string;
+            /** @description the call's arguments as JSON, secret-looking values masked */
+            arguments: string;
+            /** @enum {string} */
+            status: "PENDING" | "APPROVED" | "DENIED" | "USED";
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            expiresAt: string;
+            /** @description RFC 3339; "" while undecided */
+            decidedAt: string;
+            decidedBy: string;
+        };
+        ApprovalDecision: {
+            /** @enum {string} */
+            decision: "APPROVE" | "DENY";
+        };
         /**
          * @description NONE (default); DESTRUCTIVE: tools annotated destructiveHint; WRITES: every method but GET, HEAD, OPTIONS
          * @enum {string}
@@ -986,7 +1054,7 @@ export interface components {
             operation: string;
             target: {
                 /** @enum {string} */
-                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token" | "connection" | "gitConnection";
+                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token" | "connection" | "gitConnection" | "approval";
                 id: string;
             };
             /** Format: int32 */
@@ -4948,7 +5016,7 @@ export interface operations {
                 /** @description only events whose target has this id */
                 targetID?: string;
                 /** @description only events of this operation */
-                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "getServerTool" | "updateServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection";
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "getServerTool" | "updateServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "listApprovals" | "decideApproval" | "createProviderConnection";
                 /** @description only events at or after this time (RFC 3339) */
                 since?: string;
             };
@@ -5321,6 +5389,82 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        approvals: components["schemas"]["Approval"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    decideApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the approvalID (11 letters or digits; anything else answers 400) */
+                approvalID: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalDecision"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        approval: components["schemas"]["Approval"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -105,9 +105,10 @@ export const compileServer = (view: McpServerView): CompiledServer => {
     const offered = offeredTool(stored, settings);
     if (provider === undefined || tools.has(offered.name)) continue;
     tools.set(offered.name, {
-      row: offered.name === stored.name && offered.description === stored.description
-        ? stored
-        : { ...stored, name: offered.name, description: offered.description },
+      row:
+        offered.name === stored.name && offered.description === stored.description
+          ? stored
+          : { ...stored, name: offered.name, description: offered.description },
       provider,
       definition: toolEntry(offered, provider),
       fixedArgs: settings.fixedArgs,

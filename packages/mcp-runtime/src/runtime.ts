@@ -189,6 +189,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     inFlight,
     authorization: options.upstreamAuthorization,
     authFetch,
+    approvalUrl: site.approvalUrl,
   };
   // The fast lane's synthetic requests (what would the SDK answer?) are no operation of anyone's: unobserved.
   const quietServices: UpstreamServices = { ...services, instrumentation: NO_INSTRUMENTATION };

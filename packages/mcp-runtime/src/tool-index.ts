@@ -39,7 +39,9 @@ const argumentsOf = (tool: CompiledTool): SearchableTool["arguments"] => {
       schema !== undefined && pinned.length > 0 && isRecord(schema.properties)
         ? {
             ...schema,
-            properties: Object.fromEntries(Object.entries(schema.properties).filter(([name]) => !pinned.includes(name))),
+            properties: Object.fromEntries(
+              Object.entries(schema.properties).filter(([name]) => !pinned.includes(name)),
+            ),
           }
         : schema;
     if (open !== undefined) visit(open, open, 1);

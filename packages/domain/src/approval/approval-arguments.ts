@@ -16,14 +16,12 @@ const canonical = (value: unknown): string => {
 
 /** The binding of an approval to the exact arguments: SHA-256 of its id (the salt) and their canonical JSON. */
 export const argumentsHash = (approvalId: string, args: unknown): string =>
-  createHash("sha256").update(`${approvalId}\n${canonical(args ?? {})}`).digest("hex");
+  createHash("sha256")
+    .update(`${approvalId}\n${canonical(args ?? {})}`)
+    .digest("hex");
 
 const SECRET_NAME = /pass|secret|token|key|auth|credential|cookie|session|signature|private/i;
 
 /** The arguments' JSON for a person to read, values under secret-looking names masked as "***". */
 export const shownArguments = (args: unknown): string =>
-  JSON.stringify(
-    args ?? {},
-    (key, value) => (key !== "" && SECRET_NAME.test(key) ? "***" : value),
-    2,
-  );
+  JSON.stringify(args ?? {}, (key, value) => (key !== "" && SECRET_NAME.test(key) ? "***" : value), 2);

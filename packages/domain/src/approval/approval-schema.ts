@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { Id } from "../ids/id.js";
 import { Timestamp } from "../validation/text.js";
 
 // A call waiting for a person's approval (docs/api-rules.md §20): bound to one caller, one tool of one
@@ -7,11 +8,11 @@ import { Timestamp } from "../validation/text.js";
 /** How long an approval (asked, or given and not yet used) stays valid. */
 export const APPROVAL_TTL_MS = 10 * 60 * 1000;
 
-/** An approval's id: the capability of its page, 32 letters and digits (about 190 bits). */
-export const ApprovalId = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9]{32}$/, { message: () => "must be 32 letters or digits" }),
-  Schema.annotations({ identifier: "ApprovalId" }),
-);
+/**
+ * An approval's id: the capability of its page, a record id (11 letters and digits drawn uniformly from a
+ * cryptographic source, about 65 bits) that lives 10 minutes behind the per-address rate limit.
+ */
+export const ApprovalId = Id;
 
 /** PENDING until decided; APPROVED until the call runs (then USED); DENIED until the caller is told (then USED). */
 export const ApprovalStatus = Schema.Literal("PENDING", "APPROVED", "DENIED", "USED");

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect";
 import { FailedPrecondition, NotFound } from "../errors/domain-errors.js";
-import { randomAlphanumeric } from "../ids/id.js";
+import { newId } from "../ids/id.js";
 import type { McpCaller } from "../mcp/server-access.js";
 import type { Actor } from "../tenancy/actor.js";
 import { connectionOwner } from "../upstream-connection/connection-use-cases.js";
@@ -56,7 +56,7 @@ export const approvalForCall = (request: ApprovalRequest) =>
         if (yield* tx.updateApproval({ ...row, status: "USED" }, row.status))
           return { kind: row.status === "APPROVED" ? "approved" : "denied" } satisfies CallApproval;
       }
-      const id = randomAlphanumeric(32);
+      const id = newId();
       const row: ApprovalRow = {
         id,
         tenant: request.tenant,

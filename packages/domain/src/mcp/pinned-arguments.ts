@@ -10,13 +10,20 @@ import { ARGUMENT_PARTS, methodTraits } from "./tool-arguments.js";
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-const COLUMN = { pathArgs: "pathArgsJSONSchema", queryArgs: "queryArgsJSONSchema", bodyArgs: "reqBodyJSONSchema" } as const;
+const COLUMN = {
+  pathArgs: "pathArgsJSONSchema",
+  queryArgs: "queryArgsJSONSchema",
+  bodyArgs: "reqBodyJSONSchema",
+} as const;
 
 /**
  * A part schema without the pinned properties (neither listed nor required); null when nothing is left for
  * the caller to give (the part then disappears from the offered schema).
  */
-const withoutPinned = (schema: Record<string, unknown>, pinned: ReadonlyArray<string>): Record<string, unknown> | null => {
+const withoutPinned = (
+  schema: Record<string, unknown>,
+  pinned: ReadonlyArray<string>,
+): Record<string, unknown> | null => {
   const { properties, required, ...rest } = schema;
   const kept = isRecord(properties)
     ? Object.fromEntries(Object.entries(properties).filter(([name]) => !pinned.includes(name)))

@@ -25,9 +25,7 @@ export const inIdOrder = <T extends { readonly id: string }>(ids: ReadonlyArray<
  * leaves default settings out (a server answer, where most tools have none).
  */
 export const toServerToolRecord = (tool: ToolRow, settings: ServerToolSettings, always = true): ServerToolRecord =>
-  always || !isDefaultToolSettings(settings)
-    ? { ...toToolRecord(tool), serverSettings: settings }
-    : toToolRecord(tool);
+  always || !isDefaultToolSettings(settings) ? { ...toToolRecord(tool), serverSettings: settings } : toToolRecord(tool);
 
 /** The wire form of a server: its providers carry only the chosen tools; lists keep the server's order. */
 export const toServerRecord = (graph: ServerGraph): ServerRecord => {

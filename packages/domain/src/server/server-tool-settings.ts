@@ -108,7 +108,12 @@ export const updateServerTool = defineUseCase(
           const toolSettings = withToolSettings(stored, toolId, settings);
           yield* checkDistinctToolNames(graph.tools, toolSettings);
           if (JSON.stringify(toolSettings) !== JSON.stringify(stored.toolSettings ?? []))
-            yield* saveServer(tx, stored, { ...stored, toolSettings, version: stored.version + 1, updatedAt: yield* now }, false);
+            yield* saveServer(
+              tx,
+              stored,
+              { ...stored, toolSettings, version: stored.version + 1, updatedAt: yield* now },
+              false,
+            );
           return toServerToolRecord(tool, settings);
         }),
       );

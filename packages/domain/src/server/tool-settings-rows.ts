@@ -18,7 +18,9 @@ export const isDefaultToolSettings = (settings: ServerToolSettings): boolean =>
 
 /** Pinned arguments without empty parts (`{pathArgs: {}}` is no pin). */
 export const normalFixedArgs = (fixed: FixedArgs): FixedArgs =>
-  Object.fromEntries(Object.entries(fixed).filter(([, values]) => values !== undefined && Object.keys(values).length > 0));
+  Object.fromEntries(
+    Object.entries(fixed).filter(([, values]) => values !== undefined && Object.keys(values).length > 0),
+  );
 
 /** The settings of one chosen tool in a server (the defaults when it has none). */
 export const toolSettingsOf = (server: ServerRow, toolId: string): ServerToolSettings => {

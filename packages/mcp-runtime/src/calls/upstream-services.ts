@@ -21,4 +21,6 @@ export interface UpstreamServices {
   readonly authorization?: UpstreamAuthorization | undefined;
   /** Outbound HTTP for authorization servers, under the same network policy and limits as upstream calls. */
   readonly authFetch?: PolicyFetch | undefined;
+  /** The public URL of an approval's page (docs/api-rules.md §20). */
+  readonly approvalUrl?: ((id: string) => string) | undefined;
 }

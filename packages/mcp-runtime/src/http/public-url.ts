@@ -19,6 +19,8 @@ export interface PublicSite {
   /** Its RFC 9728 protected resource metadata URL. */
   readonly metadataUrl: (serverId: string) => string;
   readonly docsUrl: () => string;
+  /** The page where a person approves or denies a tool call (docs/api-rules.md §20). */
+  readonly approvalUrl: (id: string) => string;
   readonly allowedHosts: () => ReadonlyArray<string>;
   readonly allowedOrigins: () => ReadonlyArray<string>;
 }
@@ -48,6 +50,7 @@ export const publicSite = (settings: McpSettings, listenUrl: string | (() => str
     resourceUrl: (serverId) => `${get().origin}/mcp/${serverId}`,
     metadataUrl: (serverId) => `${get().origin}/.well-known/oauth-protected-resource/mcp/${serverId}`,
     docsUrl: () => `${get().origin}/docs`,
+    approvalUrl: (id) => `${get().origin}/approvals/${id}`,
     allowedHosts: () => get().allowedHosts,
     allowedOrigins: () => get().allowedOrigins,
   };

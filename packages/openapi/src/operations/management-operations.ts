@@ -1,4 +1,5 @@
 import type { ManagementOperation } from "./define-operation.js";
+import { APPROVAL_OPERATIONS } from "./approval-operations.js";
 import { AUDIT_OPERATIONS } from "./audit-operations.js";
 import { GIT_OPERATIONS } from "./git-operations.js";
 import { PROVIDER_CHILD_OPERATIONS } from "./provider-child-operations.js";
@@ -22,4 +23,5 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementOperation> = [
   ...PROVIDER_CONNECTION_OPERATIONS,
   ...SERVER_TRANSFER_OPERATIONS,
   ...GIT_OPERATIONS,
+  ...APPROVAL_OPERATIONS,
 ];

@@ -21,7 +21,9 @@ export const approvalOperations: Operations<
           Effect.asVoid,
           Effect.catchTag("ConstraintBreach", (breach) =>
             breach.code === "23503"
-              ? Effect.fail(new ReferenceViolation({ kind: "server", detail: `server '${row.serverId}' does not exist` }))
+              ? Effect.fail(
+                  new ReferenceViolation({ kind: "server", detail: `server '${row.serverId}' does not exist` }),
+                )
               : unexpected(breach),
           ),
         ),
