@@ -106,6 +106,11 @@ const AUDIT_EXPECTATIONS: { readonly [O in Operation]: Expectation } = {
   getGitConnection: "read",
   deleteGitConnection: "gitConnection",
   getServerGitSync: "read",
+  getServerTool: "read",
+  updateServerTool: "server",
+  listApprovals: "read",
+  // Deciding needs an approval a call asked for: tool-approval.test.ts checks its audit event.
+  decideApproval: "read",
 };
 const expectationOf = (route: (typeof ROUTES)[number]): Expectation | undefined =>
   (AUDIT_EXPECTATIONS as Readonly<Record<string, Expectation>>)[route.operation];

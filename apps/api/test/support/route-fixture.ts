@@ -156,6 +156,10 @@ const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   getGitConnection: (f) => ({ params: { id: f.G } }),
   deleteGitConnection: (f) => ({ params: { id: f.G } }),
   getServerGitSync: (f) => ({ params: { id: f.S } }),
+  getServerTool: (f) => ({ params: { id: f.S, toolID: f.T } }),
+  updateServerTool: (f) => ({ params: { id: f.S, toolID: f.T }, body: { tool: { description: "here" } } }),
+  listApprovals: () => ({ params: {} }),
+  decideApproval: (f) => ({ params: { approvalID: f.S }, body: { decision: "DENY" } }),
 };
 
 /** The concrete path of `route` with its parameters filled in. */
