@@ -109,6 +109,8 @@ describe("approval before a destructive call", () => {
         const decided = await owner.api.post(`/approvals/${id}/decision`, { decision: "APPROVE" });
         expect(decided.status, decided.text).toBe(200);
         expect((await owner.api.post(`/approvals/${id}/decision`, { decision: "DENY" })).status).toBe(409);
+        const audit = await owner.api.get(`/audit-events?targetID=${id}`);
+        expect(audit.body.auditEvents.map((e: { operation: string }) => e.operation)).toEqual(["decideApproval"]);
         // Other arguments are another call: asked again.
         const otherArgs = await client.callTool({ name: "deleteThing", arguments: { queryArgs: { id: "y" } } });
         expect(approvalIdIn(textOf(otherArgs))).not.toBe(id);
