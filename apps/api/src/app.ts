@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { mountApprovalPages } from "./approvals/approval-pages.js";
 import { Router } from "@koa/router";
 import type { McpRuntime } from "@mcpsm/mcp-runtime";
 import Koa, { type Middleware } from "koa";
@@ -182,6 +183,8 @@ export const createApp = (deps: AppDeps): Koa => {
     router.get("/oauth2/callback", page(consent.callback));
   }
   if (deps.callerCredentials !== undefined) mountCallerCredentials(router, deps.callerCredentials);
+
+  mountApprovalPages(router, deps.runtime as never);
   mountConsole(router, deps.consoleOAuth);
   // The live tail of a server's tool calls (Server-Sent Events; docs/api-rules.md §24).
   router.get("/servers/:id/calls/stream", callTail(deps));

@@ -67,6 +67,7 @@ describe("create and read", () => {
       version: 1,
       gitProvider: "",
       gitRepoFullName: "",
+      approvalPolicy: "NONE",
       providers: [{ ...providerNow, tools: [tools[1]] }],
       resources: [resource],
       prompts: [prompt],

@@ -87,7 +87,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a tool of a server with its settings there
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["getServerTool"];
         put?: never;
         post?: never;
         /**
@@ -97,7 +101,11 @@ export interface paths {
         delete: operations["removeServerTool"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a tool's alias, description, pinned arguments or approval in a server
+         * @description Needs the scope `server:update` (Update MCP server).
+         */
+        patch: operations["updateServerTool"];
         trace?: never;
     };
     "/servers/{id}/resources": {
@@ -536,46 +544,6 @@ export interface paths {
         patch: operations["updateVariable"];
         trace?: never;
     };
-    "/variables/{id}/caller-values": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the callers holding their own value of a per-caller variable (never a value)
-         * @description Needs the scope `variable:list` (List variables).
-         */
-        get: operations["listCallerValues"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/variables/{id}/caller-values/{principal}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete one caller's own value of a per-caller variable (it is asked again on its next call)
-         * @description Needs the scope `variable:update` (Update variable).
-         */
-        delete: operations["deleteCallerValue"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -738,6 +706,46 @@ export interface paths {
         get: operations["getServerGitSync"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tool calls waiting for approval
+         * @description Needs the scope `approval:decide` (Decide on tool calls waiting for approval).
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/{approvalID}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or deny a tool call waiting for approval
+         * @description Needs the scope `approval:decide` (Decide on tool calls waiting for approval).
+         */
+        post: operations["decideApproval"];
         delete?: never;
         options?: never;
         head?: never;
@@ -996,6 +1004,39 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Approval: {
+            id: string;
+            serverID: string;
+            toolID: string;
+            toolName: string;
+            principal: string;
+            /** @description the call's arguments as JSON, secret-looking values masked */
+            arguments: string;
+            /** @enum {string} */
+            status: "PENDING" | "APPROVED" | "DENIED" | "USED";
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            expiresAt: string;
+            /** @description RFC 3339; "" while undecided */
+            decidedAt: string;
+            decidedBy: string;
+        };
+        ApprovalDecision: {
+            /** @enum {string} */
+            decision: "APPROVE" | "DENY";
+        };
+        /**
+         * @description NONE (default); DESTRUCTIVE: tools annotated destructiveHint; WRITES: every method but GET, HEAD, OPTIONS
+         * @enum {string}
+         */
+        ApprovalPolicy: "NONE" | "DESTRUCTIVE" | "WRITES";
         AuditEvent: {
             id: string;
             /**
@@ -1013,7 +1054,7 @@ export interface components {
             operation: string;
             target: {
                 /** @enum {string} */
-                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token" | "connection" | "gitConnection" | "callerValue";
+                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token" | "connection" | "gitConnection" | "approval";
                 id: string;
             };
             /** Format: int32 */
@@ -1064,23 +1105,6 @@ export interface components {
             style?: "form" | "spaceDelimited" | "pipeDelimited" | "deepObject";
             explode?: boolean;
             contentType?: string;
-        };
-        CallerValue: {
-            /** @description the MCP caller it belongs to: `oauth:<sub>` or `server-token:<token id>` */
-            principal: string;
-            /**
-             * Format: date-time
-             * @description RFC 3339 UTC timestamp with milliseconds
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description RFC 3339 UTC timestamp with milliseconds
-             */
-            updatedAt: string;
-        };
-        CallerValueList: {
-            callerValues: components["schemas"]["CallerValue"][];
         };
         /** @description RFC 9457 problem details of a 409 answer */
         ConflictProblem: {
@@ -1250,6 +1274,7 @@ export interface components {
             description?: string;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
+            approvalPolicy?: components["schemas"]["ApprovalPolicy"];
         };
         ExportedTool: {
             /**
@@ -1310,18 +1335,32 @@ export interface components {
              * @description an array of at most 100 item(s)
              */
             oauth2Scopes?: string[];
+            serverSettings?: components["schemas"]["ServerToolSettingsPatch"];
         };
         ExportedVariable: {
             /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,127}$ */
             name: string;
             /** @enum {string} */
             type: "ENV" | "SECRET";
-            perCaller?: boolean;
         };
         FieldProblem: {
             /** @description JSON path of the offending value; "" for the whole body */
             path: string;
             message: string;
+        };
+        FixedArgs: {
+            /** @description a JSON object */
+            pathArgs?: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON object */
+            queryArgs?: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON object */
+            bodyArgs?: {
+                [key: string]: unknown;
+            };
         };
         /** @description RFC 9457 problem details of a 403 answer */
         ForbiddenProblem: {
@@ -1443,6 +1482,7 @@ export interface components {
             version: number;
             gitProvider: string;
             gitRepoFullName: string;
+            approvalPolicy: components["schemas"]["ApprovalPolicy"];
             providers: {
                 id?: components["schemas"]["Id"];
                 /**
@@ -1506,6 +1546,7 @@ export interface components {
                         value: string;
                     }[];
                     oauth2Scopes: string[];
+                    serverSettings?: components["schemas"]["ServerToolSettings"];
                 }[];
                 oauth2Config?: components["schemas"]["ProviderOAuth2Config"];
             }[];
@@ -2279,7 +2320,8 @@ export interface components {
             version: number;
             gitProvider: string;
             gitRepoFullName: string;
-            providers: components["schemas"]["Provider"][];
+            approvalPolicy: components["schemas"]["ApprovalPolicy"];
+            providers: components["schemas"]["ServerProvider"][];
             resources: components["schemas"]["ProviderResource"][];
             prompts: components["schemas"]["ProviderPrompt"][];
         };
@@ -2351,6 +2393,7 @@ export interface components {
              * @description a string at most 200 character(s) long
              */
             gitRepoFullName?: string;
+            approvalPolicy?: components["schemas"]["ApprovalPolicy"];
         };
         /** @description a server with its providers, chosen tools, prompts and resources, and the names and types of the variables its tools reference; no id, timestamp or secret */
         ServerExportDocument: {
@@ -2430,7 +2473,6 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 type?: "ENV" | "SECRET";
-                perCaller?: boolean;
             }[];
             warnings: {
                 path: string;
@@ -2509,9 +2551,37 @@ export interface components {
              * @description a string at most 200 character(s) long
              */
             gitRepoFullName?: string;
+            approvalPolicy?: components["schemas"]["ApprovalPolicy"];
         };
         ServerPromptLink: {
             promptID: components["schemas"]["Id"];
+        };
+        ServerProvider: {
+            id: components["schemas"]["Id"];
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            updatedAt: string;
+            /** Format: int32 */
+            version: number;
+            /** @enum {string} */
+            apiType: "REST";
+            /** @enum {string} */
+            visibilityType: "INTERNAL" | "PUBLIC";
+            baseURL: string;
+            documentURL: string;
+            iconURL: string;
+            secretPrefix: string;
+            name: string;
+            description: string;
+            tools: components["schemas"]["ServerTool"][];
+            oauth2Config?: components["schemas"]["ProviderOAuth2Config"];
         };
         ServerResourceLink: {
             resourceID: components["schemas"]["Id"];
@@ -2537,9 +2607,76 @@ export interface components {
             name: string;
             expiresAt?: string | null;
         };
+        ServerTool: {
+            id: components["schemas"]["Id"];
+            providerID: components["schemas"]["Id"];
+            /** @enum {string} */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+            path: string;
+            name: string;
+            title: string;
+            description: string;
+            /** @description a JSON object */
+            pathArgsJSONSchema: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON object */
+            queryArgsJSONSchema: {
+                [key: string]: unknown;
+            };
+            /** @description a JSON object */
+            reqBodyJSONSchema: {
+                [key: string]: unknown;
+            };
+            reqContentType: string;
+            reqBodyEncoding: components["schemas"]["BodyEncoding"];
+            /** @description the JSON Schema of the upstream's success answer (the MCP outputSchema); null when none */
+            respBodyJSONSchema: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description LENIENT (default): tools/list declares respBodyJSONSchema with required dropped, null and extra properties allowed, so every 2xx answer is a success; EXACT: the schema as written, and an answer that does not match is a tool error
+             * @enum {string}
+             */
+            outputSchemaMode: "LENIENT" | "EXACT";
+            headers: {
+                /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
+                key: string;
+                /** @description a header value without CR, LF or NUL; may reference variables as ${NAME} */
+                value: string;
+            }[];
+            oauth2Scopes: string[];
+            serverSettings?: components["schemas"]["ServerToolSettings"];
+        };
         ServerToolLink: {
             providerID: components["schemas"]["Id"];
             toolID: components["schemas"]["Id"];
+            /** @description the MCP tool name in this server (the tool-name rule); "" for the tool's own name */
+            alias?: string | "";
+            /**
+             * maxLength(10000)
+             * @description replaces the tool's description here; "" for its own
+             */
+            description?: string;
+            fixedArgs?: components["schemas"]["FixedArgs"];
+            approval?: components["schemas"]["ToolApproval"];
+        };
+        ServerToolSettings: {
+            alias: string;
+            description: string;
+            fixedArgs: components["schemas"]["FixedArgs"];
+            approval: components["schemas"]["ToolApproval"];
+        };
+        ServerToolSettingsPatch: {
+            /** @description the MCP tool name in this server (the tool-name rule); "" for the tool's own name */
+            alias?: string | "";
+            /**
+             * maxLength(10000)
+             * @description replaces the tool's description here; "" for its own
+             */
+            description?: string;
+            fixedArgs?: components["schemas"]["FixedArgs"];
+            approval?: components["schemas"]["ToolApproval"];
         };
         /** @description RFC 9457 problem details of a 503 answer */
         ServiceUnavailableProblem: {
@@ -2556,6 +2693,11 @@ export interface components {
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
         };
+        /**
+         * @description INHERIT: as the server's approvalPolicy says; NEVER; ALWAYS
+         * @enum {string}
+         */
+        ToolApproval: "INHERIT" | "NEVER" | "ALWAYS";
         ToolCreate: {
             /**
              * @description the upstream HTTP method; any case is accepted and stored upper case
@@ -2757,8 +2899,6 @@ export interface components {
             type: "ENV" | "SECRET";
             value: string;
             name: string;
-            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
-            perCaller: boolean;
         };
         VariableCreate: {
             /** @enum {string} */
@@ -2767,14 +2907,10 @@ export interface components {
             name: string;
             /** @description at most 64 KiB of UTF-8 */
             value: string;
-            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
-            perCaller?: boolean;
         };
         VariablePatch: {
             /** @description at most 64 KiB of UTF-8 */
-            value?: string;
-            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
-            perCaller?: boolean;
+            value: string;
         };
     };
     responses: {
@@ -3151,7 +3287,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        tools: components["schemas"]["ProviderTool"][];
+                        tools: components["schemas"]["ServerTool"][];
                     };
                 };
             };
@@ -3195,7 +3331,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        tool: components["schemas"]["ProviderTool"];
+                        tool: components["schemas"]["ServerTool"];
                     };
                 };
             };
@@ -3206,6 +3342,45 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getServerTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description id of the tool (11 letters or digits; anything else answers 400) */
+                toolID: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tool: components["schemas"]["ServerTool"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3242,6 +3417,54 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateServerTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description id of the tool (11 letters or digits; anything else answers 400) */
+                toolID: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tool: components["schemas"]["ServerToolSettingsPatch"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tool: components["schemas"]["ServerTool"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4783,77 +5006,6 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    listCallerValues: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description id of the variable (11 letters or digits; anything else answers 400) */
-                id: components["schemas"]["Id"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CallerValueList"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    deleteCallerValue: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description id of the variable (11 letters or digits; anything else answers 400) */
-                id: components["schemas"]["Id"];
-                /** @description the MCP caller (docs/api-rules.md §23): `oauth:<sub>` or `server-token:<token id>`, URL-encoded */
-                principal: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted (no body) */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     listAuditEvents: {
         parameters: {
             query?: {
@@ -4864,7 +5016,7 @@ export interface operations {
                 /** @description only events whose target has this id */
                 targetID?: string;
                 /** @description only events of this operation */
-                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listCallerValues" | "deleteCallerValue" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "createProviderConnection" | "setCallerValue";
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "getServerTool" | "updateServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "listApprovals" | "decideApproval" | "createProviderConnection";
                 /** @description only events at or after this time (RFC 3339) */
                 since?: string;
             };
@@ -5237,6 +5389,82 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        approvals: components["schemas"]["Approval"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    decideApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the approvalID (11 letters or digits; anything else answers 400) */
+                approvalID: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalDecision"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        approval: components["schemas"]["Approval"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

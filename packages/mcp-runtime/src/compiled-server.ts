@@ -1,5 +1,12 @@
-import { type McpServerView, referencedVariables, refusedVariables } from "@mcpsm/domain/mcp";
-import type { ToolHeader } from "@mcpsm/domain/schemas";
+import {
+  approvalNeeded,
+  type McpServerView,
+  offeredTool,
+  referencedVariables,
+  refusedVariables,
+  toolSettingsOf,
+} from "@mcpsm/domain/mcp";
+import type { FixedArgs, ToolHeader } from "@mcpsm/domain/schemas";
 import type { PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
 import type { ToolIndex } from "@mcpsm/tool-search";
 import type { Icon, Implementation, Prompt, Resource, Tool } from "@modelcontextprotocol/server";
@@ -11,9 +18,14 @@ import { promptEntry, providerIcons, resourceEntry, toolEntry } from "./wire/lis
 // still current.
 
 export interface CompiledTool {
+  /** The stored tool, named and described as this server offers it (docs/api-rules.md §20). */
   readonly row: ToolRow;
   readonly provider: ProviderRow;
   readonly definition: Tool;
+  /** The argument values the server pins: merged over every call. */
+  readonly fixedArgs: FixedArgs;
+  /** True when a call waits for a person's approval (the server's policy or the tool's setting). */
+  readonly approval: boolean;
 }
 
 export interface CompiledServer {
@@ -89,10 +101,21 @@ const serverInfoOf = (view: McpServerView): Implementation => {
 /** Compiles a server view. Names that repeat (possible for prompts of different providers) keep the first. */
 export const compileServer = (view: McpServerView): CompiledServer => {
   const tools = new Map<string, CompiledTool>();
-  for (const row of view.tools) {
-    const provider = view.providersById.get(row.providerId);
-    if (provider === undefined || tools.has(row.name)) continue;
-    tools.set(row.name, { row, provider, definition: toolEntry(row, provider) });
+  for (const stored of view.tools) {
+    const provider = view.providersById.get(stored.providerId);
+    const settings = toolSettingsOf(view.server, stored.id);
+    const offered = offeredTool(stored, settings);
+    if (provider === undefined || tools.has(offered.name)) continue;
+    tools.set(offered.name, {
+      row:
+        offered.name === stored.name && offered.description === stored.description
+          ? stored
+          : { ...stored, name: offered.name, description: offered.description },
+      provider,
+      definition: toolEntry(offered, provider),
+      fixedArgs: settings.fixedArgs,
+      approval: approvalNeeded(view.server.approvalPolicy ?? "NONE", settings.approval, stored.method),
+    });
   }
   const credentials = credentialHeadersOf(tools.values());
   const prompts = new Map<string, PromptRow>();

@@ -10,6 +10,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { Cause, Either, Exit } from "effect";
 import { recordCall } from "./calls/call-log.js";
+
+import { APPROVAL_KEY, approvalGate } from "./calls/approval-gate.js";
 import { runToolCall } from "./calls/call-tool.js";
 import { type ConsentChannel, ConsentRequired, consentAnswer } from "./calls/consent.js";
 import { readResource } from "./calls/read-resource.js";
@@ -48,6 +50,19 @@ export const buildMcpServer = (
     args: unknown,
     ctx: ServerContext,
   ): Promise<CallToolResult | InputRequiredResult> => {
+    if (tool.approval) {
+      const gate = await approvalGate(services, compiled, principal, tool, args);
+      if (gate.kind === "answer") return gate.result;
+      if (gate.kind === "ask")
+        return consentAnswer(
+          channel,
+          ctx,
+          gate.approval,
+          undefined,
+          "approve it, then call the tool again",
+          APPROVAL_KEY,
+        );
+    }
     const result = await runToolCall(services, observe, compiled, caller, principal, tool, args, {
       incoming: ctx.http?.req?.headers,
       id: ctx.mcpReq.id,

@@ -194,6 +194,8 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     authorization: options.upstreamAuthorization,
     authFetch,
     pageUrl: site.pageUrl,
+
+    approvalUrl: site.approvalUrl,
   };
   // The fast lane's synthetic requests (what would the SDK answer?) are no operation of anyone's: unobserved.
   const quietServices: UpstreamServices = { ...services, instrumentation: NO_INSTRUMENTATION, callLog: undefined };

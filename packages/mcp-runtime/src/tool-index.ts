@@ -33,7 +33,18 @@ const argumentsOf = (tool: CompiledTool): SearchableTool["arguments"] => {
   };
   for (const part of ARGUMENT_PARTS) {
     const schema = partSchema(tool.row, part);
-    if (schema !== undefined) visit(schema, schema, 1);
+    const pinned = Object.keys(tool.fixedArgs[part] ?? {});
+    // What the server pins (docs/api-rules.md §20) is not the caller's to give: not searched, not shown.
+    const open =
+      schema !== undefined && pinned.length > 0 && isRecord(schema.properties)
+        ? {
+            ...schema,
+            properties: Object.fromEntries(
+              Object.entries(schema.properties).filter(([name]) => !pinned.includes(name)),
+            ),
+          }
+        : schema;
+    if (open !== undefined) visit(open, open, 1);
   }
   return out;
 };
@@ -43,7 +54,10 @@ const requiredOf = (tool: CompiledTool): Array<string> => {
   const out: Array<string> = [];
   for (const part of ARGUMENT_PARTS) {
     const required = partSchema(tool.row, part)?.required;
-    if (Array.isArray(required)) for (const name of required) if (typeof name === "string") out.push(`${part}.${name}`);
+    const pinned = tool.fixedArgs[part] ?? {};
+    if (Array.isArray(required))
+      for (const name of required)
+        if (typeof name === "string" && !Object.hasOwn(pinned, name)) out.push(`${part}.${name}`);
   }
   return out;
 };

@@ -143,6 +143,8 @@ export const server = (n: number, override: Partial<ServerRow> = {}): ServerRow 
   promptIds: [],
   gitConnectionId: null,
   gitRepoFullName: null,
+  approvalPolicy: "NONE",
+  toolSettings: [],
   ...override,
 });
 

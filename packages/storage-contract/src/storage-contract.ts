@@ -1,5 +1,6 @@
 import type { Storage } from "@mcpsm/domain/storage";
 import { afterAll, beforeEach, describe } from "vitest";
+import { approvalCases } from "./cases/approvals.js";
 import { auditEventCases } from "./cases/audit-events.js";
 import { callerValueCases } from "./cases/caller-values.js";
 import { cascadeCases } from "./cases/cascades.js";
@@ -13,6 +14,8 @@ import { roundTripCases } from "./cases/round-trips.js";
 import { secretCases } from "./cases/secrets.js";
 import { serverGraphCases } from "./cases/server-graphs.js";
 import { serverRevisionCases } from "./cases/server-revisions.js";
+
+import { serverToolSettingsCases } from "./cases/server-tool-settings.js";
 import { transactionCases } from "./cases/transactions.js";
 import { uniquenessCases } from "./cases/uniqueness.js";
 import { upstreamConnectionCases } from "./cases/upstream-connections.js";
@@ -83,5 +86,8 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     toolCallCases(h);
 
     callerValueCases(h);
+
+    serverToolSettingsCases(h);
+    approvalCases(h);
   });
 };

@@ -1,5 +1,6 @@
 import type { StorageTx } from "@mcpsm/domain/storage";
 import { memoryAuditEvents } from "./audit-events.js";
+import { memoryApprovals } from "./approvals.js";
 import { memoryGitSync } from "./git-sync.js";
 import { memoryOAuthServerRecords } from "./oauth-server-records.js";
 import { memoryProviderChildren } from "./provider-children.js";
@@ -33,5 +34,6 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
     ...memoryOAuthServerRecords(tables),
     ...memoryServerRevisions(tables),
     ...memoryGitSync(tables, (reference) => references.referencingServers(reference)),
+    ...memoryApprovals(tables),
   };
 };

@@ -4,6 +4,7 @@ import {
   type ServerGraph,
   type ServerRow,
   type ServerStore,
+  storedServerRow,
   UniqueViolation,
 } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
@@ -67,7 +68,7 @@ export const memoryServers = (tables: Tables, references: MemoryReferences): Ser
         )
           return Effect.succeed(false);
         return checkServer(row, row.tenant).pipe(
-          Effect.andThen(() => insertNew(servers, "server", row)),
+          Effect.andThen(() => insertNew(servers, "server", storedServerRow(row))),
           Effect.as(true),
         );
       }),
@@ -77,7 +78,7 @@ export const memoryServers = (tables: Tables, references: MemoryReferences): Ser
         if (stored === undefined || stored.version !== expectedVersion) return Effect.succeed(false);
         return checkServer(row, stored.tenant).pipe(
           Effect.andThen(() => {
-            servers.set(row.id, { ...clone(row), tenant: stored.tenant, createdAt: stored.createdAt });
+            servers.set(row.id, { ...clone(storedServerRow(row)), tenant: stored.tenant, createdAt: stored.createdAt });
             return true;
           }),
         );
@@ -91,6 +92,9 @@ export const memoryServers = (tables: Tables, references: MemoryReferences): Ser
           }
         tables.gitSyncs.delete(id);
         tables.serverRevisions.delete(id);
+
+        for (const [approvalId, approval] of tables.approvals)
+          if (approval.serverId === id) tables.approvals.delete(approvalId);
         servers.delete(id);
       }),
     findServer: find(servers),

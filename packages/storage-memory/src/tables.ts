@@ -1,4 +1,5 @@
 import type {
+  ApprovalRow,
   AuditEventRow,
   CallerValueFormRow,
   CallerValueRow,
@@ -48,6 +49,9 @@ export interface Tables {
   /** docs/api-rules.md §23: callers' own values of variables, and the forms under way (keyed by id digest). */
   readonly callerValues: Map<string, CallerValueRow>;
   readonly callerValueForms: Map<string, CallerValueFormRow>;
+
+  /** Calls waiting for approval (docs/api-rules.md §20). */
+  readonly approvals: Map<string, ApprovalRow>;
 }
 
 /** An empty store. */
@@ -69,6 +73,8 @@ export const emptyTables = (): Tables => ({
 
   callerValues: new Map(),
   callerValueForms: new Map(),
+
+  approvals: new Map(),
 });
 
 /** A snapshot a transaction may write to without touching `tables` (rows are shared, see `Tables`). */
@@ -90,4 +96,6 @@ export const copyTables = (tables: Tables): Tables => ({
 
   callerValues: new Map(tables.callerValues),
   callerValueForms: new Map(tables.callerValueForms),
+
+  approvals: new Map(tables.approvals),
 });

@@ -71,6 +71,7 @@ for (const target of targets)
         "server_tools_link_foreign",
         "server_tools_tool_id_foreign",
         "servers_git_connection_id_foreign",
+        "tool_approvals_server_id_foreign",
         "tools_provider_id_foreign",
         "upstream_authorizations_provider_id_foreign",
         "upstream_authorizations_server_token_id_foreign",

@@ -170,6 +170,11 @@ const CALLS: { readonly [O in Operation]: (f: RouteFixture) => Call } = {
   listServerCalls: (f) => ({ params: { id: f.S } }),
   getServerUsage: (f) => ({ params: { id: f.S } }),
   getTenantUsage: () => ({ params: {} }),
+
+  getServerTool: (f) => ({ params: { id: f.S, toolID: f.T } }),
+  updateServerTool: (f) => ({ params: { id: f.S, toolID: f.T }, body: { tool: { description: "here" } } }),
+  listApprovals: () => ({ params: {} }),
+  decideApproval: (f) => ({ params: { approvalID: f.S }, body: { decision: "DENY" } }),
 };
 
 /** The concrete path of `route` with its parameters filled in. */

@@ -192,6 +192,9 @@ const AUDITED_TABLES: ReadonlyArray<AuditedTable> = [
     },
     delete: "deleteCallerValue",
   },
+
+  // A decision on a call waiting for approval (docs/api-rules.md §20).
+  { kind: "approval", find: "findApproval", casUpdate: "updateApproval" },
 ];
 
 /** Port methods that write but change no management record: the trail itself, and key rotation (`rekey`). */
@@ -216,6 +219,9 @@ const UNAUDITED_WRITES: ReadonlySet<string> = new Set([
   // A server's revisions: recorded beside the server write the event already names (docs/api-rules.md §21).
   "insertServerRevision",
   "pruneServerRevisions",
+
+  // A call asking for approval: the MCP endpoint's state of a flow; its decision is audited.
+  "insertApproval",
 ]);
 
 /** The names the port gives its writes. */

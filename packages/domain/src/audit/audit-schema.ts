@@ -21,6 +21,8 @@ export const AUDIT_TARGET_KINDS = [
   "connection",
   "gitConnection",
   "callerValue",
+
+  "approval",
 ] as const;
 export const AuditTargetKind = Schema.Literal(...AUDIT_TARGET_KINDS);
 export type AuditTargetKind = typeof AuditTargetKind.Type;

@@ -1,5 +1,6 @@
 import { Effect } from "effect";
 import { referencedVariables } from "../mcp/header-templates.js";
+import { isDefaultToolSettings, toolSettingsOf } from "../server/tool-settings-rows.js";
 import type { PromptRow, ProviderRow, ResourceRow, ServerGraph, ToolRow, VariableRow } from "../storage/rows.js";
 import type { ReadTx } from "../storage/storage-port.js";
 import {
@@ -55,7 +56,7 @@ export const toExportedResource = (row: ResourceRow): ExportedResource => ({
 /** A provider's exported fields (never id, secretPrefix, timestamps or the client secret) and its members. */
 const toExportedProvider = (
   row: ProviderRow,
-  tools: ReadonlyArray<ToolRow>,
+  tools: ReadonlyArray<ExportedTool>,
   prompts: ReadonlyArray<PromptRow>,
   resources: ReadonlyArray<ResourceRow>,
 ): ExportedProvider => ({
@@ -76,7 +77,7 @@ const toExportedProvider = (
           tokenURL: row.oauth2Config.tokenURL,
         },
       }),
-  tools: tools.map(toExportedTool),
+  tools,
   prompts: prompts.map(toExportedPrompt),
   resources: resources.map(toExportedResource),
 });
@@ -114,7 +115,13 @@ export const toExportDocument = (
   const providers = [...new Set(order)].flatMap((id) => {
     const row = providersById.get(id);
     if (row === undefined) return [];
-    const tools = (toolIdsOf.get(id) ?? []).flatMap((toolId) => toolsById.get(toolId) ?? []);
+    const tools = (toolIdsOf.get(id) ?? []).flatMap((toolId) => {
+      const tool = toolsById.get(toolId);
+      if (tool === undefined) return [];
+      // A chosen tool's settings in the server (docs/api-rules.md §20), only when it has any.
+      const settings = toolSettingsOf(server, toolId);
+      return [{ ...toExportedTool(tool), ...(isDefaultToolSettings(settings) ? {} : { serverSettings: settings }) }];
+    });
     return [
       toExportedProvider(
         row,
@@ -134,6 +141,8 @@ export const toExportDocument = (
       requestHeadersProxyEnabled: server.requestHeadersProxyEnabled,
       dynamicToolDiscoveryEnabled: server.dynamicToolDiscoveryEnabled,
       maxResultTokens: server.maxResultTokens,
+
+      ...((server.approvalPolicy ?? "NONE") === "NONE" ? {} : { approvalPolicy: server.approvalPolicy }),
     },
     providers,
     variables: names.flatMap((name) => {

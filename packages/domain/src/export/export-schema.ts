@@ -4,7 +4,8 @@ import { PromptCreate, PromptRecord } from "../prompt/prompt-schema.js";
 import { OAuth2ConfigWrite, ProviderCreate } from "../provider/provider-schema.js";
 import { ResourceCreate, ResourceRecord } from "../resource/resource-schema.js";
 import { MaxResultTokens } from "../response-shaping/response-filter.js";
-import { ServerRecord } from "../server/server-schema.js";
+import { ServerRecord, ServerToolRecord } from "../server/server-schema.js";
+import { ApprovalPolicy, ServerToolSettingsPatch } from "../server/tool-settings-schema.js";
 import { ToolCreate, ToolRecord } from "../tool/tool-schema.js";
 import { optional } from "../validation/optional-field.js";
 import { Int32, LongText, Name } from "../validation/text.js";
@@ -21,8 +22,14 @@ export const SERVER_EXPORT_FORMAT = "mcpsm.server.v1";
 /** Most providers, tools per provider, prompts or resources per provider, and variables a document holds. */
 export const EXPORT_LIMITS = { providers: 1000, tools: 1000, prompts: 1000, resources: 1000, variables: 1000 } as const;
 
-/** A tool of the document: the tool's write fields (no id, no provider id, no timestamps). */
-export const ExportedTool = Schema.Struct(ToolCreate.fields).annotations({ identifier: "ExportedTool" });
+/**
+ * A tool of the document: the tool's write fields (no id, no provider id, no timestamps), and its settings in
+ * the server when it has any (docs/api-rules.md §20).
+ */
+export const ExportedTool = Schema.Struct({
+  ...ToolCreate.fields,
+  serverSettings: optional(ServerToolSettingsPatch),
+}).annotations({ identifier: "ExportedTool" });
 export type ExportedTool = typeof ExportedTool.Type;
 
 /** A prompt of the document: the prompt's write fields. */
@@ -74,6 +81,7 @@ export const ExportedServerFields = Schema.Struct({
   requestHeadersProxyEnabled: optional(Schema.Boolean),
   dynamicToolDiscoveryEnabled: optional(Schema.Boolean),
   maxResultTokens: optional(MaxResultTokens),
+  approvalPolicy: optional(ApprovalPolicy),
 }).annotations({ identifier: "ExportedServerFields" });
 export type ExportedServerFields = typeof ExportedServerFields.Type;
 
@@ -148,7 +156,7 @@ export const ImportedServer = Schema.Struct({
     Schema.Struct({
       ...ServerRecord.fields.providers.value.fields,
       id: optional(Id),
-      tools: Schema.Array(Schema.Struct(withOptionalIds(ToolRecord.fields))),
+      tools: Schema.Array(Schema.Struct(withOptionalIds(ServerToolRecord.fields))),
     }),
   ),
   resources: Schema.Array(Schema.Struct(withOptionalIds(ResourceRecord.fields))),

@@ -35,6 +35,8 @@ import { providersNamed } from "./providers-named.js";
 import { emptyReport, withoutNewIds } from "./server-import-report.js";
 import { type Base, differingFields, promptRowOf, resourceRowOf, toolRowOf } from "./exported-rows.js";
 import { variablesReferencedBy } from "./export-document.js";
+import { patchedToolSettings } from "../server/server-tool-settings.js";
+import { DEFAULT_TOOL_SETTINGS, type ServerToolSettingsRow } from "../server/tool-settings-schema.js";
 import {
   type ExportedProvider,
   ServerExportDocument,
@@ -65,6 +67,8 @@ interface Imported {
 interface ProviderOutcome {
   readonly link: ServerProviderLink | undefined;
   readonly tools: ReadonlyArray<ToolRow>;
+  /** The chosen tools' settings in the server (docs/api-rules.md §20). */
+  readonly toolSettings: ReadonlyArray<ServerToolSettingsRow>;
   readonly promptIds: ReadonlyArray<string>;
   readonly resourceIds: ReadonlyArray<string>;
 }
@@ -102,6 +106,8 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
       requestHeadersProxyEnabled: document.server.requestHeadersProxyEnabled ?? false,
       dynamicToolDiscoveryEnabled: document.server.dynamicToolDiscoveryEnabled ?? false,
       maxResultTokens: document.server.maxResultTokens ?? DEFAULT_MAX_RESULT_TOKENS,
+      approvalPolicy: document.server.approvalPolicy ?? "NONE",
+      toolSettings: [],
       providers: [],
       resourceIds: [],
       promptIds: [],
@@ -311,7 +317,20 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
       if (resolved === undefined) resolved = yield* create(doc, i);
       // A provider listed only for the server's prompts or resources does not join the server's providers.
       const linked = doc.tools.length > 0 || (doc.prompts.length === 0 && doc.resources.length === 0);
+      const toolSettings: Array<ServerToolSettingsRow> = [];
+      for (const [j, tool] of resolved.tools.entries()) {
+        const patch = doc.tools[j]?.serverSettings;
+        if (patch === undefined) continue;
+        const settings = yield* patchedToolSettings(
+          tool,
+          DEFAULT_TOOL_SETTINGS,
+          patch,
+          `providers[${i}].tools[${j}].serverSettings`,
+        );
+        toolSettings.push({ toolId: tool.id, ...settings });
+      }
       outcomes.push({
+        toolSettings,
         link: linked ? { providerId: resolved.row.id, toolIds: resolved.tools.map((t) => t.id) } : undefined,
         tools: resolved.tools,
         promptIds: resolved.prompts.map((p) => p.id),
@@ -320,9 +339,11 @@ const importInto = (tx: StorageTx, actor: Actor, document: ServerExportDocument,
     }
 
     const chosen = outcomes.flatMap((o) => o.tools);
-    yield* checkDistinctToolNames(chosen);
+    const toolSettings = outcomes.flatMap((o) => o.toolSettings);
+    yield* checkDistinctToolNames(chosen, toolSettings);
     const composed: ServerRow = {
       ...server,
+      toolSettings,
       providers: outcomes.flatMap((o) => (o.link === undefined ? [] : [o.link])),
       promptIds: outcomes.flatMap((o) => o.promptIds),
       resourceIds: outcomes.flatMap((o) => o.resourceIds),

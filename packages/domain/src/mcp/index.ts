@@ -15,3 +15,5 @@ export * from "./upstream-headers.js";
 export * from "./oauth-access-token.js";
 export { MASK, maskArguments } from "../call-log/argument-masking.js";
 export { callPrincipal } from "../call-log/call-principal.js";
+
+export * from "./pinned-arguments.js";

@@ -3,6 +3,15 @@
 // The MCP transport itself lives in @mcpsm/mcp-runtime.
 
 export * from "../mcp/index.js";
+export {
+  type ApprovalRequest,
+  approvalForCall,
+  approvalForPage,
+  type CallApproval,
+  decideOnPage,
+} from "../approval/approval-use-cases.js";
+export { APPROVAL_TTL_MS, type ApprovalRow } from "../approval/approval-schema.js";
+export { servedToolName, toolSettingsOf } from "../server/tool-settings-rows.js";
 export { secretPrefixOf } from "../provider/secret-prefix.js";
 export { SERVER_TOKEN_PREFIX } from "../server-token/server-token-schema.js";
 export {

@@ -49,8 +49,18 @@ export {
   ServerProviderRef,
   ServerRecord,
   ServerResourceLink,
+  ServerProviderRecord,
   ServerToolLink,
+  ServerToolRecord,
 } from "../server/server-schema.js";
+export { ApprovalDecisionBody, ApprovalRecord } from "../approval/approval-schema.js";
+export {
+  ApprovalPolicy,
+  FixedArgs,
+  ServerToolSettings,
+  ServerToolSettingsPatch,
+  ToolApproval,
+} from "../server/tool-settings-schema.js";
 export { ImportReport, ImportResult, ProviderImport, ProviderResync } from "../openapi-import/import-schema.js";
 export { SERVER_TOKEN_PREFIX, ServerTokenCreate, ServerTokenRecord } from "../server-token/server-token-schema.js";
 export { UpstreamConnectionList, UpstreamConnectionRecord } from "../upstream-connection/connection-schema.js";
@@ -80,6 +90,7 @@ export {
   decodeServerResourceLink,
   decodeServerTokenCreate,
   decodeServerToolLink,
+  decodeServerToolSettingsPatch,
   decodeToolCreate,
   decodeToolPatch,
   decodeVariableCreate,

@@ -40,8 +40,12 @@ export {
   UpstreamConnectionRow,
   VariableRow,
 } from "../storage/rows.js";
+export { ServerToolSettingsRow } from "../server/tool-settings-schema.js";
+export { isDefaultToolSettings, storedServerRow, storedToolSettings } from "../server/tool-settings-rows.js";
 export { type RecordKind, ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
+export { ApprovalRow, type ApprovalStatus } from "../approval/approval-schema.js";
 export {
+  type ApprovalStore,
   type AuditCursor,
   type AuditStore,
   type GitStore,

@@ -113,6 +113,17 @@ export {
   type ServerMembersInput,
 } from "../server/server-associations.js";
 export {
+  type DecideApprovalInput,
+  decideApproval,
+  listApprovals,
+} from "../approval/approval-use-cases.js";
+export {
+  type GetServerToolInput,
+  getServerTool,
+  type UpdateServerToolInput,
+  updateServerTool,
+} from "../server/server-tool-settings.js";
+export {
   type CreateServerTokenInput,
   createServerToken,
   getServerToken,

@@ -17,6 +17,8 @@ export const SCOPE_POLICY = {
   listServerTools: "server:read",
   addServerTool: "server:update",
   removeServerTool: "server:update",
+  getServerTool: "server:read",
+  updateServerTool: "server:update",
   listServerResources: "server:read",
   addServerResource: "server:update",
   removeServerResource: "server:update",
@@ -70,6 +72,8 @@ export const SCOPE_POLICY = {
   getServerUsage: "server:read",
   getTenantUsage: "server:list",
   importServer: "server:create",
+  listApprovals: "approval:decide",
+  decideApproval: "approval:decide",
 } as const satisfies Record<string, Scope>;
 
 /** The name of a management operation. */

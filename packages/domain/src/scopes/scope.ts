@@ -21,6 +21,7 @@ export const SCOPES = {
   "server:delete": "Delete MCP server",
   "server:create_token": "Create MCP server token",
   "audit:read": "Read the audit trail",
+  "approval:decide": "Decide on tool calls waiting for approval",
 } as const;
 
 /** The scope identifiers. */

@@ -12,7 +12,10 @@ import { invalid } from "../validation/decode-write.js";
 import { validateIds, validateInput } from "../validation/validate-input.js";
 import { checkDistinctToolNames } from "./server-composition.js";
 import { ServerPromptLink, ServerResourceLink, ServerToolLink } from "./server-schema.js";
-import { inIdOrder } from "./server-record.js";
+import { inIdOrder, toServerToolRecord } from "./server-record.js";
+import { patchedToolSettings } from "./server-tool-settings.js";
+import { toolSettingsOf, withToolSettings } from "./tool-settings-rows.js";
+import { DEFAULT_TOOL_SETTINGS } from "./tool-settings-schema.js";
 import { ownedServer, ownedServerGraph as graphOf, saveServer } from "./server-use-cases.js";
 
 /** Applies `change` to a server of the actor's tenant as a new revision. */
@@ -80,7 +83,7 @@ export const listServerTools = defineUseCase("listServerTools", (actor: Actor, {
         inIdOrder(
           graph.server.providers.flatMap((link) => link.toolIds),
           graph.tools,
-        ).map(toToolRecord),
+        ).map((tool) => toServerToolRecord(tool, toolSettingsOf(graph.server, tool.id), false)),
       ),
     );
   }),
@@ -115,20 +118,23 @@ export const addServerTool = defineUseCase(
                 p.providerId === provider.id ? { ...p, toolIds: [...p.toolIds, tool.id] } : p,
               )
             : [...stored.providers, { providerId: provider.id, toolIds: [tool.id] }];
-          yield* checkDistinctToolNames([...graph.tools, tool]);
+          const { providerID: _p, toolID: _t, ...patch } = link;
+          const settings = yield* patchedToolSettings(tool, DEFAULT_TOOL_SETTINGS, patch, "tool");
+          const toolSettings = withToolSettings(stored, tool.id, settings);
+          yield* checkDistinctToolNames([...graph.tools, tool], toolSettings);
           // On a database where the tool was deleted after it was read, its foreign key refuses the link: the
           // answer is the one a store that runs one writer at a time gives (the tool is unknown), not a 409.
           yield* saveServer(
             tx,
             stored,
-            { ...stored, providers, version: stored.version + 1, updatedAt: yield* now },
+            { ...stored, providers, toolSettings, version: stored.version + 1, updatedAt: yield* now },
             false,
             () =>
               invalid([
                 { path: "tool.toolID", message: `unknown tool '${link.toolID}' of provider '${link.providerID}'` },
               ]),
           );
-          return toToolRecord(tool);
+          return toServerToolRecord(tool, settings, false);
         }),
       );
     }),

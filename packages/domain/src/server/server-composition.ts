@@ -6,6 +6,7 @@ import type { Actor } from "../tenancy/actor.js";
 import { canSee } from "../use-case/use-case-kit.js";
 import { invalid } from "../validation/decode-write.js";
 import type { ServerPatch } from "./server-schema.js";
+import type { ServerToolSettingsRow } from "./tool-settings-schema.js";
 
 /** The associations of a server. */
 export interface Composition {
@@ -130,18 +131,26 @@ const resolveChildren = <Row extends { readonly id: string; readonly providerId:
     return ids;
   });
 
-/** The chosen tools of one server become one MCP tool list, so their names must differ. */
-export const checkDistinctToolNames = (tools: ReadonlyArray<ToolRow>): Effect.Effect<void, AlreadyExists> => {
+/**
+ * The chosen tools of one server become one MCP tool list, so their names must differ: each tool's alias in
+ * the server (docs/api-rules.md §20) when `settings` gives one, else its own name.
+ */
+export const checkDistinctToolNames = (
+  tools: ReadonlyArray<ToolRow>,
+  settings: ReadonlyArray<ServerToolSettingsRow> = [],
+): Effect.Effect<void, AlreadyExists> => {
+  const aliases = new Map(settings.filter((s) => s.alias !== "").map((s) => [s.toolId, s.alias]));
   const names = new Map<string, string>();
   for (const tool of tools) {
-    const other = names.get(tool.name);
+    const name = aliases.get(tool.id) ?? tool.name;
+    const other = names.get(name);
     if (other !== undefined)
       return Effect.fail(
         new AlreadyExists({
-          detail: `tools '${other}' and '${tool.id}' are both named '${tool.name}'; a server's tool names must differ`,
+          detail: `tools '${other}' and '${tool.id}' are both named '${name}'; a server's tool names must differ`,
         }),
       );
-    names.set(tool.name, tool.id);
+    names.set(name, tool.id);
   }
   return Effect.void;
 };

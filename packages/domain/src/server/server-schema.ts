@@ -6,6 +6,8 @@ import { PromptRecord } from "../prompt/prompt-schema.js";
 import { ProviderRecord } from "../provider/provider-schema.js";
 import { ResourceRecord } from "../resource/resource-schema.js";
 import { MaxResultTokens } from "../response-shaping/response-filter.js";
+import { ToolRecord } from "../tool/tool-schema.js";
+import { ApprovalPolicy, ServerToolSettings } from "./tool-settings-schema.js";
 import { AnyJsonValue, Int32, LongText, Name, Timestamp, WireInt32 } from "../validation/text.js";
 
 /**
@@ -38,6 +40,8 @@ const serverFields = {
     }),
   ),
   gitRepoFullName: optional(GitRepoFullName),
+  /** Which calls wait for a person's approval (docs/api-rules.md §20). */
+  approvalPolicy: optional(ApprovalPolicy),
 };
 
 /** Write shape of a server on update; `version`, when present, makes the write conditional. */
@@ -52,6 +56,23 @@ export type ServerCreate = typeof ServerCreate.Type;
 
 /** Output-only server fields ignored in writes. */
 export const SERVER_OUTPUT_FIELDS = ["id", "createdAt", "updatedAt", "gitProvider"] as const;
+
+/**
+ * A chosen tool as a server shows it: the provider's tool and its settings in this server (§20). In a server
+ * answer `serverSettings` is there only when the tool has settings; GET|PATCH of the one tool always shows it.
+ */
+export const ServerToolRecord = Schema.Struct({
+  ...ToolRecord.fields,
+  serverSettings: optional(ServerToolSettings),
+}).annotations({ identifier: "ServerTool" });
+export type ServerToolRecord = typeof ServerToolRecord.Type;
+
+/** A provider of a server: the provider record whose tools are the chosen ones, with their settings. */
+export const ServerProviderRecord = Schema.Struct({
+  ...ProviderRecord.fields,
+  tools: Schema.Array(ServerToolRecord),
+}).annotations({ identifier: "ServerProvider" });
+export type ServerProviderRecord = typeof ServerProviderRecord.Type;
 
 /** A server as returned by the API: full provider records (with the chosen tools only), resources, prompts. */
 export const ServerRecord = Schema.Struct({
@@ -69,17 +90,15 @@ export const ServerRecord = Schema.Struct({
   version: WireInt32,
   gitProvider: Schema.String,
   gitRepoFullName: Schema.String,
-  providers: Schema.Array(ProviderRecord),
+  approvalPolicy: ApprovalPolicy,
+  providers: Schema.Array(ServerProviderRecord),
   resources: Schema.Array(ResourceRecord),
   prompts: Schema.Array(PromptRecord),
 }).annotations({ identifier: "Server" });
 export type ServerRecord = typeof ServerRecord.Type;
 
-/** Body of `POST /servers/{id}/tools`. */
-export const ServerToolLink = Schema.Struct({ providerID: Id, toolID: Id }).annotations({
-  identifier: "ServerToolLink",
-});
-export type ServerToolLink = typeof ServerToolLink.Type;
+/** Body of `POST /servers/{id}/tools` (with optional settings, docs/api-rules.md §20). */
+export { ServerToolLink } from "./tool-settings-schema.js";
 /** Body of `POST /servers/{id}/resources`. */
 export const ServerResourceLink = Schema.Struct({ resourceID: Id }).annotations({ identifier: "ServerResourceLink" });
 export type ServerResourceLink = typeof ServerResourceLink.Type;

@@ -144,6 +144,9 @@ export const createServer = defineUseCase("createServer", (actor: Actor, { serve
           requestHeadersProxyEnabled: input.requestHeadersProxyEnabled ?? false,
           dynamicToolDiscoveryEnabled: input.dynamicToolDiscoveryEnabled ?? false,
           maxResultTokens: input.maxResultTokens ?? DEFAULT_MAX_RESULT_TOKENS,
+
+          approvalPolicy: input.approvalPolicy ?? "NONE",
+          toolSettings: [],
           ...composition,
           ...git.fields,
         };
@@ -195,7 +198,7 @@ export const updateServer = defineUseCase(
               detail: `version ${patch.version} does not match the stored version ${stored.version}`,
             });
           const { composition, chosenTools } = yield* resolveComposition(tx, actor, patch, stored);
-          yield* checkDistinctToolNames(chosenTools);
+          yield* checkDistinctToolNames(chosenTools, stored.toolSettings);
           const git = yield* resolveGitTarget(tx, actor, patch, stored);
           const next: ServerRow = {
             ...stored,
@@ -204,6 +207,8 @@ export const updateServer = defineUseCase(
             requestHeadersProxyEnabled: patch.requestHeadersProxyEnabled ?? stored.requestHeadersProxyEnabled,
             dynamicToolDiscoveryEnabled: patch.dynamicToolDiscoveryEnabled ?? stored.dynamicToolDiscoveryEnabled,
             maxResultTokens: patch.maxResultTokens ?? stored.maxResultTokens,
+
+            approvalPolicy: patch.approvalPolicy ?? stored.approvalPolicy ?? "NONE",
             ...composition,
             ...git.fields,
           };

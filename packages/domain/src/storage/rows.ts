@@ -1,6 +1,7 @@
 import { Schema } from "effect";
 import { PromptArgument, PromptMessage } from "../prompt/prompt-schema.js";
 import { ApiType, VisibilityType } from "../provider/provider-schema.js";
+import { ApprovalPolicy, ServerToolSettingsRow } from "../server/tool-settings-schema.js";
 import { ResourceAnnotations } from "../resource/resource-schema.js";
 import { ResponseFilter } from "../response-shaping/response-filter.js";
 import { BodyEncoding, OutputSchemaMode } from "../tool/tool-body-fields.js";
@@ -144,6 +145,10 @@ export const ServerRow = Schema.Struct({
   gitConnectionId: Schema.optional(Schema.NullOr(Schema.String)),
   /** The repository (`owner/repo`) it is pushed to; absent, null or "" for none. */
   gitRepoFullName: Schema.optional(Schema.NullOr(Schema.String)),
+  /** Which calls wait for a person's approval (docs/api-rules.md §20); absent means NONE. */
+  approvalPolicy: Schema.optional(ApprovalPolicy),
+  /** The settings of chosen tools that have any (docs/api-rules.md §20), in no particular order; absent = none. */
+  toolSettings: Schema.optional(Schema.Array(ServerToolSettingsRow)),
 });
 export type ServerRow = typeof ServerRow.Type;
 

@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect";
+import type { ApprovalRow, ApprovalStatus } from "../approval/approval-schema.js";
 import type { AuditEventRow } from "../audit/audit-schema.js";
 import type { CallLogStore } from "./call-log-port.js";
 import type { CallerValueStore } from "../caller-value/caller-value-store.js";
@@ -339,6 +340,18 @@ export interface GitStore {
   readonly settleGitSync: (serverId: string, owner: string, outcome: GitSyncOutcome) => Op<boolean>;
 }
 
+/** Calls waiting for a person's approval (docs/api-rules.md §20); deleted with their server. */
+export interface ApprovalStore {
+  readonly insertApproval: (row: ApprovalRow) => Op<void, ReferenceViolation>;
+  readonly findApproval: (id: string) => Op<ApprovalRow | undefined>;
+  /** Replaces an approval if its stored status is `expectedStatus` (compare-and-set: one decision, one use). */
+  readonly updateApproval: (row: ApprovalRow, expectedStatus: ApprovalStatus) => Op<boolean>;
+  /** The approvals of one caller for one tool of one server, in creation order. */
+  readonly listCallApprovals: (serverId: string, principal: string, toolId: string) => Op<ReadonlyArray<ApprovalRow>>;
+  /** A tenant's approvals with `status` that expire after `after`, in creation order. */
+  readonly listApprovals: (tenant: string, status: ApprovalStatus, after: Date) => Op<ReadonlyArray<ApprovalRow>>;
+}
+
 /**
  * What the use cases need of a store, inside one transaction. Lists come in creation order (then id).
  * Adapters enforce uniqueness and references themselves (so concurrent writers cannot break them) and
@@ -360,7 +373,8 @@ export interface StorageTx
     OAuthServerStore,
     GitStore,
     ServerRevisionStore,
-    CallerValueStore {}
+    CallerValueStore,
+    ApprovalStore {}
 
 /** The operations of a `StorageTx` that only read: what `Storage.read` offers. */
 export type ReadOperation = Extract<

@@ -13,6 +13,8 @@ import { REVISION_USE_CASES } from "../revision/revision-use-cases.js";
 import { SHAPE_PREVIEW_USE_CASES } from "../response-shaping/shape-preview.js";
 import type { Operation } from "../scopes/scope-policy.js";
 import { SERVER_MEMBER_USE_CASES } from "../server/server-associations.js";
+import { SERVER_TOOL_SETTINGS_USE_CASES } from "../server/server-tool-settings.js";
+import { APPROVAL_USE_CASES } from "../approval/approval-use-cases.js";
 import { SERVER_USE_CASES } from "../server/server-use-cases.js";
 import { SERVER_TOKEN_USE_CASES } from "../server-token/server-token-use-cases.js";
 import type { Actor } from "../tenancy/actor.js";
@@ -38,6 +40,8 @@ export type WireOperation = "importProvider" | "resyncProvider";
 export const USE_CASES = {
   ...SERVER_USE_CASES,
   ...SERVER_MEMBER_USE_CASES,
+  ...SERVER_TOOL_SETTINGS_USE_CASES,
+  ...APPROVAL_USE_CASES,
   ...SERVER_TOKEN_USE_CASES,
   ...PROVIDER_USE_CASES,
   ...PROVIDER_TOOL_USE_CASES,

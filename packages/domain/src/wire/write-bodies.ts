@@ -12,6 +12,7 @@ import {
   ServerResourceLink,
   ServerToolLink,
 } from "../server/server-schema.js";
+import { ServerToolSettingsPatch } from "../server/tool-settings-schema.js";
 import { SERVER_TOKEN_OUTPUT_FIELDS, ServerTokenCreate } from "../server-token/server-token-schema.js";
 import { TOOL_OUTPUT_FIELDS, ToolCreate, ToolPatch } from "../tool/tool-schema.js";
 import { decodeEnvelope } from "../validation/decode-write.js";
@@ -52,6 +53,8 @@ export const decodeServerCreate = envelope("server", ServerCreate, SERVER_OUTPUT
 export const decodeServerPatch = envelope("server", ServerPatch, SERVER_OUTPUT_FIELDS);
 /** `{ "tool": ServerToolLink }`, the body of `addServerTool`. */
 export const decodeServerToolLink = envelope("tool", ServerToolLink);
+/** `{ "tool": ServerToolSettingsPatch }`, the body of `updateServerTool` (docs/api-rules.md §20). */
+export const decodeServerToolSettingsPatch = envelope("tool", ServerToolSettingsPatch);
 /** `{ "resource": ServerResourceLink }`, the body of `addServerResource`. */
 export const decodeServerResourceLink = envelope("resource", ServerResourceLink);
 /** `{ "prompt": ServerPromptLink }`, the body of `addServerPrompt`. */

@@ -6,6 +6,7 @@ import {
   serverScopesOf,
   upstreamHeaders,
   withFixedQuery,
+  withPinnedArguments,
 } from "@mcpsm/domain/mcp";
 import type { ProviderRow, ToolRow } from "@mcpsm/domain/storage";
 import { SecretCipher } from "@mcpsm/domain/use-cases";
@@ -51,8 +52,9 @@ const callTool = (
   known: ReadonlyMap<string, string> | undefined,
 ) =>
   Effect.gen(function* () {
-    // Fixed query values (`const` properties) are the service's to send: filled in before the check.
-    const args = withFixedQuery(tool.row, given);
+    // Fixed query values (`const` properties) are the service's to send: filled in before the check, as are
+    // the values the server pins (docs/api-rules.md §20), over whatever the caller gave for them.
+    const args = withFixedQuery(tool.row, withPinnedArguments(tool.fixedArgs, given));
     const problems = argumentProblems(tool.row, args);
     if (problems.length > 0)
       return yield* new InvalidArgument({

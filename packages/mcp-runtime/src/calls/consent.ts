@@ -40,15 +40,17 @@ export const consentAnswer = <T = CallToolResult>(
   // A resources/read has no tool result: it answers a JSON-RPC error with the same text instead.
   textAnswer: (text: string) => T = (text) => errorResult(text) as T,
   again = "call the tool again",
+  // The elicitation's key in an input-required result (another flow, such as an approval, names its own).
+  key = CONSENT_KEY,
 ): T | InputRequiredResult => {
   const text = () => textAnswer(`${consent.message}\nOpen this URL to connect, then ${again}: ${consent.url}`);
   const declared = channel.urlElicitation(ctx);
   if (channel.era === "modern") {
     // A retry that carries an answer to our elicitation and still lacks the connection: the person declined
     // or did not finish; say so in text rather than asking again in a loop.
-    if (declared !== true || ctx.mcpReq.inputResponses?.[CONSENT_KEY] !== undefined) return text();
+    if (declared !== true || ctx.mcpReq.inputResponses?.[key] !== undefined) return text();
     return inputRequired({
-      inputRequests: { [CONSENT_KEY]: inputRequired.elicitUrl({ message: consent.message, url: consent.url }) },
+      inputRequests: { [key]: inputRequired.elicitUrl({ message: consent.message, url: consent.url }) },
     });
   }
   if (declared === false) return text();

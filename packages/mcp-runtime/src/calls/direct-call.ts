@@ -11,9 +11,13 @@ import type { UpstreamServices } from "./upstream-services.js";
 
 // The fast lane's tools/call (exchange/fast-lane.ts): the SDK handler's work without the SDK.
 
-/** True when a tool runs without the SDK's request context: no forwarded headers, no upstream OAuth token. */
+/**
+ * True when a tool runs without the SDK's request context: no forwarded headers, no upstream OAuth token, no
+ * approval to ask for (its elicitation needs the caller's declared capabilities).
+ */
 export const runsWithoutRequestContext = (services: UpstreamServices, compiled: CompiledServer, tool: CompiledTool) =>
   !compiled.forwardRequestHeaders &&
+  !tool.approval &&
   (tool.provider.oauth2Config === null || services.authFetch === undefined || services.authorization === undefined);
 
 const NOTHING_READ: PreparedCall = {};

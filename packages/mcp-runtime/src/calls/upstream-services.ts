@@ -26,4 +26,6 @@ export interface UpstreamServices {
   readonly pageUrl: (path: string) => string;
   /** Outbound HTTP for authorization servers, under the same network policy and limits as upstream calls. */
   readonly authFetch?: PolicyFetch | undefined;
+  /** The public URL of an approval's page (docs/api-rules.md §20). */
+  readonly approvalUrl?: ((id: string) => string) | undefined;
 }

@@ -21,6 +21,9 @@ export interface PublicSite {
   readonly docsUrl: () => string;
   /** The public URL of a page of the service at `path` (which starts with `/`). */
   readonly pageUrl: (path: string) => string;
+
+  /** The page where a person approves or denies a tool call (docs/api-rules.md §20). */
+  readonly approvalUrl: (id: string) => string;
   readonly allowedHosts: () => ReadonlyArray<string>;
   readonly allowedOrigins: () => ReadonlyArray<string>;
 }
@@ -51,6 +54,8 @@ export const publicSite = (settings: McpSettings, listenUrl: string | (() => str
     metadataUrl: (serverId) => `${get().origin}/.well-known/oauth-protected-resource/mcp/${serverId}`,
     docsUrl: () => `${get().origin}/docs`,
     pageUrl: (path) => `${get().origin}${path}`,
+
+    approvalUrl: (id) => `${get().origin}/approvals/${id}`,
     allowedHosts: () => get().allowedHosts,
     allowedOrigins: () => get().allowedOrigins,
   };

@@ -1,4 +1,5 @@
 import type { ManagementOperation } from "./define-operation.js";
+import { APPROVAL_OPERATIONS } from "./approval-operations.js";
 import { AUDIT_OPERATIONS } from "./audit-operations.js";
 import { CALL_LOG_OPERATIONS } from "./call-log-operations.js";
 import { GIT_OPERATIONS } from "./git-operations.js";
@@ -27,4 +28,6 @@ export const MANAGEMENT_ROUTES: ReadonlyArray<ManagementOperation> = [
   ...REVISION_OPERATIONS,
 
   ...CALL_LOG_OPERATIONS,
+
+  ...APPROVAL_OPERATIONS,
 ];

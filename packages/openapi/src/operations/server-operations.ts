@@ -132,6 +132,34 @@ const serverMemberOperations = (member: {
   ];
 };
 
+/** One chosen tool's settings in a server (docs/api-rules.md §20). */
+const serverToolSettingsOperations: ReadonlyArray<ManagementOperation> = [
+  defineOperation({
+    method: "GET",
+    path: "/servers/{id}/tools/{toolID}",
+    useCase: U.getServerTool,
+    summary: "Get a tool of a server with its settings there",
+    tag: "Server members",
+    status: 200,
+    response: envelope("tool", D.ServerToolRecord),
+    input: ({ params }) => ({ serverId: params.id, toolId: params.toolID }),
+    answer: (tool) => ({ body: { tool } }),
+  }),
+  defineOperation({
+    method: "PATCH",
+    path: "/servers/{id}/tools/{toolID}",
+    useCase: U.updateServerTool,
+    summary: "Change a tool's alias, description, pinned arguments or approval in a server",
+    tag: "Server members",
+    status: 200,
+    request: envelope("tool", D.ServerToolSettingsPatch),
+    response: envelope("tool", D.ServerToolRecord),
+    decodeBody: D.decodeServerToolSettingsPatch,
+    input: ({ params, body }) => ({ serverId: params.id, toolId: params.toolID, tool: body }),
+    answer: (tool) => ({ body: { tool } }),
+  }),
+];
+
 /** Adding and removing a server's tools, resources and prompts one at a time. */
 export const SERVER_MEMBER_OPERATIONS: ReadonlyArray<ManagementOperation> = [
   ...serverMemberOperations({
@@ -144,10 +172,11 @@ export const SERVER_MEMBER_OPERATIONS: ReadonlyArray<ManagementOperation> = [
       remove: "Remove a tool from a server",
     },
     link: D.ServerToolLink,
-    record: D.ToolRecord,
+    record: D.ServerToolRecord,
     decodeLink: D.decodeServerToolLink,
     useCases: { list: U.listServerTools, add: U.addServerTool, remove: U.removeServerTool },
   }),
+  ...serverToolSettingsOperations,
   ...serverMemberOperations({
     segment: "resources",
     param: "resourceID",

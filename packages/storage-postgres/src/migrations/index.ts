@@ -14,10 +14,11 @@ import { Migration20261124101104_tool_of_provider_per_statement } from "./Migrat
 import { Migration20261128105552_tool_body_fields } from "./Migration20261128105552_tool_body_fields.js";
 import { Migration20261128110000_tool_operation_path } from "./Migration20261128110000_tool_operation_path.js";
 import { Migration20261128135954_response_shaping } from "./Migration20261128135954_response_shaping.js";
+import { Migration20261128140037_server_tool_settings } from "./Migration20261128140037_server_tool_settings.js";
+import { Migration20261128140919_caller_values } from "./Migration20261128140919_caller_values.js";
 import { Migration20261128141343_server_revisions } from "./Migration20261128141343_server_revisions.js";
 import { Migration20261128145134_tool_calls } from "./Migration20261128145134_tool_calls.js";
-
-import { Migration20261128140919_caller_values } from "./Migration20261128140919_caller_values.js";
+import { Migration20261128145706_tool_approvals } from "./Migration20261128145706_tool_approvals.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -43,8 +44,9 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
   { name: "Migration20261128105552_tool_body_fields", class: Migration20261128105552_tool_body_fields },
   { name: "Migration20261128110000_tool_operation_path", class: Migration20261128110000_tool_operation_path },
   { name: "Migration20261128135954_response_shaping", class: Migration20261128135954_response_shaping },
+  { name: "Migration20261128140037_server_tool_settings", class: Migration20261128140037_server_tool_settings },
+  { name: "Migration20261128140919_caller_values", class: Migration20261128140919_caller_values },
   { name: "Migration20261128141343_server_revisions", class: Migration20261128141343_server_revisions },
   { name: "Migration20261128145134_tool_calls", class: Migration20261128145134_tool_calls },
-
-  { name: "Migration20261128140919_caller_values", class: Migration20261128140919_caller_values },
+  { name: "Migration20261128145706_tool_approvals", class: Migration20261128145706_tool_approvals },
 ];

@@ -33,6 +33,15 @@ export const describeGraphs = (tables: ReturnType<typeof describeRecordTables>) 
              order by sp.ordinal) from server_providers sp where sp.server_id = ${a}.id), ${EMPTY})`,
         ],
         [
+          // The settings of chosen tools that have any, in the order the tools are chosen (docs/api-rules.md §20).
+          "toolSettings",
+          `coalesce((select json_agg(json_build_object('toolId', st.tool_id, 'alias', st.alias, 'description',
+             st.description, 'fixedArgs', st.fixed_args, 'approval', st.approval) order by sp.ordinal, st.ordinal)
+             from server_tools st join server_providers sp on sp.server_id = st.server_id and sp.provider_id = st.provider_id
+             where st.server_id = ${a}.id and (st.alias <> '' or st.description <> '' or st.fixed_args <> '{}'::jsonb
+               or st.approval <> 'INHERIT')), ${EMPTY})`,
+        ],
+        [
           "resourceIds",
           `coalesce((select json_agg(sr.resource_id order by sr.ordinal) from server_resources sr where sr.server_id = ${a}.id), ${EMPTY})`,
         ],

@@ -1,4 +1,5 @@
 import {
+  ApprovalRow,
   AuditEventRow,
   CallerValueFormRow,
   CallerValueRow,
@@ -31,6 +32,7 @@ import {
   UpstreamConnectionEntity,
   VariableEntity,
 } from "../schema/entities.js";
+import { ApprovalEntity } from "../schema/approval-entity.js";
 import { AuditEventEntity } from "../schema/audit-event-entity.js";
 import { OAuthServerRecordEntity } from "../schema/oauth-server-record-entity.js";
 import { GitConnectionEntity } from "../schema/git-entities.js";
@@ -45,8 +47,13 @@ export const describeRecordTables = (metadata: MetadataStorage) => ({
   prompts: describeTable(metadata.get(PromptEntity), PromptRow),
   resources: describeTable(metadata.get(ResourceEntity), ResourceRow),
   variables: describeTable(metadata.get(VariableEntity), VariableRow),
-  // A server's links live in the server_* link tables (see graphs.ts and tx/servers.ts).
-  servers: describeTable(metadata.get(ServerEntity), ServerRow, ["providers", "resourceIds", "promptIds"]),
+  // A server's links (and its tools' settings) live in the server_* link tables (graphs.ts, tx/servers.ts).
+  servers: describeTable(metadata.get(ServerEntity), ServerRow, [
+    "providers",
+    "resourceIds",
+    "promptIds",
+    "toolSettings",
+  ]),
   serverTokens: describeTable(metadata.get(ServerTokenEntity), ServerTokenRow),
   auditEvents: describeTable(metadata.get(AuditEventEntity), AuditEventRow),
   upstreamConnections: describeTable(metadata.get(UpstreamConnectionEntity), UpstreamConnectionRow),
@@ -58,6 +65,8 @@ export const describeRecordTables = (metadata: MetadataStorage) => ({
 
   callerValues: describeTable(metadata.get(CallerValueEntity), CallerValueRow),
   callerValueForms: describeTable(metadata.get(CallerValueFormEntity), CallerValueFormRow),
+
+  approvals: describeTable(metadata.get(ApprovalEntity), ApprovalRow),
 });
 
 /**

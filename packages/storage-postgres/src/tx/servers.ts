@@ -1,4 +1,4 @@
-import type { ServerReference, ServerRow } from "@mcpsm/domain/storage";
+import { type ServerReference, type ServerRow, storedServerRow, storedToolSettings } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { insertRow, insertRowWhere, updateRowIfVersion } from "../table/table.js";
 import { insertBreach } from "./breaches.js";
@@ -18,11 +18,22 @@ const linkInserts = (server: ServerRow, first: number, onlyIf = "true") => {
   const toolProviders: Array<string> = [];
   const toolIds: Array<string> = [];
   const toolOrdinals: Array<number> = [];
+  // Each chosen tool's settings (docs/api-rules.md §20), the defaults where it has none.
+  const settings = new Map(storedToolSettings(server).map((entry) => [entry.toolId, entry]));
+  const aliases: Array<string> = [];
+  const descriptions: Array<string> = [];
+  const fixedArgs: Array<string> = [];
+  const approvals: Array<string> = [];
   for (const link of server.providers)
     for (const [ordinal, toolId] of link.toolIds.entries()) {
       toolProviders.push(link.providerId);
       toolIds.push(toolId);
       toolOrdinals.push(ordinal);
+      const entry = settings.get(toolId);
+      aliases.push(entry?.alias ?? "");
+      descriptions.push(entry?.description ?? "");
+      fixedArgs.push(JSON.stringify(entry?.fixedArgs ?? {}));
+      approvals.push(entry?.approval ?? "INHERIT");
     }
   if (server.providers.length === 0 && server.resourceIds.length === 0 && server.promptIds.length === 0)
     return undefined;
@@ -33,8 +44,10 @@ const linkInserts = (server: ServerRow, first: number, onlyIf = "true") => {
          select ${$(1)}, x.id, x.ordinal - 1 from unnest(${$(2)}::text[]) with ordinality as x(id, ordinal)
          where ${onlyIf}),
        linked_tools as (
-         insert into server_tools (server_id, provider_id, tool_id, ordinal)
-         select ${$(1)}, x.provider_id, x.tool_id, x.ordinal from unnest(${$(3)}::text[], ${$(4)}::text[], ${$(5)}::int[]) as x(provider_id, tool_id, ordinal)
+         insert into server_tools (server_id, provider_id, tool_id, ordinal, alias, description, fixed_args, approval)
+         select ${$(1)}, x.provider_id, x.tool_id, x.ordinal, x.alias, x.description, x.fixed_args::jsonb, x.approval
+         from unnest(${$(3)}::text[], ${$(4)}::text[], ${$(5)}::int[], ${$(8)}::text[], ${$(9)}::text[], ${$(10)}::text[],
+                     ${$(11)}::text[]) as x(provider_id, tool_id, ordinal, alias, description, fixed_args, approval)
          where ${onlyIf}),
        linked_resources as (
          insert into server_resources (server_id, resource_id, ordinal)
@@ -52,6 +65,10 @@ const linkInserts = (server: ServerRow, first: number, onlyIf = "true") => {
       toolOrdinals,
       server.resourceIds,
       server.promptIds,
+      aliases,
+      descriptions,
+      fixedArgs,
+      approvals,
     ],
   };
 };
@@ -106,7 +123,8 @@ export const serverOperations: Operations<
     return {
       // The row and its links in one statement (the links' foreign keys are checked at its end). Within a
       // quota: the row only while the tenant's count is below it, the links only with the row.
-      insertServer: (row, maxServers) => {
+      insertServer: (given, maxServers) => {
+        const row = storedServerRow(given);
         const breach = insertBreach("server", row.name);
         if (maxServers === undefined) {
           const params = insert.params(row);
@@ -139,8 +157,9 @@ export const serverOperations: Operations<
         );
       },
       // Only when the compare-and-set matched are the links replaced.
-      updateServer: (row, expectedVersion) =>
-        runner.guarded(
+      updateServer: (given, expectedVersion) => {
+        const row = storedServerRow(given);
+        return runner.guarded(
           Effect.gen(function* () {
             const updated = yield* runner.rows(update.sql, update.params(row, expectedVersion));
             if (updated.length === 0) return false;
@@ -155,7 +174,8 @@ export const serverOperations: Operations<
             yield* insertLinks(runner, row);
             return true;
           }).pipe(Effect.catchTag("ConstraintBreach", insertBreach("server", row.name))),
-        ),
+        );
+      },
       deleteServer: (id) => Effect.asVoid(ctx.rows("delete from servers where id = $1", [id])),
       findServer: (id) => ctx.one(find, [id], server.decode),
       findServerGraph: (id) => ctx.one(findGraph, [id], serverGraph.decode),

@@ -1,5 +1,6 @@
 import type { StorageTx } from "@mcpsm/domain/storage";
 import type { Tables } from "../table/tables.js";
+import { approvalOperations } from "./approvals.js";
 import { auditEventOperations } from "./audit-events.js";
 import { gitSyncOperations } from "./git-sync.js";
 import { oauthServerRecordOperations } from "./oauth-server-records.js";
@@ -35,6 +36,8 @@ const PARTS = [
   serverRevisionOperations,
 
   callerValueOperations,
+
+  approvalOperations,
 ] as const;
 
 // Compile-time proof that the parts together are a whole StorageTx (the assembly below casts).

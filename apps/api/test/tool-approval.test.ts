@@ -1,0 +1,164 @@
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EchoUpstream, startEchoUpstream } from "./support/echo-upstream.js";
+import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+
+// docs/api-rules.md §20, the approval half: a call that needs approval sends the caller to the approval page
+// (URL elicitation in its era, text otherwise); approved once, for that caller and those exact arguments.
+
+let svc: TestService;
+let upstream: EchoUpstream;
+let owner: Tenant;
+const ids = { server: "", token: "", other: "" };
+
+const connect = async (token: string, era: "2025-11-25" | "2026-07-28", onUrl?: (url: string) => Promise<void>) => {
+  const client = new Client(
+    { name: "approval-test", version: "1" },
+    {
+      ...(onUrl === undefined ? {} : { capabilities: { elicitation: { url: {} } } }),
+      ...(era === "2026-07-28" ? { versionNegotiation: { mode: { pin: era } } } : {}),
+    },
+  );
+  if (onUrl !== undefined)
+    client.setRequestHandler("elicitation/create", async (request) => {
+      await onUrl(String((request.params as { url?: string }).url));
+      return { action: "accept" };
+    });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${ids.server}`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+};
+
+const textOf = (result: { content?: unknown }) => String((result.content as Array<{ text?: string }>)[0]?.text);
+const approvalIdIn = (text: string) => /\/approvals\/([A-Za-z0-9]{11})/.exec(text)?.[1] as string;
+
+/** Opens the page like a browser and presses a button. */
+const decideOnPage = async (url: string, decision: "APPROVE" | "DENY") => {
+  const shown = await fetch(url);
+  expect(shown.status).toBe(200);
+  expect(shown.headers.get("x-frame-options")).toBe("DENY");
+  const html = await shown.text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] as string;
+  const cookie = (shown.headers.get("set-cookie") ?? "").split(";")[0] as string;
+  const forged = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: `csrf=${csrf}&decision=${decision}`,
+  });
+  expect(forged.status).toBe(403);
+  const sent = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie },
+    body: `csrf=${csrf}&decision=${decision}`,
+  });
+  expect(sent.status).toBe(200);
+  return html;
+};
+
+beforeAll(async () => {
+  upstream = await startEchoUpstream();
+  svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
+  owner = await svc.tenant("approvals");
+  const provider = await owner.api.post("/providers", { provider: { name: "Things", baseURL: upstream.baseURL } });
+  await owner.api.post(`/providers/${provider.body.provider.id}/tools`, {
+    tool: {
+      name: "deleteThing",
+      method: "DELETE",
+      path: "/things",
+      queryArgsJSONSchema: { type: "object", properties: { id: { type: "string" }, apiToken: { type: "string" } } },
+    },
+  });
+  await owner.api.post(`/providers/${provider.body.provider.id}/tools`, {
+    tool: { name: "listThings", method: "GET", path: "/things" },
+  });
+  const server = await owner.api.post("/servers", {
+    server: { name: "Guarded", approvalPolicy: "DESTRUCTIVE", providers: [{ id: provider.body.provider.id }] },
+  });
+  ids.server = server.body.server.id;
+  ids.token = (await owner.api.post(`/servers/${ids.server}/tokens`, { token: { name: "a" } })).body.token.value;
+  ids.other = (await owner.api.post(`/servers/${ids.server}/tokens`, { token: { name: "b" } })).body.token.value;
+});
+
+afterAll(async () => {
+  await svc?.close();
+  await upstream?.close();
+});
+
+describe("approval before a destructive call", () => {
+  it("a read runs at once; without URL elicitation the text holds the page's URL, and the API approves", async () => {
+    for (const era of ["2025-11-25", "2026-07-28"] as const) {
+      const client = await connect(ids.token, era);
+      try {
+        const read = await client.callTool({ name: "listThings", arguments: {} });
+        expect(read.isError ?? false).toBe(false);
+        const before = upstream.seen.length;
+        const asked = await client.callTool({ name: "deleteThing", arguments: { queryArgs: { id: `x-${era}` } } });
+        expect(asked.isError).toBe(true);
+        const id = approvalIdIn(textOf(asked));
+        expect(textOf(asked)).toContain(`${svc.url}/approvals/${id}`);
+        expect(upstream.seen.length).toBe(before);
+        const listed = await owner.api.get("/approvals");
+        expect(listed.body.approvals.map((a: { id: string }) => a.id)).toContain(id);
+        // Another tenant cannot decide it; the owner can, once.
+        const stranger = await svc.tenant("stranger");
+        const refused = await stranger.api.post(`/approvals/${id}/decision`, { decision: "APPROVE" });
+        expect(refused.status, refused.text).toBe(404);
+        const decided = await owner.api.post(`/approvals/${id}/decision`, { decision: "APPROVE" });
+        expect(decided.status, decided.text).toBe(200);
+        expect((await owner.api.post(`/approvals/${id}/decision`, { decision: "DENY" })).status).toBe(409);
+        const audit = await owner.api.get(`/audit-events?targetID=${id}`);
+        expect(audit.body.auditEvents.map((e: { operation: string }) => e.operation)).toEqual(["decideApproval"]);
+        // Other arguments are another call: asked again.
+        const otherArgs = await client.callTool({ name: "deleteThing", arguments: { queryArgs: { id: "y" } } });
+        expect(approvalIdIn(textOf(otherArgs))).not.toBe(id);
+        const ran = await client.callTool({ name: "deleteThing", arguments: { queryArgs: { id: `x-${era}` } } });
+        expect(ran.isError ?? false, textOf(ran)).toBe(false);
+        expect(upstream.seen.at(-1)?.url).toBe(`/things?id=x-${era}`);
+        // Used once: the same call asks again.
+        const replay = await client.callTool({ name: "deleteThing", arguments: { queryArgs: { id: `x-${era}` } } });
+        expect(replay.isError).toBe(true);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it("with URL elicitation (2026-07-28) the person approves on the page and the client's retry runs", async () => {
+    let page = "";
+    const client = await connect(ids.token, "2026-07-28", async (url) => {
+      page = await decideOnPage(url, "APPROVE");
+    });
+    try {
+      const result = await client.callTool({
+        name: "deleteThing",
+        arguments: { queryArgs: { id: "z", apiToken: "very-secret-value" } },
+      });
+      expect(result.isError ?? false, textOf(result)).toBe(false);
+      expect(page).toContain("deleteThing");
+      expect(page).not.toContain("very-secret-value");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an approval serves only its caller; a denial answers the caller once", async () => {
+    const alice = await connect(ids.token, "2026-07-28");
+    const bob = await connect(ids.other, "2026-07-28");
+    try {
+      const asked = await alice.callTool({ name: "deleteThing", arguments: { queryArgs: { id: "w" } } });
+      const id = approvalIdIn(textOf(asked));
+      await owner.api.post(`/approvals/${id}/decision`, { decision: "APPROVE" });
+      const other = await bob.callTool({ name: "deleteThing", arguments: { queryArgs: { id: "w" } } });
+      expect(approvalIdIn(textOf(other))).not.toBe(id);
+      await owner.api.post(`/approvals/${approvalIdIn(textOf(other))}/decision`, { decision: "DENY" });
+      const denied = await bob.callTool({ name: "deleteThing", arguments: { queryArgs: { id: "w" } } });
+      expect(textOf(denied)).toContain("denied");
+    } finally {
+      await alice.close();
+      await bob.close();
+    }
+  });
+});
