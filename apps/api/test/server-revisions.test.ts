@@ -40,7 +40,7 @@ const setup = async (api: Client) => {
     await createTool(api, provider.id),
     await createTool(api, provider.id),
     await createTool(api, provider.id),
-  ];
+  ] as const;
   const server = await createServer(api, {
     description: "first",
     providers: [{ id: provider.id, tools: [{ id: tools[0].id }, { id: tools[1].id }] }],

@@ -388,6 +388,26 @@ export interface paths {
         patch: operations["updateProviderTool"];
         trace?: never;
     };
+    "/providers/{id}/tools/{toolID}/shape-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Shape a sample answer with the tool's (or a given) response filter and token limit, and count its tokens
+         * @description Needs the scope `provider:read` (Get provider).
+         */
+        post: operations["previewToolShape"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/providers/{id}/prompts": {
         parameters: {
             query?: never;
@@ -542,6 +562,46 @@ export interface paths {
          * @description Needs the scope `variable:update` (Update variable).
          */
         patch: operations["updateVariable"];
+        trace?: never;
+    };
+    "/variables/{id}/caller-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the callers holding their own value of a per-caller variable (never a value)
+         * @description Needs the scope `variable:list` (List variables).
+         */
+        get: operations["listCallerValues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/variables/{id}/caller-values/{principal}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete one caller's own value of a per-caller variable (it is asked again on its next call)
+         * @description Needs the scope `variable:update` (Update variable).
+         */
+        delete: operations["deleteCallerValue"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/audit-events": {
@@ -704,6 +764,146 @@ export interface paths {
          * @description Needs the scope `server:read` (Get MCP server).
          */
         get: operations["getServerGitSync"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a server's revisions, newest first, one page at a time
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["listServerRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/revisions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a server's export document at one of its kept versions
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["getServerRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/revisions/{version}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed from one revision (against) to another, per field and per tool, and as a unified diff
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["diffServerRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/revisions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a server's content that of a revision again, as a new version (or preview it with dryRun=true)
+         * @description Needs the scope `server:update` (Update MCP server).
+         */
+        post: operations["restoreServerRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a server's tool calls, newest first, one page at a time
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["listServerCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/servers/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A server's usage over time: calls, error rate, p50/p95 latency, result tokens
+         * @description Needs the scope `server:read` (Get MCP server).
+         */
+        get: operations["getServerUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's usage over time and per server: calls, error rate, p50/p95 latency, result tokens
+         * @description Needs the scope `server:list` (List MCP servers).
+         */
+        get: operations["getTenantUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1054,7 +1254,7 @@ export interface components {
             operation: string;
             target: {
                 /** @enum {string} */
-                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token" | "connection" | "gitConnection" | "approval";
+                kind: "provider" | "tool" | "prompt" | "resource" | "variable" | "server" | "token" | "connection" | "gitConnection" | "callerValue" | "approval";
                 id: string;
             };
             /** Format: int32 */
@@ -1105,6 +1305,23 @@ export interface components {
             style?: "form" | "spaceDelimited" | "pipeDelimited" | "deepObject";
             explode?: boolean;
             contentType?: string;
+        };
+        CallerValue: {
+            /** @description the MCP caller it belongs to: `oauth:<sub>` or `server-token:<token id>` */
+            principal: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            updatedAt: string;
+        };
+        CallerValueList: {
+            callerValues: components["schemas"]["CallerValue"][];
         };
         /** @description RFC 9457 problem details of a 409 answer */
         ConflictProblem: {
@@ -1274,6 +1491,7 @@ export interface components {
             description?: string;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
+            maxResultTokens?: number;
             approvalPolicy?: components["schemas"]["ApprovalPolicy"];
         };
         ExportedTool: {
@@ -1320,6 +1538,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -1342,6 +1562,7 @@ export interface components {
             name: string;
             /** @enum {string} */
             type: "ENV" | "SECRET";
+            perCaller?: boolean;
         };
         FieldProblem: {
             /** @description JSON path of the offending value; "" for the whole body */
@@ -1478,6 +1699,7 @@ export interface components {
             description: string;
             requestHeadersProxyEnabled: boolean;
             dynamicToolDiscoveryEnabled: boolean;
+            maxResultTokens: number;
             /** Format: int32 */
             version: number;
             gitProvider: string;
@@ -1539,6 +1761,8 @@ export interface components {
                      * @enum {string}
                      */
                     outputSchemaMode: "LENIENT" | "EXACT";
+                    /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
+                    responseFilter: components["schemas"]["ResponseFilter"] | null;
                     headers: {
                         /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                         key: string;
@@ -1659,6 +1883,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
+            responseFilter: components["schemas"]["ResponseFilter"] | null;
             headers: {
                 /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                 key: string;
@@ -2207,6 +2433,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
+            responseFilter: components["schemas"]["ResponseFilter"] | null;
             headers: {
                 /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                 key: string;
@@ -2300,6 +2528,38 @@ export interface components {
                 lastModified?: string;
             };
         };
+        /** @description applied to the upstream's JSON answer before it reaches the caller, within a time and memory budget; the declared outputSchema follows it */
+        ResponseFilter: {
+            /**
+             * @description jmespath (JMESPath Community edition) or jq
+             * @enum {string}
+             */
+            language: "jmespath" | "jq";
+            /**
+             * maxLength(4096)
+             * @description a string at most 4096 character(s) long
+             */
+            expression: string;
+        };
+        RevisionFieldChange: {
+            /** @description dotted path below the member (or the document) */
+            path: string;
+            before?: null | boolean | {
+                [key: string]: unknown;
+            } | unknown[] | number | string;
+            after?: null | boolean | {
+                [key: string]: unknown;
+            } | unknown[] | number | string;
+        };
+        RevisionMemberChange: {
+            /** @description provider, tool, prompt, resource, variable, argument… */
+            kind: string;
+            name: string;
+            /** @enum {string} */
+            change: "added" | "removed" | "changed";
+            fields: components["schemas"]["RevisionFieldChange"][];
+            members: components["schemas"]["RevisionMemberChange"][];
+        };
         Server: {
             id: components["schemas"]["Id"];
             /**
@@ -2316,6 +2576,7 @@ export interface components {
             description: string;
             requestHeadersProxyEnabled: boolean;
             dynamicToolDiscoveryEnabled: boolean;
+            maxResultTokens: number;
             /** Format: int32 */
             version: number;
             gitProvider: string;
@@ -2342,6 +2603,7 @@ export interface components {
             version?: number;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
+            maxResultTokens?: number;
             /**
              * maxItems(1000)
              * @description an array of at most 1000 item(s)
@@ -2473,6 +2735,7 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 type?: "ENV" | "SECRET";
+                perCaller?: boolean;
             }[];
             warnings: {
                 path: string;
@@ -2500,6 +2763,7 @@ export interface components {
             version?: number;
             requestHeadersProxyEnabled?: boolean;
             dynamicToolDiscoveryEnabled?: boolean;
+            maxResultTokens?: number;
             /**
              * maxItems(1000)
              * @description an array of at most 1000 item(s)
@@ -2586,6 +2850,55 @@ export interface components {
         ServerResourceLink: {
             resourceID: components["schemas"]["Id"];
         };
+        ServerRestoreRequest: {
+            /**
+             * int
+             * @description the server's current version; another one → 409 ABORTED
+             */
+            version?: number;
+        };
+        ServerRestoreResult: {
+            server: components["schemas"]["Server"];
+            diff: components["schemas"]["ServerRevisionDiff"];
+        };
+        ServerRevision: {
+            /** Format: int32 */
+            version: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            createdAt: string;
+            actor: {
+                /** @description the writer's subject; "" when unknown or another tenant */
+                sub: string;
+                clientId: string;
+            };
+            /** @description one line saying what changed */
+            summary: string;
+        };
+        ServerRevisionDiff: {
+            /** Format: int32 */
+            version: number;
+            /** Format: int32 */
+            against: number;
+            /** @description changed fields of the document (server.*) */
+            fields: components["schemas"]["RevisionFieldChange"][];
+            /** @description providers and variables added, removed or changed; a changed provider lists its tools, prompts, resources */
+            members: components["schemas"]["RevisionMemberChange"][];
+            /** @description the same as a unified diff of the two documents, for people */
+            text: string;
+        };
+        ServerRevisionPage: {
+            revisions: components["schemas"]["ServerRevision"][];
+            /**
+             * int
+             * @description revisions the server has (at most REVISIONS_KEPT)
+             */
+            matchCount: number;
+            /** @description pass as `token` for the next page; "" on the last page */
+            nextToken: string;
+        };
         ServerToken: {
             id: components["schemas"]["Id"];
             serverID: components["schemas"]["Id"];
@@ -2639,6 +2952,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it; null when none */
+            responseFilter: components["schemas"]["ResponseFilter"] | null;
             headers: {
                 /** @description an HTTP header name (RFC 9110 token), not a hop-by-hop or framing header */
                 key: string;
@@ -2678,6 +2993,24 @@ export interface components {
             fixedArgs?: components["schemas"]["FixedArgs"];
             approval?: components["schemas"]["ToolApproval"];
         };
+        ServerUsage: {
+            calls: components["schemas"]["Int"];
+            /**
+             * int
+             * @description calls that ended in a tool error or a JSON-RPC error
+             */
+            errors: number;
+            /** @description errors / calls; 0 without calls */
+            errorRate: number;
+            p50LatencyMs: number;
+            p95LatencyMs: number;
+            /**
+             * int
+             * @description result tokens before shaping, summed
+             */
+            tokens: number;
+            serverId: string;
+        };
         /** @description RFC 9457 problem details of a 503 answer */
         ServiceUnavailableProblem: {
             /** @enum {string} */
@@ -2693,11 +3026,90 @@ export interface components {
             /** @description the X-Request-Id of the request, for the logs */
             requestId: string;
         };
+        ShapePreview: {
+            result: null | boolean | {
+                [key: string]: unknown;
+            } | unknown[] | number | string;
+            /** @description o200k_base tokens of the sample's JSON text and of the result's */
+            tokens: {
+                before: number;
+                after: number;
+            };
+            /** @description a JSON object */
+            outputSchema: {
+                [key: string]: unknown;
+            };
+            /** @description what the cut to maxResultTokens left out and how to narrow the request; "" when nothing was cut */
+            cut: string;
+        };
+        ShapePreviewRequest: {
+            sample: null | boolean | {
+                [key: string]: unknown;
+            } | unknown[] | number | string;
+            /** @description the filter to try; absent: the tool's own; null: none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
+            maxResultTokens?: number;
+        };
         /**
          * @description INHERIT: as the server's approvalPolicy says; NEVER; ALWAYS
          * @enum {string}
          */
         ToolApproval: "INHERIT" | "NEVER" | "ALWAYS";
+        ToolCall: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            at: string;
+            /** @description the tool called as the client named it ("" if none was named) */
+            tool: string;
+            /** @description who called: `server-token:<token id>` or `oauth:<subject>` (never a credential) */
+            principal: string;
+            /**
+             * @description protocol era: legacy (2025-era) or modern (2026-07-28)
+             * @enum {string}
+             */
+            era: "legacy" | "modern";
+            /** @enum {string} */
+            status: "ok" | "tool_error" | "error";
+            /** @description bounded error type ("" on success): tool_error, a JSON-RPC code, or an upstream failure kind */
+            errorType: string;
+            /**
+             * int
+             * @description HTTP status of the upstream answer; 0 when none came
+             */
+            upstreamStatus: number;
+            /** @description time from the call's arrival to its answer, milliseconds */
+            latencyMs: number;
+            /**
+             * int
+             * @description characters of the result's text content
+             */
+            resultChars: number;
+            /**
+             * int
+             * @description result tokens before response shaping (estimated as characters / 4, rounded up)
+             */
+            tokensBefore: number;
+            /** @description result tokens after response shaping; null while no shaping applies */
+            tokensAfter: components["schemas"]["Int"] | null;
+            /**
+             * unknown
+             * @description the masked arguments, only for a server that opted into argument capture
+             */
+            arguments?: unknown;
+        };
+        ToolCallPage: {
+            calls: components["schemas"]["ToolCall"][];
+            /**
+             * int
+             * @description calls matching the filters over all pages
+             */
+            matchCount: number;
+            /** @description pass as `token` for the next page; "" on the last page */
+            nextToken: string;
+        };
         ToolCreate: {
             /**
              * @description the upstream HTTP method; any case is accepted and stored upper case
@@ -2742,6 +3154,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -2802,6 +3216,8 @@ export interface components {
              * @enum {string}
              */
             outputSchemaMode?: "LENIENT" | "EXACT";
+            /** @description shapes the upstream's JSON answer before the caller reads it (JMESPath or jq); null for none */
+            responseFilter?: components["schemas"]["ResponseFilter"] | null;
             /**
              * maxItems(100)
              * @description an array of at most 100 item(s)
@@ -2883,6 +3299,62 @@ export interface components {
         UpstreamConnectionList: {
             connections: components["schemas"]["UpstreamConnection"][];
         };
+        UsagePoint: {
+            calls: components["schemas"]["Int"];
+            /**
+             * int
+             * @description calls that ended in a tool error or a JSON-RPC error
+             */
+            errors: number;
+            /** @description errors / calls; 0 without calls */
+            errorRate: number;
+            p50LatencyMs: number;
+            p95LatencyMs: number;
+            /**
+             * int
+             * @description result tokens before shaping, summed
+             */
+            tokens: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            at: string;
+        };
+        UsageReport: {
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC timestamp with milliseconds
+             */
+            until: string;
+            /** @enum {string} */
+            bucket: "minute" | "hour" | "day";
+            totals: {
+                calls: components["schemas"]["Int"];
+                /**
+                 * int
+                 * @description calls that ended in a tool error or a JSON-RPC error
+                 */
+                errors: number;
+                /** @description errors / calls; 0 without calls */
+                errorRate: number;
+                p50LatencyMs: number;
+                p95LatencyMs: number;
+                /**
+                 * int
+                 * @description result tokens before shaping, summed
+                 */
+                tokens: number;
+            };
+            series: components["schemas"]["UsagePoint"][];
+            /** @description per server, most calls first */
+            servers: components["schemas"]["ServerUsage"][];
+        };
         Variable: {
             id: components["schemas"]["Id"];
             /**
@@ -2899,6 +3371,8 @@ export interface components {
             type: "ENV" | "SECRET";
             value: string;
             name: string;
+            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
+            perCaller: boolean;
         };
         VariableCreate: {
             /** @enum {string} */
@@ -2907,10 +3381,14 @@ export interface components {
             name: string;
             /** @description at most 64 KiB of UTF-8 */
             value: string;
+            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
+            perCaller?: boolean;
         };
         VariablePatch: {
             /** @description at most 64 KiB of UTF-8 */
-            value: string;
+            value?: string;
+            /** @description SECRET only: each MCP caller (an OAuth subject or a server token) holds its own value, entered in a form of the service; `value` is then the default ("" for none) */
+            perCaller?: boolean;
         };
     };
     responses: {
@@ -4390,6 +4868,50 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    previewToolShape: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the provider (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description id of the tool (11 letters or digits; anything else answers 400) */
+                toolID: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShapePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShapePreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listProviderPrompts: {
         parameters: {
             query?: never;
@@ -5006,6 +5528,77 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listCallerValues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the variable (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallerValueList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCallerValue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the variable (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description the MCP caller (docs/api-rules.md §23): `oauth:<sub>` or `server-token:<token id>`, URL-encoded */
+                principal: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (no body) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAuditEvents: {
         parameters: {
             query?: {
@@ -5016,7 +5609,7 @@ export interface operations {
                 /** @description only events whose target has this id */
                 targetID?: string;
                 /** @description only events of this operation */
-                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerTools" | "addServerTool" | "removeServerTool" | "getServerTool" | "updateServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "importServer" | "listApprovals" | "decideApproval" | "createProviderConnection";
+                operation?: "listServers" | "createServer" | "getServer" | "updateServer" | "deleteServer" | "listServerRevisions" | "getServerRevision" | "diffServerRevisions" | "restoreServerRevision" | "listServerTools" | "addServerTool" | "removeServerTool" | "getServerTool" | "updateServerTool" | "listServerResources" | "addServerResource" | "removeServerResource" | "listServerPrompts" | "addServerPrompt" | "removeServerPrompt" | "createServerToken" | "listServerTokens" | "getServerToken" | "revokeServerToken" | "listProviders" | "createProvider" | "getProvider" | "updateProvider" | "deleteProvider" | "importProvider" | "resyncProvider" | "listProviderTools" | "createProviderTool" | "getProviderTool" | "updateProviderTool" | "deleteProviderTool" | "previewToolShape" | "listProviderPrompts" | "createProviderPrompt" | "getProviderPrompt" | "updateProviderPrompt" | "deleteProviderPrompt" | "listProviderResources" | "createProviderResource" | "getProviderResource" | "updateProviderResource" | "deleteProviderResource" | "listVariables" | "getVariable" | "createVariable" | "updateVariable" | "deleteVariable" | "listCallerValues" | "deleteCallerValue" | "listAuditEvents" | "listProviderConnections" | "deleteProviderConnection" | "createGitConnection" | "listGitConnections" | "getGitConnection" | "deleteGitConnection" | "getServerGitSync" | "exportServer" | "listServerCalls" | "getServerUsage" | "getTenantUsage" | "importServer" | "listApprovals" | "decideApproval" | "createProviderConnection" | "setCallerValue";
                 /** @description only events at or after this time (RFC 3339) */
                 since?: string;
             };
@@ -5389,6 +5982,303 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listServerRevisions: {
+        parameters: {
+            query?: {
+                /** @description page size, at least 1; values above 1000 are treated as 1000 */
+                limit?: number;
+                /** @description the nextToken of the previous page (opaque) */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerRevisionPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getServerRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description a version of the server (a whole number from 1; anything else answers 400) */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerExportDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    diffServerRevisions: {
+        parameters: {
+            query?: {
+                /** @description the version compared with (the older side); default: the version before */
+                against?: number;
+            };
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description a version of the server (a whole number from 1; anything else answers 400) */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerRevisionDiff"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    restoreServerRevision: {
+        parameters: {
+            query?: {
+                /** @description true: answer the preview, store nothing */
+                dryRun?: boolean;
+            };
+            header?: {
+                /** @description makes the write conditional on the record's current ETag */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+                /** @description a version of the server (a whole number from 1; anything else answers 400) */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server: components["schemas"]["ServerRestoreRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerRestoreResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["ContentTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listServerCalls: {
+        parameters: {
+            query?: {
+                /** @description page size, at least 1; values above 1000 are treated as 1000 */
+                limit?: number;
+                /** @description the nextToken of the previous page (opaque; valid only with the same filters) */
+                token?: string;
+                /** @description only calls of this tool */
+                tool?: string;
+                /** @description only calls that ended so */
+                status?: "ok" | "tool_error" | "error";
+                /** @description only calls at or after this time (RFC 3339) */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCallPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getServerUsage: {
+        parameters: {
+            query?: {
+                /** @description start of the window (RFC 3339); default: 24 hours before `until` */
+                since?: string;
+                /** @description end of the window, exclusive (RFC 3339); default: now */
+                until?: string;
+                /** @description width of a bucket */
+                bucket?: "minute" | "hour" | "day";
+            };
+            header?: never;
+            path: {
+                /** @description id of the server (11 letters or digits; anything else answers 400) */
+                id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTenantUsage: {
+        parameters: {
+            query?: {
+                /** @description start of the window (RFC 3339); default: 24 hours before `until` */
+                since?: string;
+                /** @description end of the window, exclusive (RFC 3339); default: now */
+                until?: string;
+                /** @description width of a bucket */
+                bucket?: "minute" | "hour" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

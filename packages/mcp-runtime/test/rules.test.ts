@@ -30,6 +30,7 @@ const tool = (over: Partial<ToolRow>): ToolRow => ({
   reqBodyEncoding: {},
   respBodyJSONSchema: null,
   outputSchemaMode: "LENIENT",
+  responseFilter: null,
   headers: [],
   oauth2Scopes: [],
   imported: false,

@@ -30,6 +30,7 @@ const tool: ToolRow = {
   reqContentType: "application/json",
   reqBodyEncoding: {},
   outputSchemaMode: "EXACT",
+  responseFilter: null,
   respBodyJSONSchema: { type: "array", items: { $ref: "#/$defs/Address" }, $defs: { Address: address } },
   headers: [],
   oauth2Scopes: [],

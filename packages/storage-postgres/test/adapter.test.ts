@@ -10,6 +10,7 @@ import {
   hmacPageTokenSignerLayer,
   listProviders,
   quotasLayer,
+  responseShapingLayer,
 } from "@mcpsm/domain/use-cases";
 import { provider, TENANT_A, tool } from "@mcpsm/storage-contract";
 import { Cause, Context, Data, Effect, Exit, Layer } from "effect";
@@ -145,6 +146,7 @@ for (const target of targets)
         aesGcmCipherLayer(new Uint8Array(32).fill(7)),
         hmacPageTokenSignerLayer(new Uint8Array(32).fill(9)),
         quotasLayer(),
+        responseShapingLayer(),
       );
       const flow = Effect.gen(function* () {
         const created = yield* createProvider(actor, {

@@ -1,10 +1,5 @@
 import { Data, Effect } from "effect";
-import {
-  AlreadyExists,
-  type FieldProblem,
-  PermissionDenied,
-  ResourceExhausted,
-} from "../errors/domain-errors.js";
+import { AlreadyExists, type FieldProblem, PermissionDenied, ResourceExhausted } from "../errors/domain-errors.js";
 import { newId } from "../ids/id.js";
 import { DEFAULT_MAX_RESULT_TOKENS } from "../response-shaping/response-filter.js";
 import { responseFilterProblems } from "../response-shaping/response-shaping-port.js";

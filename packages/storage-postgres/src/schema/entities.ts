@@ -23,6 +23,7 @@ import { UpstreamAuthorizationEntity, UpstreamConnectionEntity } from "./upstrea
 import { VariableEntity } from "./variable-entity.js";
 import { ServerRevisionEntity } from "./server-revision-entity.js";
 
+import { ApprovalEntity } from "./approval-entity.js";
 import { CallerValueEntity, CallerValueFormEntity } from "./caller-value-entities.js";
 import { ToolCallEntity, ToolCallHourlyUsageEntity, ToolCallUsageEntity } from "./tool-call-entities.js";
 
@@ -95,4 +96,5 @@ export const ENTITIES = [
   ToolCallHourlyUsageEntity,
   CallerValueEntity,
   CallerValueFormEntity,
+  ApprovalEntity,
 ] as const;

@@ -27,6 +27,8 @@ export const ServerEntity = defineEntity({
         .deleteRule("set null")
         .foreignKeyName("servers_git_connection_id_foreign"),
     gitRepoFullName: p.text().nullable(),
+    // Which calls wait for a person's approval (docs/api-rules.md §20).
+    approvalPolicy: p.text().default("NONE"),
   },
   uniques: [{ name: "servers_tenant_name_unique", properties: ["tenant", "name"] }],
   indexes: [{ name: "servers_tenant_created_at_id_index", properties: ["tenant", "createdAt", "id"] }],
@@ -112,6 +114,11 @@ export const ServerToolEntity = defineEntity({
         .foreignKeyName("server_tools_link_foreign"),
     tool: () => p.manyToOne(ToolEntity).primary().deleteRule("restrict").foreignKeyName("server_tools_tool_id_foreign"),
     ordinal: p.integer(),
+    // The tool's settings in this server (docs/api-rules.md §20): they go with the choice of the tool.
+    alias: p.text().default(""),
+    description: p.text().default(""),
+    fixedArgs: p.json<Record<string, unknown>>().default("{}").fieldName("fixed_args"),
+    approval: p.text().default("INHERIT"),
   },
   primaryKeys: ["link", "tool"],
   indexes: [{ name: "server_tools_tool_id_index", properties: ["tool"] }],
