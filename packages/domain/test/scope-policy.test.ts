@@ -9,8 +9,9 @@ describe("scope policy", () => {
     }
   });
 
-  it("lists the 17 scopes of the spec and the contract's audit:read (§18) and gitconnection:create (§17)", () => {
-    expect(ALL_SCOPES).toHaveLength(19);
+  it("lists the 17 scopes of the spec, the contract's audit:read (§18), gitconnection:create (§17) and approval:decide (§20)", () => {
+    expect(ALL_SCOPES).toHaveLength(20);
+    expect(ALL_SCOPES).toContain("approval:decide");
     expect(ALL_SCOPES).toContain("audit:read");
     expect(ALL_SCOPES).toContain("gitconnection:create");
     expect(new Set(ALL_SCOPES).size).toBe(ALL_SCOPES.length);
@@ -78,7 +79,10 @@ describe("scope policy", () => {
   });
 
   it("never lets a read or list operation require a write scope", () => {
+    // Pending approvals are listed for the people who decide them (docs/api-rules.md §20): approval:decide.
     for (const operation of OPERATIONS)
-      if (/^(list|get)/.test(operation)) expect(requiredScope(operation), operation).toMatch(/:(list|read)$/);
+      if (/^(list|get)/.test(operation) && operation !== "listApprovals")
+        expect(requiredScope(operation), operation).toMatch(/:(list|read)$/);
+    expect(requiredScope("listApprovals")).toBe("approval:decide");
   });
 });
