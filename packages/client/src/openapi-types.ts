@@ -3094,11 +3094,9 @@ export interface components {
             tokensBefore: number;
             /** @description result tokens after response shaping; null while no shaping applies */
             tokensAfter: components["schemas"]["Int"] | null;
-            /**
-             * unknown
-             * @description the masked arguments, only for a server that opted into argument capture
-             */
-            arguments?: unknown;
+            arguments?: null | boolean | {
+                [key: string]: unknown;
+            } | unknown[] | number | string;
         };
         ToolCallPage: {
             calls: components["schemas"]["ToolCall"][];

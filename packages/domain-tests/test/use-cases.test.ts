@@ -173,6 +173,34 @@ describe("every use case on the memory store", () => {
     expect(restored.server).toMatchObject({ name: "github", version: 3 });
     await ok(alice, "updateServer", { serverId, server: { name: "GitHub" } });
 
+    // Per-server tool settings (docs/api-rules.md §20), approvals, caller values (§23), the call log (§24) and
+    // the shape preview (§19): each reachable through the domain with its scope.
+    expect(await ok(alice, "getServerTool", { serverId, toolId })).toMatchObject({
+      id: toolId,
+      serverSettings: { alias: "", description: "", fixedArgs: {}, approval: "INHERIT" },
+    });
+    const described = await ok(alice, "updateServerTool", { serverId, toolId, tool: { description: "Here" } });
+    expect(described.serverSettings).toMatchObject({ description: "Here", alias: "" });
+    expect(await ok(alice, "listApprovals", {})).toEqual([]);
+    expect(
+      await failure(alice, "decideApproval", { approvalId: "Napproval01", decision: { decision: "DENY" } }),
+    ).toMatchObject({ _tag: "NotFound", kind: "approval" });
+    expect(await ok(alice, "listCallerValues", { variableId })).toEqual({ callerValues: [] });
+    expect(
+      await failure(alice, "deleteCallerValue", { variableId, principal: "server-token:Ntoken00001" }),
+    ).toMatchObject({ _tag: "NotFound", kind: "callerValue" });
+    expect(await ok(alice, "listServerCalls", { serverId, query: {} })).toEqual({
+      calls: [],
+      matchCount: 0,
+      nextToken: "",
+    });
+    expect((await ok(alice, "getServerUsage", { serverId, query: {} })).totals).toMatchObject({ calls: 0, errors: 0 });
+    expect((await ok(alice, "getTenantUsage", {})).servers).toEqual([]);
+    // This layer has no shaping engine (the runtime supplies it; apps/api tests shape for real): refused.
+    expect(
+      await failure(alice, "previewToolShape", { providerId, toolId, preview: { sample: { a: 1 } } }),
+    ).toMatchObject({ _tag: "InvalidArgument", detail: "response filters are not available" });
+
     expect((await ok(alice, "listServerTools", { serverId })).map((t) => t.id)).toEqual([toolId]);
     await ok(alice, "removeServerTool", { serverId, toolId });
     expect(await ok(alice, "listServerTools", { serverId })).toEqual([]);
@@ -346,8 +374,8 @@ describe("the domain enforces the scope policy itself", () => {
       const tag = Exit.isFailure(granted) && granted.cause._tag === "Fail" ? granted.cause.error._tag : "success";
       expect({ operation, tag }).not.toEqual({ operation, tag: "PermissionDenied" });
     }
-    // The spec's 17, audit:read (docs/api-rules.md §18) and gitconnection:create (§17).
-    expect(ALL_SCOPES.length).toBe(19);
+    // The spec's 17, audit:read (docs/api-rules.md §18), gitconnection:create (§17) and approval:decide (§20).
+    expect(ALL_SCOPES.length).toBe(20);
   });
 });
 

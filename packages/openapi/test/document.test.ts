@@ -140,9 +140,12 @@ describe("the OpenAPI document", () => {
   it("declares the success status of docs/api-rules.md §5 and the problem answers of each route", () => {
     for (const route of MANAGEMENT_ROUTES) {
       const op = doc.paths[route.path][route.method.toLowerCase()];
-      // A POST creates (201), except a re-sync, which changes the provider it names (200).
+      // A POST creates (201), except those that create nothing: a re-sync (it changes the provider it names), a
+      // shape preview (stores nothing), a revision restore (a new version of the server) and an approval's
+      // decision (200).
+      const createsNothing = ["resyncProvider", "previewToolShape", "restoreServerRevision", "decideApproval"];
       const expected =
-        route.method === "POST" && route.operation !== "resyncProvider"
+        route.method === "POST" && !createsNothing.includes(route.operation)
           ? "201"
           : route.method === "DELETE"
             ? "204"
@@ -198,9 +201,11 @@ describe("the OpenAPI document", () => {
       "description",
       "requestHeadersProxyEnabled",
       "dynamicToolDiscoveryEnabled",
+      "maxResultTokens",
       "version",
       "gitProvider",
       "gitRepoFullName",
+      "approvalPolicy",
       "providers",
       "resources",
       "prompts",
@@ -235,8 +240,8 @@ describe("the OpenAPI document", () => {
       ]),
     );
     expect(fields("ServerToken")).toEqual(["id", "serverID", "createdAt", "expiresAt", "name", "value"]);
-    expect(fields("Variable")).toEqual(["id", "createdAt", "updatedAt", "type", "value", "name"]);
-    expect(fields("VariablePatch")).toEqual(["value"]);
+    expect(fields("Variable")).toEqual(["id", "createdAt", "updatedAt", "type", "value", "name", "perCaller"]);
+    expect(fields("VariablePatch")).toEqual(["value", "perCaller"]);
     expect(schemas.Server.properties.createdAt).toMatchObject({ type: "string", format: "date-time" });
     expect(schemas.Server.properties.version).toMatchObject({ type: "integer", format: "int32" });
     expect(schemas.ProviderResource.properties.size).toMatchObject({ type: "integer", format: "int64" });

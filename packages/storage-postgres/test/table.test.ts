@@ -37,10 +37,10 @@ describe("tables derived from the mapping", () => {
 
   it("an insert writes every column; an update sets every column but the key and the kept ones", () => {
     expect(insertRow(variables()).sql).toBe(
-      "insert into variables (id, tenant, created_at, updated_at, type, name, value) values ($1, $2, $3, $4, $5, $6, $7)",
+      "insert into variables (id, tenant, created_at, updated_at, type, name, value, per_caller) values ($1, $2, $3, $4, $5, $6, $7, $8)",
     );
     expect(updateRow(variables(), ["tenant", "name", "createdAt"]).sql).toBe(
-      "update variables set updated_at = $2, type = $3, value = $4 where id = $1",
+      "update variables set updated_at = $2, type = $3, value = $4, per_caller = $5 where id = $1",
     );
     const tools = describeTable(toolMeta(), ToolRow);
     const insert = insertRow(tools).sql;
@@ -69,6 +69,7 @@ describe("tables derived from the mapping", () => {
       row.type,
       row.name,
       row.value,
+      row.perCaller,
     ]);
     const tools = describeTable(toolMeta(), ToolRow);
     const t = tool(1, "prov0000001");

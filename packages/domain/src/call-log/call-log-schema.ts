@@ -2,7 +2,7 @@ import { Schema } from "effect";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../provider/provider-schema.js";
 import { optional } from "../validation/optional-field.js";
 import { optionalFilterFromQuery, PageSizeFromQuery, PageTokenFromQuery } from "../listing/query-parameters.js";
-import { DateTimeString, Timestamp } from "../validation/text.js";
+import { AnyJsonValue, DateTimeString, Timestamp } from "../validation/text.js";
 
 // The tool-call log (docs/api-rules.md §24): one row per MCP tools/call a server answered, naming when, which
 // tool, who called, how it ended, how long it took and how big the answer was. Never argument values, unless
@@ -60,7 +60,7 @@ export const ToolCallRecord = Schema.Struct({
     description: "result tokens after response shaping; null while no shaping applies",
   }),
   arguments: Schema.optional(
-    Schema.Unknown.annotations({
+    AnyJsonValue.annotations({
       description: "the masked arguments, only for a server that opted into argument capture",
     }),
   ),
