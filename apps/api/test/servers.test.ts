@@ -64,6 +64,7 @@ describe("create and read", () => {
       description: "Use these tools wisely.",
       requestHeadersProxyEnabled: true,
       dynamicToolDiscoveryEnabled: false,
+      maxResultTokens: 25000,
       version: 1,
       gitProvider: "",
       gitRepoFullName: "",

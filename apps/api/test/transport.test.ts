@@ -57,7 +57,7 @@ describe("unknown paths and methods", () => {
     ["POST", "/servers/Ab3dE5gH9jK", ["GET", "PATCH", "DELETE"]],
     ["PUT", "/providers/Ab3dE5gH9jK", ["GET", "PATCH", "DELETE"]],
     ["PATCH", "/variables", ["GET", "POST"]],
-    ["GET", "/servers/Ab3dE5gH9jK/tools/Ab3dE5gH9jK", ["DELETE"]],
+    ["PUT", "/servers/Ab3dE5gH9jK/tools/Ab3dE5gH9jK", ["GET", "PATCH", "DELETE"]],
     ["POST", "/providers/Ab3dE5gH9jK/prompts/Ab3dE5gH9jK", ["GET", "PATCH", "DELETE"]],
   ])("%s %s answers 405 with an Allow header", async (method, path, allowed) => {
     const res = await alice.api.request(method, path);
