@@ -64,7 +64,18 @@ describe("graceful shutdown", () => {
     // A complete round trip on another connection proves the server is running and has read the first one.
     expect((await fetch(new URL("/healthz", url))).status).toBe(200);
     child.kill("SIGTERM");
-    await new Promise<void>((resolve) => child.stderr!.once("data", () => resolve()));
+    // The service says it is stopping on stderr (after the start-up line naming the console, which may still
+    // be waiting in the pipe): the listener is closed once that line is written.
+    await new Promise<void>((resolve) => {
+      let said = "";
+      const listen = (chunk: Buffer) => {
+        said += chunk.toString("utf8");
+        if (!said.includes("SIGTERM:")) return;
+        child.stderr!.off("data", listen);
+        resolve();
+      };
+      child.stderr!.on("data", listen);
+    });
     await expect(fetch(new URL("/healthz", url))).rejects.toThrow();
     req.end(body.slice(half));
     const answered = await response;

@@ -18,9 +18,12 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-// A `{version}` (of a server revision) is a number, not an id: "1" there, so only the ids are what is probed.
+// A `{version}` (of a server revision) is a number, not an id: "1" there; a `{principal}` (of a caller value)
+// is `server-token:<id>`: so only the ids are what is probed.
 const fill = (route: ManagementRoute, value: () => string) =>
-  route.path.replace(/\{([^{}]+)\}/g, (_m, name: string) => (name === "version" ? "1" : value()));
+  route.path.replace(/\{([^{}]+)\}/g, (_m, name: string) =>
+    name === "version" ? "1" : name === "principal" ? `server-token:${value()}` : value(),
+  );
 const label = (route: ManagementRoute) => `${route.method} ${route.path}`;
 const withBody = MANAGEMENT_ROUTES.filter((r) => r.request !== undefined);
 const withIds = MANAGEMENT_ROUTES.filter((r) => r.path.includes("{"));

@@ -22,7 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const writes = ROUTES.filter((r) => r.method !== "GET");
+// A shape preview is a POST that stores nothing (docs/api-rules.md §19): provider:read suffices.
+const writes = ROUTES.filter((r) => r.method !== "GET" && r.operation !== "previewToolShape");
 const READ_SCOPES = ALL_SCOPES.filter((s) => /:(list|read)$/.test(s));
 
 describe("a token with every read scope cannot write anything", () => {
