@@ -36,10 +36,10 @@ describe("the image's application directory", () => {
     const data = await mkdtemp(join(tmpdir(), "mcpsm-image-data-"));
     dirs.push(app, data);
     await rm(app, { recursive: true });
-    // --offline: the store the workspace's install filled has every package. Without it, under turbo's
-    // filtered environment (no NODE_EXTRA_CA_CERTS), pnpm's legacy deploy asks the registry and retries until
-    // the test times out; the image's own build stage may reach its registry.
-    await run("pnpm", [...deployCommand![1]!.split(" "), "--offline", app], { cwd: root, timeout: 90_000 });
+    // --prefer-offline: the store the workspace's install filled has every package, and pnpm's metadata cache
+    // answers when it holds them; a machine that only ran frozen-lockfile installs has none, so pnpm asks the
+    // registry for them (turbo passes NODE_EXTRA_CA_CERTS through for that). The image's build stage does the same.
+    await run("pnpm", [...deployCommand![1]!.split(" "), "--prefer-offline", app], { cwd: root, timeout: 90_000 });
 
     // The final stage's ENV (one line of NAME=value pairs), then loopback and a port of our own.
     const imageEnv = Object.fromEntries(
