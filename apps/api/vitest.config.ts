@@ -38,6 +38,9 @@ const common = {
 
 export default defineConfig({
   test: {
+    // Vitest's default on a 2-core machine is one file at a time; these files mostly wait on sockets, PostgreSQL
+    // and child processes, so three at once halve the wall time (2,302 s of tests in 1,168 s under load).
+    maxWorkers: 3,
     projects: [
       { test: { ...common, name: "memory" } },
       ...(process.env.TEST_DATABASE_URL
