@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const dir = process.env.WORDNET_DIR ?? "/tmp/wn/package/dict";
-const POS = { n: "noun", v: "verb" };
+const POS = { n: "noun", v: "verb", a: "adj" };
 
 const readIndex = (pos) => {
   const out = new Map();
@@ -47,12 +47,12 @@ const readExceptions = (pos) => {
   return out;
 };
 
-const index = { n: readIndex("noun"), v: readIndex("verb") };
+const index = { n: readIndex("noun"), v: readIndex("verb"), a: readIndex("adj") };
 const data = { n: readData("noun"), v: readData("verb") };
 data.a = readData("adj");
 data.s = data.a;
 data.r = readData("adv");
-const exceptions = { n: readExceptions("n"), v: readExceptions("v") };
+const exceptions = { n: readExceptions("n"), v: readExceptions("v"), a: new Map() };
 const SUFFIXES = {
   n: [
     ["s", ""],
@@ -77,7 +77,7 @@ const lemmaOf = (word, pos) => {
   if (index[pos].has(word)) return word;
   const exc = exceptions[pos].get(word);
   if (exc && index[pos].has(exc)) return exc;
-  for (const [from, to] of SUFFIXES[pos])
+  for (const [from, to] of SUFFIXES[pos] ?? [])
     if (word.endsWith(from)) {
       const base = word.slice(0, -from.length) + to;
       if (index[pos].has(base)) return base;
@@ -85,8 +85,12 @@ const lemmaOf = (word, pos) => {
   return undefined;
 };
 
-/** related(word) for `senses` senses per part of speech and the pointer symbols `symbols` (e.g. ["@", "+"]). */
-export const wordnetRelated = ({ senses = 2, symbols = ["@"] } = {}) => {
+/**
+ * related(word) for `senses` senses per part of speech and the pointer symbols `symbols` (e.g. ["@", "+"]);
+ * `synonyms: false` leaves out the synsets' own lemmas; `family: n` keeps only related words that share
+ * their first n letters with the word (its derivational family: private → privacy, visitor → visit).
+ */
+export const wordnetRelated = ({ senses = 2, symbols = ["@"], synonyms = true, family = 0 } = {}) => {
   const cache = new Map();
   return (word) => {
     let out = cache.get(word);
@@ -97,13 +101,15 @@ export const wordnetRelated = ({ senses = 2, symbols = ["@"] } = {}) => {
       if (!lemma) continue;
       for (const offset of index[pos].get(lemma).slice(0, senses)) {
         const synset = data[pos].get(offset);
-        for (const l of synset.lemmas) set.add(l);
+        if (synonyms) for (const l of synset.lemmas) set.add(l);
         for (const p of synset.pointers)
           if (symbols.includes(p.symbol)) for (const l of data[p.pos]?.get(p.offset)?.lemmas ?? []) set.add(l);
       }
     }
     set.delete(word);
-    out = [...set].map((l) => l.replaceAll("_", " "));
+    out = [...set]
+      .filter((l) => family === 0 || (l.length >= family && l.slice(0, family) === word.slice(0, family)))
+      .map((l) => l.replaceAll("_", " "));
     cache.set(word, out);
     return out;
   };
