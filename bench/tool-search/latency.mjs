@@ -10,7 +10,7 @@ import { FIELD_BOOSTS, SYNONYM_WEIGHT, synonymsOf, ToolIndex, terms } from "@mcp
 import MiniSearch from "minisearch";
 import { loadCatalog } from "./catalog.mjs";
 
-const searches = Number(process.argv[2] ?? 20_000);
+const searches = Number(process.argv[2]?.startsWith("--") ? 20_000 : (process.argv[2] ?? 20_000));
 const here = dirname(fileURLToPath(import.meta.url));
 const { tasks } = JSON.parse(readFileSync(resolve(here, "tasks.json"), "utf8"));
 const catalog = await loadCatalog();
@@ -34,7 +34,9 @@ const heap = () => {
 };
 const heapBefore = heap();
 let t = performance.now();
-const index = new ToolIndex(tools);
+// `--options {...}` builds the index with ToolIndex options (e.g. the parts switched off, to compare).
+const at = process.argv.indexOf("--options");
+const index = new ToolIndex(tools, at > 0 ? JSON.parse(process.argv[at + 1]) : {});
 const buildMs = performance.now() - t;
 const heapMb = (heap() - heapBefore) / 1024 / 1024;
 

@@ -7,6 +7,8 @@
 //                                                      written before round two's tuning; score only at the end)
 //   node bench/tool-search/quality.mjs --held-aside-3  the third held-aside set (tasks-held-aside-3.json,
 //                                                      written before round three; score only at the end)
+//   node bench/tool-search/quality.mjs --probe-4     probe set 4 (tasks-probe-4.json, round four): fresh tuning
+//                                                      tasks for judging generic variants; no table reads them
 //   node bench/tool-search/quality.mjs --all         every task of tasks.json
 //   ... --misses                                     also list the full pipeline's misses at @5
 // (after `./run build`; the first run maps the 18 descriptions, ≈ 45 s, then reads a cache.)
@@ -18,16 +20,18 @@ import MiniSearch from "minisearch";
 import { loadCatalog } from "./catalog.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const split = process.argv.includes("--held-aside-3")
-  ? "held-aside-3"
-  : process.argv.includes("--held-aside-2")
-    ? "held-aside-2"
-    : process.argv.includes("--held-aside")
-      ? "held-aside"
-      : process.argv.includes("--all")
-        ? "all"
-        : "dev";
-const taskFile = split.startsWith("held-aside-") ? `tasks-${split}.json` : "tasks.json";
+const split = process.argv.includes("--probe-4")
+  ? "probe-4"
+  : process.argv.includes("--held-aside-3")
+    ? "held-aside-3"
+    : process.argv.includes("--held-aside-2")
+      ? "held-aside-2"
+      : process.argv.includes("--held-aside")
+        ? "held-aside"
+        : process.argv.includes("--all")
+          ? "all"
+          : "dev";
+const taskFile = split.startsWith("held-aside-") || split.startsWith("probe-") ? `tasks-${split}.json` : "tasks.json";
 const allTasks = JSON.parse(readFileSync(resolve(here, taskFile), "utf8")).tasks;
 const catalog = await loadCatalog();
 const ids = new Set(catalog.map((c) => c.id));
@@ -102,12 +106,25 @@ const print = (label, result, kinds = true) => {
 const STEPS = [
   [
     "field-weighted BM25 (no intent, no synonyms)",
-    { intent: false, thesaurus: false, everyday: false, phrases: false },
+    { intent: false, thesaurus: false, everyday: false, phrases: false, negation: false, affixes: false },
   ],
-  ["+ REST intent", { intent: true, thesaurus: false, everyday: false, phrases: false }],
-  ["+ thesaurus (synonym groups)", { intent: true, thesaurus: true, everyday: false, phrases: false }],
-  ["+ everyday words", { intent: true, thesaurus: true, everyday: true, phrases: false }],
-  ["+ phrasal verbs = full", { intent: true, thesaurus: true, everyday: true, phrases: true }],
+  [
+    "+ REST intent",
+    { intent: true, thesaurus: false, everyday: false, phrases: false, negation: false, affixes: false },
+  ],
+  [
+    "+ thesaurus (synonym groups)",
+    { intent: true, thesaurus: true, everyday: false, phrases: false, negation: false, affixes: false },
+  ],
+  [
+    "+ everyday words",
+    { intent: true, thesaurus: true, everyday: true, phrases: false, negation: false, affixes: false },
+  ],
+  [
+    "+ phrasal verbs",
+    { intent: true, thesaurus: true, everyday: true, phrases: true, negation: false, affixes: false },
+  ],
+  ["+ negations, prefixes, suffixes = full", {}],
 ];
 console.log(`| search | kind | n | R@1 | R@5 | R@10 | MRR |\n|---|---|---|---|---|---|---|`);
 const base = evaluate(baseline);

@@ -37,6 +37,8 @@ const definitions = picked.map(({ tool }) => {
       queryArgsJSONSchema: objectOf(params.filter((p) => !placeholders.has(p))),
       reqBodyJSONSchema: null,
       respBodyJSONSchema: {},
+      // The tool row's response filter (issue 28): none, so the declared output schema is the answer's.
+      responseFilter: null,
     },
     { name: "", iconURL: "" },
   );

@@ -31,6 +31,12 @@ for (const [words, methods] of INTENT_WORDS)
     intentByStem.set(stem(w), methods);
   }
 
+/**
+ * Words that turn the verb after them into its undoing: "stop sharing", "no longer want", "never send",
+ * "don't notify" ask to remove or switch off, whatever the verb says ("stop getting emails" is no read).
+ */
+const NEGATIONS = new Set(["stop", "quit", "cease", "no", "not", "never", "dont", "don", "without"].map(stem));
+
 /** An order in words no intent word knows ("ring a number", "nudge me at 5"): some write, not a read. */
 export const ACT: ReadonlyArray<string> = ["POST", "PUT", "PATCH", "DELETE"];
 
@@ -41,8 +47,10 @@ export const ACT: ReadonlyArray<string> = ["POST", "PUT", "PATCH", "DELETE"];
 export const methodIntent = (
   queryStems: ReadonlyArray<string>,
   known: (stem: string) => boolean = () => true,
+  negation = false,
 ): ReadonlyArray<string> | undefined => {
   for (const s of queryStems) {
+    if (negation && NEGATIONS.has(s)) return REMOVE;
     const methods = intentByStem.get(s);
     if (methods !== undefined) return methods;
   }

@@ -3,6 +3,7 @@ import { intentFactor, lastSegment, methodIntent } from "./intent.js";
 import { oneLine } from "./one-line.js";
 import { rewritePhrases } from "./phrases.js";
 import { EVERYDAY_WEIGHT, everydayWords } from "./everyday-words.js";
+import { prefixBases } from "./prefixes.js";
 import { compileSafeRegex } from "./safe-regex.js";
 import { SYNONYM_WEIGHT, synonymsOf } from "./synonyms.js";
 import { isStopWord, stem, terms, words } from "./text.js";
@@ -47,6 +48,7 @@ export const FIELD_BOOSTS = {
   action: 1.5,
   argNames: 0.5,
   argDescriptions: 0.3,
+  affix: 2,
 } as const;
 type Field = keyof typeof FIELD_BOOSTS;
 const FIELDS = Object.keys(FIELD_BOOSTS) as Array<Field>;
@@ -68,6 +70,16 @@ export interface ToolIndexOptions {
   readonly phrases?: boolean;
   /** A query opening with a word no tool uses is an order: favour writes (intent.ts ACT). */
   readonly act?: boolean;
+  /** A negation before the verb ("stop sharing", "no longer") asks to remove (intent.ts NEGATIONS). */
+  readonly negation?: boolean;
+  /** Prefixed words (`resend`, `unschedule`) also indexed as their base and a marker (`send again`). */
+  readonly affixes?: boolean;
+  /** A lexicon's related words of a query word (measurement only, off: bench/tool-search/wordnet.mjs). */
+  readonly related?: (word: string) => ReadonlyArray<string>;
+  /** The weight of those related words (default 0.2). */
+  readonly relatedWeight?: number;
+  /** Widen only the query words that neither the server's tools nor the hand-written tables know. */
+  readonly relatedOnlyUnknown?: boolean;
 }
 
 /** How much of each argument description is indexed. */
@@ -133,6 +145,10 @@ export class ToolIndex {
   private readonly depthPenalty: number;
   private readonly phrases: boolean;
   private readonly act: boolean;
+  private readonly negation: boolean;
+  private readonly related: ((word: string) => ReadonlyArray<string>) | undefined;
+  private readonly relatedWeight: number;
+  private readonly relatedOnlyUnknown: boolean;
 
   constructor(tools: ReadonlyArray<SearchableTool>, options: ToolIndexOptions = {}) {
     this.tools = tools;
@@ -142,8 +158,13 @@ export class ToolIndex {
     this.depthPenalty = options.depthPenalty ?? DEPTH_PENALTY;
     this.phrases = options.phrases !== false;
     this.act = options.act !== false;
+    this.negation = options.negation !== false;
+    this.related = options.related;
+    this.relatedWeight = options.relatedWeight ?? 0.2;
+    this.relatedOnlyUnknown = options.relatedOnlyUnknown ?? false;
     const intent = this.intent;
     const boosts = { ...FIELD_BOOSTS, ...options.boosts };
+    const affixed = options.affixes !== false ? prefixBases(tools) : undefined;
     this.index = new Bm25Index(
       tools.map((tool) => {
         const fields: Record<Field, ReadonlyArray<string>> = {
@@ -158,6 +179,7 @@ export class ToolIndex {
           argDescriptions: terms(
             tool.arguments.map((a) => (a.description ?? "").slice(0, ARG_DESCRIPTION_CHARS)).join(" "),
           ),
+          affix: affixed?.(tool) ?? [],
         };
         return FIELDS.map((field) => fields[field]);
       }),
@@ -204,9 +226,14 @@ export class ToolIndex {
     const questions = queryWords.filter(isStopWord).map(stem);
     const weights = queryTerms(own, questions, this.synonymWeight, this.everydayWeight);
     if (weights.size === 0) return [];
+    if (this.related !== undefined) this.widen(queryWords, weights);
     if (!this.intent) return this.index.search(weights, limit).map((r) => this.hit(r.doc, r.score));
     // Re-rank the best candidates by how well their method fits the query's verb; equal scores keep order.
-    const intent = methodIntent(queryWords.map(stem), this.act ? (s) => isStopWord(s) || this.index.has(s) : undefined);
+    const intent = methodIntent(
+      queryWords.map(stem),
+      this.act ? (s) => isStopWord(s) || this.index.has(s) : undefined,
+      this.negation,
+    );
     const tools = this.tools;
     return this.index
       .search(weights, Math.max(limit, RERANK_DEPTH))
@@ -217,6 +244,25 @@ export class ToolIndex {
       .sort((a, b) => b.score - a.score || a.doc - b.doc)
       .slice(0, limit)
       .map((r) => this.hit(r.doc, r.score));
+  }
+
+  /** Adds a lexicon's related words of each query word, in that word's concept. */
+  private widen(queryWords: ReadonlyArray<string>, weights: Map<string, QueryTerm>): void {
+    const related = this.related;
+    if (related === undefined) return;
+    for (const word of queryWords) {
+      if (isStopWord(word)) continue;
+      const own = stem(word);
+      const concept = weights.get(own)?.concept;
+      if (concept === undefined) continue;
+      // A word the server uses, or that the hand-written tables know, is left to them.
+      if (this.relatedOnlyUnknown && (this.index.has(own) || synonymsOf(own).size > 0 || everydayWords(own).length > 0))
+        continue;
+      for (const r of related(word))
+        for (const t of terms(r))
+          if ((weights.get(t)?.weight ?? 0) < this.relatedWeight)
+            weights.set(t, { weight: this.relatedWeight, concept });
+    }
   }
 
   private searchRegex(pattern: string, limit: number): SearchOutcome {
