@@ -21,6 +21,7 @@ import { guarded, rpcFailure, toolFailure } from "./error-mapping.js";
 import type { UpstreamObserver } from "./instrumentation.js";
 import { discoveryToolCall, discoveryToolList } from "./tool-discovery.js";
 import { toolListPage } from "./tool-list-page.js";
+import { listCacheHints } from "./list-cache-hints.js";
 import { TASKS_EXTENSION } from "./long-running/answer-accepted.js";
 import { longRunningCallOf, registerTaskMethods } from "./long-running/task-methods.js";
 
@@ -47,6 +48,7 @@ export const buildMcpServer = (
       ...(tasks !== undefined ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
     },
     ...(compiled.instructions !== "" ? { instructions: compiled.instructions } : {}),
+    cacheHints: listCacheHints(compiled.listTtlMs),
   });
   const { log, instrumentation } = services;
   /** Runs a handler as one observed operation: a throw is its error, an answer none. */
