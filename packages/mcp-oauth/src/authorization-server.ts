@@ -5,6 +5,12 @@ import { mayCallMcpServer } from "@mcpsm/domain/mcp";
 import type { OAuthAccessTokenVerifier, OAuthPrincipal } from "@mcpsm/domain/mcp";
 import { createLocalJWKSet, decodeJwt, type JWK, jwtVerify } from "jose";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
+import {
+  clientIdMetadataDocumentFeature,
+  MAX_METADATA_DOCUMENT_BYTES,
+  type OutboundFetch,
+  providerFetch,
+} from "./client-metadata-documents.js";
 import { consentPage, type ConsentView } from "./consent-page.js";
 import {
   type IdentityProviderSignIn,
@@ -60,6 +66,11 @@ export interface McpAuthorizationServerOptions {
   readonly registration?: Partial<RegistrationLimits> | undefined;
   /** The client's address, for the per-address registration rate (default: the socket's peer). */
   readonly clientAddress?: ((req: IncomingMessage) => string) | undefined;
+  /**
+   * Outbound HTTP under the service's address policy; when given, a client may be a Client ID Metadata
+   * Document (its `client_id` an https URL, client-metadata-documents.ts) besides a registered one.
+   */
+  readonly fetch?: OutboundFetch | undefined;
 }
 
 export interface McpAuthorizationServer {
@@ -163,9 +174,12 @@ export const createMcpAuthorizationServer = async (
       id_token_signed_response_alg: "ES256",
     },
     enabledJWA: { idTokenSigningAlgValues: ["ES256"] } as never,
+    ...(options.fetch !== undefined ? { fetch: providerFetch(options.fetch) as never } : {}),
+    fetchResponseBodyLimits: { "client_id metadata document": MAX_METADATA_DOCUMENT_BYTES } as never,
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      ...(options.fetch !== undefined ? { clientIdMetadataDocument: clientIdMetadataDocumentFeature() as never } : {}),
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
