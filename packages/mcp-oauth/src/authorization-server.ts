@@ -5,12 +5,7 @@ import { mayCallMcpServer } from "@mcpsm/domain/mcp";
 import type { OAuthAccessTokenVerifier, OAuthPrincipal } from "@mcpsm/domain/mcp";
 import { createLocalJWKSet, decodeJwt, type JWK, jwtVerify } from "jose";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
-import {
-  clientIdMetadataDocumentFeature,
-  MAX_METADATA_DOCUMENT_BYTES,
-  type OutboundFetch,
-  providerFetch,
-} from "./client-metadata-documents.js";
+import { metadataDocuments, type OutboundFetch } from "./client-metadata-documents.js";
 import { consentPage, type ConsentView } from "./consent-page.js";
 import {
   type IdentityProviderSignIn,
@@ -144,6 +139,7 @@ export const createMcpAuthorizationServer = async (
   const registration = { ...DEFAULT_REGISTRATION_LIMITS, ...options.registration };
   const admitRegistration = registrationGate(registration, options.clientAddress);
 
+  const documents = metadataDocuments(options.fetch);
   const configuration: Configuration = {
     adapter: storageAdapter(records, (grantId) => consentedWith.get(grantId), {
       unusedClientTtlSeconds: registration.unusedClientTtlSeconds,
@@ -174,12 +170,11 @@ export const createMcpAuthorizationServer = async (
       id_token_signed_response_alg: "ES256",
     },
     enabledJWA: { idTokenSigningAlgValues: ["ES256"] } as never,
-    ...(options.fetch !== undefined ? { fetch: providerFetch(options.fetch) as never } : {}),
-    fetchResponseBodyLimits: { "client_id metadata document": MAX_METADATA_DOCUMENT_BYTES } as never,
+    ...documents.configuration,
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
-      ...(options.fetch !== undefined ? { clientIdMetadataDocument: clientIdMetadataDocumentFeature() as never } : {}),
+      ...documents.features,
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,

@@ -31,9 +31,23 @@ export const providerFetch =
       ...(options.body !== undefined && options.body !== null ? { body: options.body } : {}),
     });
 
-/** The oidc-provider feature configuration accepting metadata documents. */
-export const clientIdMetadataDocumentFeature = () => ({
-  enabled: true,
-  ack: DRAFT,
-  cacheDuration: { ...METADATA_DOCUMENT_CACHE_SECONDS },
+/**
+ * What oidc-provider's configuration gains: with `outbound`, its fetch and the accepting feature; always, the
+ * body cap (a document of another configuration stays small too).
+ */
+export const metadataDocuments = (outbound: OutboundFetch | undefined) => ({
+  configuration: {
+    ...(outbound !== undefined ? { fetch: providerFetch(outbound) as never } : {}),
+    fetchResponseBodyLimits: { "client_id metadata document": MAX_METADATA_DOCUMENT_BYTES } as never,
+  },
+  features:
+    outbound === undefined
+      ? {}
+      : {
+          clientIdMetadataDocument: {
+            enabled: true,
+            ack: DRAFT,
+            cacheDuration: { ...METADATA_DOCUMENT_CACHE_SECONDS },
+          } as never,
+        },
 });
