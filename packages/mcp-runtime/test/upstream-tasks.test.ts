@@ -113,7 +113,7 @@ describe("protocol 2026-07-28 with the tasks extension", () => {
     expect(upstream.looks.length).toBe(before);
     const done = await tasks.settle(created.taskId);
     expect(done.status).toBe("completed");
-    expect(JSON.parse((done.result?.content as Array<{ text: string }>)[0]?.text ?? "")).toMatchObject({
+    expect(JSON.parse(((done.result?.content ?? []) as Array<{ text: string }>)[0]?.text ?? "")).toMatchObject({
       status: "Succeeded",
     });
     const looks = upstream.looks.slice(before);
