@@ -248,6 +248,8 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
           (await runtime.runPromise(store.read((tx) => tx.findServer(serverId))))?.tenant,
         runner: runtime,
         registration: config.mcpOAuthRegistration,
+        // Client ID Metadata Documents (docs/api-rules.md §22) are fetched under the upstream address policy.
+        fetch: mcp.authFetch,
         // Behind TRUST_PROXY_HOPS proxies, the address the nearest trusted proxy saw (as Koa's ctx.ip).
         clientAddress: (req: IncomingMessage) => {
           const hops = security.http.trustProxyHops;

@@ -5,6 +5,7 @@ import { mayCallMcpServer } from "@mcpsm/domain/mcp";
 import type { OAuthAccessTokenVerifier, OAuthPrincipal } from "@mcpsm/domain/mcp";
 import { createLocalJWKSet, decodeJwt, type JWK, jwtVerify } from "jose";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
+import { metadataDocuments, type OutboundFetch } from "./client-metadata-documents.js";
 import { consentPage, type ConsentView } from "./consent-page.js";
 import {
   type IdentityProviderSignIn,
@@ -60,6 +61,11 @@ export interface McpAuthorizationServerOptions {
   readonly registration?: Partial<RegistrationLimits> | undefined;
   /** The client's address, for the per-address registration rate (default: the socket's peer). */
   readonly clientAddress?: ((req: IncomingMessage) => string) | undefined;
+  /**
+   * Outbound HTTP under the service's address policy; when given, a client may be a Client ID Metadata
+   * Document (its `client_id` an https URL, client-metadata-documents.ts) besides a registered one.
+   */
+  readonly fetch?: OutboundFetch | undefined;
 }
 
 export interface McpAuthorizationServer {
@@ -133,6 +139,7 @@ export const createMcpAuthorizationServer = async (
   const registration = { ...DEFAULT_REGISTRATION_LIMITS, ...options.registration };
   const admitRegistration = registrationGate(registration, options.clientAddress);
 
+  const documents = metadataDocuments(options.fetch);
   const configuration: Configuration = {
     adapter: storageAdapter(records, (grantId) => consentedWith.get(grantId), {
       unusedClientTtlSeconds: registration.unusedClientTtlSeconds,
@@ -163,9 +170,11 @@ export const createMcpAuthorizationServer = async (
       id_token_signed_response_alg: "ES256",
     },
     enabledJWA: { idTokenSigningAlgValues: ["ES256"] } as never,
+    ...documents.configuration,
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      ...documents.features,
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,

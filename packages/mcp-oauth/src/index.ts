@@ -20,3 +20,4 @@ export {
 export type { SignInOptions } from "./identity-provider-sign-in.js";
 export { deriveSigningKey } from "./signing-key.js";
 export type { StorageRunner } from "./storage-adapter.js";
+export { MAX_METADATA_DOCUMENT_BYTES, type OutboundFetch } from "./client-metadata-documents.js";

@@ -1,3 +1,4 @@
+import { listTtlMsOf } from "./list-ttl.js";
 import {
   approvalNeeded,
   type McpServerView,
@@ -41,6 +42,8 @@ export interface CompiledServer {
   readonly forwardRequestHeaders: boolean;
   /** The most o200k_base tokens one tool result holds (docs/api-rules.md §19). */
   readonly maxResultTokens: number;
+  /** The `ttlMs` of its list results (docs/api-rules.md §22, list-ttl.ts). */
+  readonly listTtlMs: number;
   readonly toolList: ReadonlyArray<Tool>;
   readonly tools: ReadonlyMap<string, CompiledTool>;
   /** Dynamic tool discovery (docs/api-rules.md §14): tools/list shows searchTools, getToolDefinition and useTool. */
@@ -139,6 +142,7 @@ export const compileServer = (view: McpServerView): CompiledServer => {
     instructions: view.server.description,
     forwardRequestHeaders: view.server.requestHeadersProxyEnabled,
     maxResultTokens: view.server.maxResultTokens,
+    listTtlMs: listTtlMsOf(view, Date.now()),
     toolList: [...tools.values()].map((tool) => tool.definition),
     tools,
     discovery: view.server.dynamicToolDiscoveryEnabled,

@@ -17,6 +17,12 @@ export interface McpSettings {
   readonly upstreamMaxResponseBytes: number;
   /** Authorization servers advertised in the protected resource metadata; defaults to AUTH_ISSUER. */
   readonly authorizationServers: Option.Option<ReadonlyArray<string>>;
+  /** The shortest wait between two looks at an upstream operation's status URL (docs/api-rules.md §22). */
+  readonly upstreamPollIntervalMs: number;
+  /** How long a task follows an upstream operation before it gives up. */
+  readonly upstreamOperationDeadlineMs: number;
+  /** How long a 2025-11-25 call (or one without the tasks extension) follows it inside the call. */
+  readonly upstreamCallDeadlineMs: number;
 }
 
 const list = (name: string) =>
@@ -39,8 +45,12 @@ const positive = (name: string, fallback: number) =>
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
 export const DEFAULT_UPSTREAM_MAX_RESPONSE_BYTES = 1024 * 1024;
+export const DEFAULT_UPSTREAM_POLL_INTERVAL_MS = 2_000;
+export const DEFAULT_UPSTREAM_OPERATION_DEADLINE_MS = 15 * 60_000;
+export const DEFAULT_UPSTREAM_CALL_DEADLINE_MS = 50_000;
 
-/** MCP_PUBLIC_URL, MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS, UPSTREAM_ALLOWED_NETWORKS, UPSTREAM_TIMEOUT_MS, UPSTREAM_MAX_RESPONSE_BYTES, MCP_AUTHORIZATION_SERVERS. */
+/** MCP_PUBLIC_URL, MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS, UPSTREAM_ALLOWED_NETWORKS, UPSTREAM_TIMEOUT_MS, UPSTREAM_MAX_RESPONSE_BYTES, MCP_AUTHORIZATION_SERVERS, UPSTREAM_POLL_INTERVAL_MS,
+ * UPSTREAM_OPERATION_DEADLINE_MS, UPSTREAM_CALL_DEADLINE_MS. */
 export const mcpSettingsConfig: Config.Config<McpSettings> = Config.all({
   publicUrl: Config.option(
     Config.string("MCP_PUBLIC_URL").pipe(
@@ -77,6 +87,9 @@ export const mcpSettingsConfig: Config.Config<McpSettings> = Config.all({
   upstreamTimeoutMs: positive("UPSTREAM_TIMEOUT_MS", DEFAULT_UPSTREAM_TIMEOUT_MS),
   upstreamMaxResponseBytes: positive("UPSTREAM_MAX_RESPONSE_BYTES", DEFAULT_UPSTREAM_MAX_RESPONSE_BYTES),
   authorizationServers: list("MCP_AUTHORIZATION_SERVERS"),
+  upstreamPollIntervalMs: positive("UPSTREAM_POLL_INTERVAL_MS", DEFAULT_UPSTREAM_POLL_INTERVAL_MS),
+  upstreamOperationDeadlineMs: positive("UPSTREAM_OPERATION_DEADLINE_MS", DEFAULT_UPSTREAM_OPERATION_DEADLINE_MS),
+  upstreamCallDeadlineMs: positive("UPSTREAM_CALL_DEADLINE_MS", DEFAULT_UPSTREAM_CALL_DEADLINE_MS),
 });
 
 /** Settings with every default (for tests and embedding). */
@@ -88,5 +101,8 @@ export const defaultMcpSettings = (overrides: Partial<McpSettings> = {}): McpSet
   upstreamTimeoutMs: DEFAULT_UPSTREAM_TIMEOUT_MS,
   upstreamMaxResponseBytes: DEFAULT_UPSTREAM_MAX_RESPONSE_BYTES,
   authorizationServers: Option.none(),
+  upstreamPollIntervalMs: DEFAULT_UPSTREAM_POLL_INTERVAL_MS,
+  upstreamOperationDeadlineMs: DEFAULT_UPSTREAM_OPERATION_DEADLINE_MS,
+  upstreamCallDeadlineMs: DEFAULT_UPSTREAM_CALL_DEADLINE_MS,
   ...overrides,
 });

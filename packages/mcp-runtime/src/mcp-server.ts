@@ -21,6 +21,9 @@ import { guarded, rpcFailure, toolFailure } from "./error-mapping.js";
 import type { UpstreamObserver } from "./instrumentation.js";
 import { discoveryToolCall, discoveryToolList } from "./tool-discovery.js";
 import { toolListPage } from "./tool-list-page.js";
+import { listCacheHints } from "./list-cache-hints.js";
+import { TASKS_EXTENSION } from "./long-running/answer-accepted.js";
+import { longRunningCallOf, registerTaskMethods } from "./long-running/task-methods.js";
 
 // One MCP server instance per HTTP exchange (the SDK's stateless model), built from a compiled server.
 // Building it only wires handlers to data compiled earlier; the work of each method is in `calls/`.
@@ -35,9 +38,17 @@ export const buildMcpServer = (
   principal: McpCaller,
   channel: ConsentChannel = { era: "modern", urlElicitation: () => false },
 ): Server => {
+  const tasks = channel.era === "modern" ? services.longRunning?.tasks : undefined;
   const server = new Server(compiled.serverInfo, {
-    capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} },
+    capabilities: {
+      tools: {},
+      prompts: {},
+      resources: {},
+      completions: {},
+      ...(tasks !== undefined ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+    },
     ...(compiled.instructions !== "" ? { instructions: compiled.instructions } : {}),
+    cacheHints: listCacheHints(compiled.listTtlMs),
   });
   const { log, instrumentation } = services;
   /** Runs a handler as one observed operation: a throw is its error, an answer none. */
@@ -67,8 +78,11 @@ export const buildMcpServer = (
       incoming: ctx.http?.req?.headers,
       id: ctx.mcpReq.id,
       signal: ctx.mcpReq.signal,
+      ...longRunningCallOf(ctx, channel.era, caller),
     });
-    return result instanceof ConsentRequired ? consentAnswer(channel, ctx, result.consent) : result;
+    if (result instanceof ConsentRequired) return consentAnswer(channel, ctx, result.consent);
+    // A task handle (docs/api-rules.md §22) goes out as the tools/call result: the SDK's result schema is loose.
+    return result as CallToolResult;
   };
   // Label values stay bounded: the name of a tool the server answers to, else none.
   const discoveryNames = new Set(compiled.discovery ? discoveryToolList(compiled).map((t) => t.name) : []);
@@ -128,6 +142,7 @@ export const buildMcpServer = (
           );
     }),
   );
+  if (tasks !== undefined) registerTaskMethods(server, tasks, caller);
   server.setRequestHandler("prompts/list", () =>
     observed("prompts/list", () => ({ prompts: [...compiled.promptList] })),
   );

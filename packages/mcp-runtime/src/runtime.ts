@@ -32,6 +32,7 @@ import { callToolDirectly, prepareDirectCall, runsWithoutRequestContext } from "
 import type { UpstreamServices } from "./calls/upstream-services.js";
 import type { McpCallLog } from "./calls/call-log.js";
 import { buildMcpServer } from "./mcp-server.js";
+import { longRunningOf } from "./long-running/long-running-of.js";
 import { fastLane } from "./exchange/fast-lane.js";
 import type { McpAuthentication } from "./auth/mcp-authentication.js";
 import {
@@ -153,6 +154,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
   });
   const cache = new CompiledServerCache(runner);
   const inFlight = new InFlightCalls(options.cancellationRelay);
+  const longRunning = longRunningOf(settings);
   const onError = (error: Error) => log.warn({ err: error }, "mcp request failed");
   // Whether a 2025-era client declared URL elicitation is said once, in its `initialize`; stateless, that
   // request is answered by another server instance than its tools/call, so the answer is kept here per caller
@@ -196,6 +198,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     pageUrl: site.pageUrl,
 
     approvalUrl: site.approvalUrl,
+    longRunning,
   };
   // The fast lane's synthetic requests (what would the SDK answer?) are no operation of anyone's: unobserved.
   const quietServices: UpstreamServices = { ...services, instrumentation: NO_INSTRUMENTATION, callLog: undefined };
@@ -387,6 +390,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     authFetch,
     close: async () => {
       inFlight.close();
+      longRunning.tasks.close();
       await handler.close();
       if (options.dispatcher === undefined) await dispatcher.close();
     },

@@ -206,8 +206,10 @@ export const describe = (
       // The success answer's JSON schema (for the tool's outputSchema): the lowest 2xx with a JSON body.
       let responseSchema: JsonObject | undefined;
       const responses = isObject(operation.responses) ? operation.responses : {};
+      // A long-running operation's 202 body describes the operation, not the answer its tool ends with.
+      const longRunning = "202" in responses || operation["x-ms-long-running-operation"] === true;
       const successes = Object.keys(responses)
-        .filter((status) => /^2(?:\d\d|XX)$/i.test(status))
+        .filter((status) => /^2(?:\d\d|XX)$/i.test(status) && !(longRunning && status === "202"))
         .sort((x, y) => (x.toUpperCase() < y.toUpperCase() ? -1 : 1));
       for (const status of successes) {
         const answer = deref(document, responses[status]);
@@ -233,6 +235,7 @@ export const describe = (
         parameters,
         requestBody,
         responseSchema,
+        ...(longRunning ? { longRunning } : {}),
         security: securityOf(operation.security) ?? globalSecurity,
         problem,
       });

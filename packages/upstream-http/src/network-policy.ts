@@ -159,6 +159,8 @@ export interface PolicyAgentOptions {
   readonly resolve?: LookupFunction;
   /** TCP/TLS connect timeout in ms. */
   readonly connectTimeoutMs?: number;
+  /** Certificate authorities trusted instead of the system's (a private PKI; tests). */
+  readonly ca?: string | undefined;
 }
 
 /**
@@ -169,6 +171,7 @@ export const policyAgent = (options: PolicyAgentOptions): Agent => {
   const connect = buildConnector({
     lookup: policyLookup(options.policy, options.resolve) as never,
     timeout: options.connectTimeoutMs ?? 10_000,
+    ...(options.ca !== undefined ? { ca: options.ca } : {}),
   });
   return new Agent({
     connect: (opts, callback) => {

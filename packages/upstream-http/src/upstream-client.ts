@@ -20,6 +20,8 @@ export interface UpstreamCall {
   readonly body?: string | Uint8Array | undefined;
   /** Aborts the exchange (the MCP client went away or cancelled). */
   readonly signal?: AbortSignal | undefined;
+  /** Sees each chunk of a `text/event-stream` answer as it arrives (the body is still collected, capped). */
+  readonly onEventStream?: ((chunk: Buffer) => void) | undefined;
 }
 
 export interface UpstreamResponse {
@@ -30,6 +32,8 @@ export interface UpstreamResponse {
   readonly truncated: boolean;
   /** The URL that answered (after same-origin redirects). */
   readonly url: URL;
+  /** Of a `202 Accepted` only: its `Operation-Location` (else `Location`) and `Retry-After` headers. */
+  readonly accepted?: { readonly location: string; readonly retryAfter: string } | undefined;
 }
 
 /** Why an exchange produced no response; `message` is safe to show to the MCP client. */
@@ -63,12 +67,17 @@ const firstHeader = (value: string | string[] | undefined): string =>
   Array.isArray(value) ? (value[0] ?? "") : (value ?? "");
 
 /** Reads at most `cap` bytes of a body, then stops reading (and closes the stream). */
-const readCapped = async (body: Dispatcher.ResponseData["body"], cap: number) => {
+const readCapped = async (
+  body: Dispatcher.ResponseData["body"],
+  cap: number,
+  onChunk: ((chunk: Buffer) => void) | undefined,
+) => {
   const chunks: Array<Buffer> = [];
   let size = 0;
   let truncated = false;
   for await (const chunk of body) {
     const buf = chunk as Buffer;
+    onChunk?.(buf);
     if (size + buf.length > cap) {
       chunks.push(buf.subarray(0, cap - size));
       size = cap;
@@ -81,6 +90,12 @@ const readCapped = async (body: Dispatcher.ResponseData["body"], cap: number) =>
   }
   return { body: Buffer.concat(chunks, size), truncated };
 };
+
+/** Where a `202 Accepted` says its operation can be watched (Azure's `Operation-Location` first). */
+const acceptedHeaders = (headers: Dispatcher.ResponseData["headers"]) => ({
+  location: firstHeader(headers["operation-location"]) || firstHeader(headers.location),
+  retryAfter: firstHeader(headers["retry-after"]),
+});
 
 /** Performs one upstream exchange under `limits` through `dispatcher` (which enforces the network policy). */
 export const callUpstream = async (
@@ -144,16 +159,22 @@ export const callUpstream = async (
         url = next;
         continue;
       }
+      const contentType = firstHeader(response.headers["content-type"]);
+      const onChunk =
+        call.onEventStream !== undefined && contentType.toLowerCase().startsWith("text/event-stream")
+          ? call.onEventStream
+          : undefined;
       const read =
         method === "HEAD"
           ? { body: Buffer.alloc(0), truncated: false }
-          : await readCapped(response.body, limits.maxResponseBytes);
+          : await readCapped(response.body, limits.maxResponseBytes, onChunk);
       return Either.right({
         status: response.statusCode,
         statusText: STATUS_TEXT[response.statusCode] ?? "",
-        contentType: firstHeader(response.headers["content-type"]),
+        contentType,
         ...read,
         url,
+        ...(response.statusCode === 202 ? { accepted: acceptedHeaders(response.headers) } : {}),
       });
     }
   } catch (error) {

@@ -45,6 +45,11 @@ export interface DescribedOperation {
    * body, else `2XX`), or undefined when none is described.
    */
   readonly responseSchema?: JsonObject | undefined;
+  /**
+   * True when the operation is long-running: it describes a `202 Accepted` answer (or says
+   * `x-ms-long-running-operation: true`); its tool then says so (docs/api-rules.md §22).
+   */
+  readonly longRunning?: boolean | undefined;
   /** The requirements in force (the operation's own, else the document's); empty means none. */
   readonly security: ReadonlyArray<SecurityRequirement>;
   /** Why the reader could not read this operation (it is then skipped with this reason). */

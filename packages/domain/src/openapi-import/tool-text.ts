@@ -38,13 +38,22 @@ export const toolTitle = (operation: DescribedOperation, max: number): string =>
   return cut(summary !== "" ? summary : sentenceOf(operation.method, operation.path), max);
 };
 
+/**
+ * What the tool of a long-running operation says about itself (docs/api-rules.md §22): the call may take a
+ * while, and a client with the tasks extension gets a task.
+ */
+export const LONG_RUNNING_NOTE =
+  "Long-running: the API accepts the request (202) and finishes it later; the call follows the operation " +
+  "until it is done (a 2026-07-28 client with the tasks extension gets a task to poll).";
+
 /** The tool's description: summary and description (Markdown), then the operation it calls; at most `max`. */
 export const toolDescription = (operation: DescribedOperation, max: number): string => {
   const method = operation.method.toUpperCase();
-  const idLine =
+  const operationLine =
     operation.operationId !== ""
       ? `OpenAPI operation ${operation.operationId} (${method} ${operation.path})`
       : `OpenAPI operation ${method} ${operation.path}`;
+  const idLine = operation.longRunning === true ? `${operationLine}\n\n${LONG_RUNNING_NOTE}` : operationLine;
   const text = [operation.summary.trim(), operation.description.trim()]
     .filter((t, i, all) => t !== "" && (i === 0 || t !== all[0]))
     .join("\n\n");

@@ -10,7 +10,12 @@ import {
 } from "@mcpsm/domain/mcp";
 import type { ProviderRow, ToolRow } from "@mcpsm/domain/storage";
 import { SecretCipher } from "@mcpsm/domain/use-cases";
-import { callUpstream, type UpstreamCall, type UpstreamTokenRequest } from "@mcpsm/upstream-http";
+import {
+  callUpstream,
+  type UpstreamCall,
+  type UpstreamResponse,
+  type UpstreamTokenRequest,
+} from "@mcpsm/upstream-http";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Cause, Effect, Either, Exit } from "effect";
 import { argumentProblems } from "../argument-validator.js";
@@ -24,6 +29,9 @@ import { encodedBody } from "../request-body/encoded-body.js";
 import { checkedAnswer } from "../tool-output/answer-check.js";
 import { shapedToolResult } from "../tool-output/shape-answer.js";
 import { errorResult } from "./tool-result.js";
+import { answerAccepted, type CreateTaskResult, upstreamWatch } from "../long-running/answer-accepted.js";
+import { eventStreamAnswer, eventStreamRelay, isEventStream } from "../long-running/event-stream.js";
+import type { ProgressReport } from "../long-running/follow-in-call.js";
 import type { UpstreamServices } from "./upstream-services.js";
 
 // A tools/call: the arguments checked, the upstream request planned with the domain's rules, sent with the
@@ -46,10 +54,9 @@ const callTool = (
   compiled: CompiledServer,
   tool: CompiledTool,
   given: unknown,
-  incoming: Headers | undefined,
+  request: ToolCallRequest,
   signal: AbortSignal,
   principal: McpCaller,
-  known: ReadonlyMap<string, string> | undefined,
 ) =>
   Effect.gen(function* () {
     // Fixed query values (`const` properties) are the service's to send: filled in before the check, as are
@@ -68,7 +75,7 @@ const callTool = (
       });
     const plan = yield* planUpstreamRequest(tool.provider.baseURL, tool.row, (args ?? {}) as Record<string, unknown>);
     const resolved = yield* Effect.either(
-      resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers, principal, known),
+      resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers, principal, request.known),
     );
     if (Either.isLeft(resolved)) {
       if (resolved.left._tag !== "CallerValueNeeded") return yield* Effect.fail(resolved.left);
@@ -76,36 +83,66 @@ const callTool = (
     }
     const toolHeaders = resolved.right;
     const body = yield* Effect.promise(() => encodedBody(plan.body));
-    const send = (bearer: string | undefined) =>
-      Effect.flatten(
-        Effect.promise(() =>
-          observedUpstream(services, observe, {
-            method: plan.method,
-            url: plan.url,
-            headers: upstreamHeaders(
-              compiled.forwardRequestHeaders,
-              incoming?.entries(),
-              bearer === undefined ? toolHeaders : [...toolHeaders, ["Authorization", `Bearer ${bearer}`]],
-              body,
-              services.userAgent,
-            ),
-            body: body?.data,
-            signal,
-          }),
-        ),
-      );
+    /** One exchange with the tool's headers (and the caller's upstream token): the call, or a status look. */
+    const exchange =
+      (method: string, url: URL, sent: typeof body, on: AbortSignal, observer: UpstreamObserver) =>
+      (bearer: string | undefined) =>
+        Effect.flatten(
+          Effect.promise(() =>
+            observedUpstream(services, observer, {
+              method,
+              url,
+              headers: upstreamHeaders(
+                compiled.forwardRequestHeaders,
+                request.incoming?.entries(),
+                bearer === undefined ? toolHeaders : [...toolHeaders, ["Authorization", `Bearer ${bearer}`]],
+                sent,
+                services.userAgent,
+              ),
+              body: sent?.data,
+              signal: on,
+              onEventStream: request.progress === undefined ? undefined : eventStreamRelay(request.progress),
+            }),
+          ),
+        );
+    const token = tokenRequest(services, compiled, tool, principal);
     const sent = yield* sendWithUpstreamToken(
       services.authorization,
-      tokenRequest(services, compiled, tool, principal),
-      send,
+      token,
+      exchange(plan.method, plan.url, body, signal, observe),
     );
     if (sent.kind === "failure") return errorResult(sent.message);
     if (sent.kind === "consent") return new ConsentRequired(sent);
-    const shaped = yield* Effect.promise(() =>
-      shapedToolResult(tool.row, sent.response, services.limits, compiled.maxResultTokens, services.instrumentation),
-    );
-    return checkedAnswer(tool.row, shaped, services);
+    const finish = async (response: UpstreamResponse) =>
+      checkedAnswer(
+        tool.row,
+        await shapedToolResult(
+          tool.row,
+          isEventStream(response) ? eventStreamAnswer(response) : response,
+          services.limits,
+          compiled.maxResultTokens,
+          services.instrumentation,
+        ),
+        services,
+      );
+    // docs/api-rules.md §22: an accepted long-running operation is followed (a task, or within the call).
+    if (sent.response.accepted !== undefined) {
+      const watch = upstreamWatch(
+        services.runner,
+        (url, on) =>
+          sendWithUpstreamToken(services.authorization, token, exchange("GET", url, undefined, on, unobserved)),
+        finish,
+      );
+      const followed = yield* Effect.promise(() =>
+        answerAccepted(services.longRunning, request, sent.response, watch, signal),
+      );
+      if (followed !== undefined) return followed;
+    }
+    return yield* Effect.promise(() => finish(sent.response));
   });
+
+/** Status looks are no operation of the caller's (a task's outlive its call): unobserved. */
+const unobserved: UpstreamObserver = (_exchange, run) => run([]);
 
 /** The token request of a tool whose provider has `oauth2Config`; undefined for the others. */
 export const tokenRequest = (
@@ -145,6 +182,9 @@ export interface ToolCallRequest {
   readonly signal: AbortSignal;
   /** The header variables' values already read for this call (the fast lane's `prepareDirectCall`). */
   readonly known?: ReadonlyMap<string, string> | undefined;
+  /** Whether the caller takes a task, and its progress reports (docs/api-rules.md §22); none: neither. */
+  readonly taskOwner?: string | undefined;
+  readonly progress?: ProgressReport | undefined;
 }
 
 /**
@@ -161,11 +201,11 @@ export const runToolCall = async (
   tool: CompiledTool,
   args: unknown,
   request: ToolCallRequest,
-): Promise<CallToolResult | ConsentRequired> => {
+): Promise<CallToolResult | CreateTaskResult | ConsentRequired> => {
   const call = services.inFlight.start(caller, request.id, request.signal);
   try {
     const exit = await services.runner.runPromiseExit(
-      callTool(services, observe, compiled, tool, args, request.incoming, call.signal, principal, request.known),
+      callTool(services, observe, compiled, tool, args, request, call.signal, principal),
     );
     return Exit.isFailure(exit) ? toolFailure(exit.cause, services.log) : exit.value;
   } finally {

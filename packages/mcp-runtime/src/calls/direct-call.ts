@@ -7,6 +7,7 @@ import { guarded } from "../error-mapping.js";
 import { recordCall } from "./call-log.js";
 import { runToolCall } from "./call-tool.js";
 import { ConsentRequired } from "./consent.js";
+import { isTaskResult } from "../long-running/answer-accepted.js";
 import type { UpstreamServices } from "./upstream-services.js";
 
 // The fast lane's tools/call (exchange/fast-lane.ts): the SDK handler's work without the SDK.
@@ -76,6 +77,7 @@ export const callToolDirectly = async (
             known: prepared.known,
           });
           if (result instanceof ConsentRequired) throw new Error("a consent reached the fast lane");
+          if (isTaskResult(result)) throw new Error("a task reached the fast lane");
           return result;
         },
         (result) => (result.isError === true ? "tool_error" : undefined),

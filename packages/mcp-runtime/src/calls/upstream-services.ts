@@ -3,6 +3,7 @@ import type { Dispatcher } from "undici";
 import type { McpLogger } from "../error-mapping.js";
 import type { InFlightCalls } from "../exchange/in-flight-calls.js";
 import type { McpInstrumentation } from "../instrumentation.js";
+import type { LongRunning } from "../long-running/answer-accepted.js";
 import type { McpCallLog } from "./call-log.js";
 
 /** What a tool call or a resource read needs besides the compiled server: the runner, the agent, limits, observers. */
@@ -28,4 +29,6 @@ export interface UpstreamServices {
   readonly authFetch?: PolicyFetch | undefined;
   /** The public URL of an approval's page (docs/api-rules.md §20). */
   readonly approvalUrl?: ((id: string) => string) | undefined;
+  /** Follows upstream `202 Accepted` operations (docs/api-rules.md §22); none: a 202 is answered as it is. */
+  readonly longRunning?: LongRunning | undefined;
 }

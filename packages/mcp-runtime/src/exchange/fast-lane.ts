@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import type { McpAuthentication } from "../auth/mcp-authentication.js";
 import type { CompiledServer, CompiledTool } from "../compiled-server.js";
 import type { TenantRateDecision } from "../runtime.js";
+import { takesTaskOrProgress } from "../long-running/sdk-path.js";
 
 // The fast lane: the common stateless 2026-07-28 POSTs (tools/list, tools/call) answered without the SDK's
 // per-exchange server, web Request/Response objects and zod passes. It answers only what it can answer with
@@ -309,7 +310,7 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
     )
       return slow();
     const tool = compiled.discovery ? undefined : compiled.tools.get(name);
-    if (tool === undefined || !parts.runsDirectly(compiled, tool)) return slow();
+    if (tool === undefined || !parts.runsDirectly(compiled, tool) || takesTaskOrProgress(params._meta)) return slow();
     // The envelope is one the SDK accepts: it answered a tools/list carrying it.
     if ((await learnt(admitted, req, { _meta: params._meta })) === false) return slow();
     const prepared = await parts.prepare(admitted, tool);

@@ -1,0 +1,194 @@
+// What following long-running upstream operations costs (docs/api-rules.md §22), in the real service.
+//
+//   ./run build && node bench/upstream-tasks.mjs [tasks=1000] [intervalMs=1000] [seconds=10]
+//
+// A local upstream answers POST /jobs with 202 + Operation-Location; its status URL answers 202 until the
+// bench says the jobs are done. Three phases, each over `seconds` of wall time with `tasks` operations:
+//   idle tasks    — 2026-07-28 callers with the tasks extension create `tasks` tasks, then nobody polls:
+//                   upstream looks and the process's CPU while the tasks just exist (no timer, no loop);
+//   polled tasks  — every task is polled with tasks/get every interval/4 (4× faster than asked): upstream
+//                   looks per task per interval (the bound is 1) and CPU per tasks/get;
+//   in-call       — `tasks` concurrent 2025-11-25 tools/call that follow their operation inside the call:
+//                   upstream looks per call per interval and CPU while they wait;
+// then the jobs finish and every call and task is checked to have its result. CPU is process.cpuUsage() of
+// this one process (service, upstream and clients together: an upper bound of the service's), memory the
+// RSS and heap growth over the phase.
+import { createServer } from "node:http";
+import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
+import { Agent } from "undici";
+import { startLocalService } from "./lib/local-service.mjs";
+
+const TASKS = Number(process.argv[2] ?? 1000);
+const INTERVAL_MS = Number(process.argv[3] ?? 1000);
+const SECONDS = Number(process.argv[4] ?? 10);
+
+// The upstream: every job is one operation; its status answers 202 until `done`.
+let done = false;
+let looks = 0;
+let posts = 0;
+let next = 0;
+const upstream = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    if (req.method === "POST" && req.url === "/jobs") {
+      posts++;
+      res.writeHead(202, { "Content-Type": "application/json", "Operation-Location": `/ops/${++next}` });
+      res.end("{}");
+      return;
+    }
+    looks++;
+    res.writeHead(done ? 200 : 202, { "Content-Type": "application/json" });
+    res.end(done ? '{"status":"Succeeded"}' : '{"status":"Running"}');
+  });
+});
+await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+const upstreamUrl = `http://127.0.0.1:${upstream.address().port}`;
+
+const service = await startLocalService({
+  mcp: defaultMcpSettings({
+    upstreamAllowedNetworks: ["127.0.0.0/8"],
+    upstreamPollIntervalMs: INTERVAL_MS,
+    upstreamCallDeadlineMs: 600_000,
+    upstreamOperationDeadlineMs: 600_000,
+  }),
+});
+const { api } = service;
+const { provider } = await api("/providers", { provider: { name: "Jobs", baseURL: upstreamUrl } });
+await api(`/providers/${provider.id}/tools`, { tool: { name: "startJob", method: "POST", path: "/jobs" } });
+const { server } = await api("/servers", { server: { name: "Jobs", providers: [{ id: provider.id }] } });
+const { token } = await api(`/servers/${server.id}/tokens`, { token: { name: "bench" } });
+
+// Raw JSON-RPC over one keep-alive pool: 1,000 SDK clients would measure the SDK client, not the service.
+const dispatcher = new Agent({ connections: 256, keepAliveTimeout: 60_000 });
+const { fetch } = await import("undici");
+const TASKS_EXT = "io.modelcontextprotocol/tasks";
+let id = 0;
+const modern = async (method, params, name) => {
+  const response = await fetch(`${service.url}/mcp/${server.id}`, {
+    dispatcher,
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${token.value}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": method,
+      "Mcp-Name": name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: ++id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+          "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS_EXT]: {} } },
+        },
+      },
+    }),
+  });
+  const message = JSON.parse(await response.text());
+  if (message.error) throw new Error(JSON.stringify(message.error));
+  return message.result;
+};
+const legacyCall = async () => {
+  const response = await fetch(`${service.url}/mcp/${server.id}`, {
+    dispatcher,
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${token.value}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2025-11-25",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "startJob" } }),
+  });
+  const text = await response.text();
+  // An answer on an event stream: its last `data:` line is the result.
+  const data = text.includes("data:")
+    ? text
+        .trim()
+        .split("\n")
+        .filter((l) => l.startsWith("data:"))
+        .at(-1)
+        .slice(5)
+    : text;
+  return JSON.parse(data).result;
+};
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const signed = (bytes) => `${bytes < 0 ? "-" : "+"}${mb(Math.abs(bytes))}`;
+/** Runs `during` for SECONDS of wall time; CPU, memory and upstream looks over that window. */
+const measure = async (label, during) => {
+  global.gc?.();
+  const memory = process.memoryUsage();
+  const cpu = process.cpuUsage();
+  const lookedBefore = looks;
+  const started = performance.now();
+  const extra = await during();
+  const wall = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  const after = process.memoryUsage();
+  const cpuMs = (used.user + used.system) / 1000;
+  const intervals = wall / INTERVAL_MS;
+  const looked = looks - lookedBefore;
+  console.log(
+    `${label.padEnd(14)} wall ${(wall / 1000).toFixed(1)} s  CPU ${cpuMs.toFixed(0)} ms (${((cpuMs / wall) * 100).toFixed(1)}% of a core)  ` +
+      `upstream looks ${looked} = ${(looked / TASKS / intervals).toFixed(2)} per task per interval  ` +
+      `RSS ${mb(after.rss)} (${signed(after.rss - memory.rss)})  heap ${signed(after.heapUsed - memory.heapUsed)}${extra ?? ""}`,
+  );
+};
+
+console.log(
+  `${TASKS} operations, poll interval ${INTERVAL_MS} ms, ${SECONDS} s per phase, node ${process.version}, ${process.platform}/${process.arch}`,
+);
+
+// Tasks: created (not timed), then left alone, then polled.
+const created = [];
+for (let i = 0; i < TASKS; i += 100)
+  created.push(
+    ...(await Promise.all(
+      Array.from({ length: Math.min(100, TASKS - i) }, () => modern("tools/call", { name: "startJob" }, "startJob")),
+    )),
+  );
+if (!created.every((task) => task.resultType === "task")) throw new Error("a call did not become a task");
+await measure("idle tasks", () => sleep(SECONDS * 1000));
+let gets = 0;
+await measure("polled tasks", async () => {
+  const until = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    created.map(async (task, i) => {
+      await sleep((i / TASKS) * (INTERVAL_MS / 4));
+      while (performance.now() < until) {
+        await modern("tasks/get", { taskId: task.taskId }, task.taskId);
+        gets++;
+        await sleep(INTERVAL_MS / 4);
+      }
+    }),
+  );
+  return `  tasks/get ${gets}`;
+});
+
+// In-call: concurrent 2025-11-25 calls waiting on their operations (measured once all of them were accepted).
+const postedBefore = posts;
+const calls = Array.from({ length: TASKS }, () => legacyCall().catch((error) => ({ thrown: String(error) })));
+while (posts - postedBefore < TASKS) await sleep(50);
+await measure("in-call", () => sleep(SECONDS * 1000));
+done = true;
+const results = await Promise.all(calls);
+const failed = results.filter((result) => !result || result.isError || result.thrown);
+if (failed.length > 0) console.log(`in-call failures: ${failed.length}, e.g. ${JSON.stringify(failed[0])}`);
+await sleep(INTERVAL_MS + 100);
+const finished = await Promise.all(created.map((task) => modern("tasks/get", { taskId: task.taskId }, task.taskId)));
+if (!finished.every((task) => task.status === "completed")) throw new Error("a task did not complete");
+console.log(
+  `${TASKS - failed.length} of ${TASKS} in-call results and all ${TASKS} tasks completed with the upstream's answer`,
+);
+
+await dispatcher.close();
+await service.close();
+upstream.closeAllConnections();
+upstream.close();
