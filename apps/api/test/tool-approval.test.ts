@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EchoUpstream, startEchoUpstream } from "./support/echo-upstream.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
@@ -159,6 +160,43 @@ describe("approval before a destructive call", () => {
     } finally {
       await alice.close();
       await bob.close();
+    }
+  });
+
+  it("an approval expires after its 10 minutes: undecided or unused, the call asks again", async () => {
+    // No waiting: the test moves the stored expiry into the past, as 10 minutes would.
+    const expire = (id: string, status: "PENDING" | "APPROVED") =>
+      Effect.runPromise(
+        svc.storage.transaction((tx) =>
+          Effect.flatMap(tx.findApproval(id), (row) =>
+            tx.updateApproval({ ...(row as NonNullable<typeof row>), expiresAt: new Date(Date.now() - 1) }, status),
+          ),
+        ),
+      );
+    const client = await connect(ids.token, "2026-07-28");
+    try {
+      const call = { name: "deleteThing", arguments: { queryArgs: { id: "late" } } };
+      const undecided = approvalIdIn(textOf(await client.callTool(call)));
+      expect(await expire(undecided, "PENDING")).toBe(true);
+      expect((await owner.api.get("/approvals")).body.approvals.map((a: { id: string }) => a.id)).not.toContain(
+        undecided,
+      );
+      const late = await owner.api.post(`/approvals/${undecided}/decision`, { decision: "APPROVE" });
+      expect(late.status, late.text).toBe(409);
+      expect(late.body.detail).toContain("expired");
+      expect((await fetch(`${svc.url}/approvals/${undecided}`)).status).toBe(404);
+      const before = upstream.seen.length;
+      const again = approvalIdIn(textOf(await client.callTool(call)));
+      expect(again).not.toBe(undecided);
+
+      expect((await owner.api.post(`/approvals/${again}/decision`, { decision: "APPROVE" })).status).toBe(200);
+      expect(await expire(again, "APPROVED")).toBe(true);
+      const unused = await client.callTool(call);
+      expect(unused.isError).toBe(true);
+      expect([undecided, again]).not.toContain(approvalIdIn(textOf(unused)));
+      expect(upstream.seen.length).toBe(before);
+    } finally {
+      await client.close();
     }
   });
 });
