@@ -13,6 +13,7 @@ import { ServerCompose } from "./ServerCompose.js";
 import { ServerHistory } from "./ServerHistory.js";
 import { ExportPanel } from "./ServerTransfer.js";
 import { TokensPanel } from "./TokensPanel.js";
+import { ToolSettingsPanel } from "./ToolSettingsPanel.js";
 import { TryTool } from "./TryTool.js";
 
 /** Every server of the tenant. */
@@ -114,6 +115,7 @@ export const ServerPage = (props: { readonly id: string }) => {
       <Tabs>
         <TabList aria-label="Server" className="tabs">
           <Tab id="compose">Compose</Tab>
+          <Tab id="tool-settings">Tool settings</Tab>
           <Tab id="tokens">Tokens</Tab>
           <Tab id="connect">Connect</Tab>
           <Tab id="try">Try a tool</Tab>
@@ -124,6 +126,9 @@ export const ServerPage = (props: { readonly id: string }) => {
         </TabList>
         <TabPanel id="compose">
           <ServerCompose key={generation} server={server} onSaved={() => void load()} onReload={() => void load()} />
+        </TabPanel>
+        <TabPanel id="tool-settings">
+          <ToolSettingsPanel server={server} onSaved={() => void load()} />
         </TabPanel>
         <TabPanel id="tokens">
           <TokensPanel serverId={id} onMinted={() => setGeneration((g) => g)} />
