@@ -115,7 +115,6 @@ export const ServerPage = (props: { readonly id: string }) => {
       <Tabs>
         <TabList aria-label="Server" className="tabs">
           <Tab id="compose">Compose</Tab>
-          <Tab id="tool-settings">Tool settings</Tab>
           <Tab id="tokens">Tokens</Tab>
           <Tab id="connect">Connect</Tab>
           <Tab id="try">Try a tool</Tab>
@@ -123,12 +122,10 @@ export const ServerPage = (props: { readonly id: string }) => {
           <Tab id="git">Git sync</Tab>
           <Tab id="export">Export</Tab>
           <Tab id="history">History</Tab>
+          <Tab id="tool-settings">Tool settings</Tab>
         </TabList>
         <TabPanel id="compose">
           <ServerCompose key={generation} server={server} onSaved={() => void load()} onReload={() => void load()} />
-        </TabPanel>
-        <TabPanel id="tool-settings">
-          <ToolSettingsPanel server={server} onSaved={() => void load()} />
         </TabPanel>
         <TabPanel id="tokens">
           <TokensPanel serverId={id} onMinted={() => setGeneration((g) => g)} />
@@ -150,6 +147,9 @@ export const ServerPage = (props: { readonly id: string }) => {
         </TabPanel>
         <TabPanel id="history">
           <ServerHistory key={server.version} server={server} onRestored={() => void load()} />
+        </TabPanel>
+        <TabPanel id="tool-settings">
+          <ToolSettingsPanel server={server} onSaved={() => void load()} />
         </TabPanel>
       </Tabs>
     </section>
