@@ -133,6 +133,7 @@ describe("approval across two instances", () => {
     try {
       const result = await client.callTool(del("page"));
       const seenAfterMs = performance.now() - decidedAt;
+      console.log(`[approval instances] decision on A → retry answered on B: ${seenAfterMs.toFixed(1)} ms`);
       expect(result.isError ?? false, textOf(result)).toBe(false);
       expect(ran("page")).toBe(1);
       // The brief's bound: B sees A's decision within one second (here: on the very next request).
