@@ -6,6 +6,7 @@ import Koa, { type Middleware } from "koa";
 import type { JWK } from "jose";
 import { mountApiDocs } from "./http/api-docs.js";
 import { type ConsoleOAuth, mountConsole } from "./http/console-page.js";
+import type { DecidedApproval } from "./operations/approval-metrics.js";
 import { type OperationDeps, operationMiddleware } from "./http/operation-middleware.js";
 import { httpProblems } from "./http/problem-response.js";
 import { callTail } from "./http/call-tail.js";
@@ -32,6 +33,8 @@ export interface AppDeps extends OperationDeps {
   readonly corsOrigins?: ReadonlyArray<string>;
   /** Proxies in front whose X-Forwarded-For names the client (0: the peer address is the client). */
   readonly trustProxyHops?: number;
+  /** Told of each decision made on the approval page (the metrics; the API's are observed in `observe`). */
+  readonly approvalDecided?: (approval: DecidedApproval) => void;
   /** Observes every request (metrics, traces): the outermost middleware. */
   readonly observe?: ReadonlyArray<Middleware>;
   /**
@@ -184,7 +187,7 @@ export const createApp = (deps: AppDeps): Koa => {
   }
   if (deps.callerCredentials !== undefined) mountCallerCredentials(router, deps.callerCredentials);
 
-  mountApprovalPages(router, deps.runtime as never);
+  mountApprovalPages(router, deps.runtime as never, deps.approvalDecided);
   mountConsole(router, deps.consoleOAuth);
   // The live tail of a server's tool calls (Server-Sent Events; docs/api-rules.md §24).
   router.get("/servers/:id/calls/stream", callTail(deps));

@@ -47,6 +47,7 @@ import { DEFAULT_GIT_SYNC_CONFIG } from "./config/git-sync-config.js";
 import { DEFAULT_OPERATIONS_SETTINGS } from "./config/operations-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "./config/security-config.js";
 import { startAuditRetention } from "./operations/audit-retention.js";
+import { startApprovalExpiry } from "./operations/approval-expiry.js";
 import { startCallLogRetention } from "./operations/call-log-retention.js";
 import { type CallLogWriter, startCallLogWriter } from "./operations/call-log-writer.js";
 import { mcpRequestNoting } from "./http/mcp-request-note.js";
@@ -67,6 +68,8 @@ export interface RunningService {
   readonly metricsUrl?: string | undefined;
   /** The tool-call log's writer (`flush` stores what is buffered: tests). */
   readonly callLog: Pick<CallLogWriter, "flush" | "dropped">;
+  /** Sweeps expired approvals now (they are swept every minute on their own): tests. */
+  readonly sweepApprovals: () => Promise<void>;
   /** Stops accepting connections, lets in-flight requests finish, then releases the store. */
   readonly close: () => Promise<void>;
 }
@@ -198,9 +201,18 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     captureArguments: operations.callLogCaptureArguments ?? [],
     onDropped: (count) => metrics?.counters.callLogDropped.inc(count),
   });
-  const instrumentations = [mcpRequestNoting, metrics?.mcpInstrumentation, tracing?.mcpInstrumentation].filter(
-    (i): i is McpInstrumentation => i !== undefined,
-  );
+  // docs/api-rules.md §20: approvals asked, decided and expired, counted next to the other metrics.
+  const approvalMetrics =
+    metrics === undefined
+      ? undefined
+      : (await import("./operations/approval-metrics.js")).createApprovalMetrics(metrics.registry);
+  const instrumentations = [
+    mcpRequestNoting,
+    metrics === undefined
+      ? undefined
+      : { ...metrics.mcpInstrumentation, approvalRequested: approvalMetrics?.onRequested },
+    tracing?.mcpInstrumentation,
+  ].filter((i): i is McpInstrumentation => i !== undefined);
   const { verifier, mcpVerifier, authorizationServers, devJwks } = await accessTokenVerifier(config, dataDir, logger);
   // Ready means the store answers a real (cheap) query.
   const ready =
@@ -332,7 +344,12 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     rateLimiter,
     corsOrigins: security.corsOrigins,
     trustProxyHops: security.http.trustProxyHops,
-    observe: [metrics?.httpMiddleware, tracing?.httpMiddleware].filter((m): m is Middleware => m !== undefined),
+    observe: [metrics?.httpMiddleware, approvalMetrics?.apiDecisions, tracing?.httpMiddleware].filter(
+      (m): m is Middleware => m !== undefined,
+    ),
+    ...(approvalMetrics === undefined
+      ? {}
+      : { approvalDecided: (approval) => approvalMetrics.onDecided(approval, "page") }),
     ...(devJwks ? { devJwks } : {}),
     ...(authUrl === undefined ? {} : { authUrl }),
     // docs/api-rules.md §23: the form where a caller enters its own value of a per-caller variable.
@@ -391,6 +408,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
   logger.info({ url }, "listening");
   const auditRetention = startAuditRetention(runtime, operations.auditRetentionDays, logger);
   const callLogRetention = startCallLogRetention(runtime, operations.callLogRetentionDays ?? 30, logger);
+  const approvalExpiry = startApprovalExpiry(runtime, logger, (swept) => approvalMetrics?.onExpired(swept));
   const metricsListener =
     metrics === undefined
       ? undefined
@@ -416,6 +434,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     server,
     metricsUrl: metricsListener?.url,
     callLog,
+    sweepApprovals: approvalExpiry.sweep,
     close: async () => {
       await new Promise<void>((done) => server.close(() => done()));
       await metricsListener?.close();
@@ -425,6 +444,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       await mcp.close();
       await callLog.stop();
       await callLogRetention.stop();
+      await approvalExpiry.stop();
 
       await closeResponseShaping();
       // After everything that sends through it has stopped.

@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EchoUpstream, startEchoUpstream } from "./support/echo-upstream.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
@@ -32,6 +33,13 @@ const connect = async (token: string, era: "2025-11-25" | "2026-07-28", onUrl?: 
   return client;
 };
 
+/** The value of one series of the service's metrics (0 when absent). */
+const metric = async (series: string) => {
+  const text = await (await fetch(svc.metricsUrl as string)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+};
+
 const textOf = (result: { content?: unknown }) => String((result.content as Array<{ text?: string }>)[0]?.text);
 const approvalIdIn = (text: string) => /\/approvals\/([A-Za-z0-9]{11})/.exec(text)?.[1] as string;
 
@@ -60,7 +68,7 @@ const decideOnPage = async (url: string, decision: "APPROVE" | "DENY") => {
 
 beforeAll(async () => {
   upstream = await startEchoUpstream();
-  svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
+  svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] }, metrics: true });
   owner = await svc.tenant("approvals");
   const provider = await owner.api.post("/providers", { provider: { name: "Things", baseURL: upstream.baseURL } });
   await owner.api.post(`/providers/${provider.body.provider.id}/tools`, {
@@ -160,5 +168,84 @@ describe("approval before a destructive call", () => {
       await alice.close();
       await bob.close();
     }
+  });
+
+  it("an approval expires after its 10 minutes: undecided or unused, the call asks again", async () => {
+    // No waiting: the test moves the stored expiry into the past, as 10 minutes would.
+    const expire = (id: string, status: "PENDING" | "APPROVED") =>
+      Effect.runPromise(
+        svc.storage.transaction((tx) =>
+          Effect.flatMap(tx.findApproval(id), (row) =>
+            tx.updateApproval({ ...(row as NonNullable<typeof row>), expiresAt: new Date(Date.now() - 1) }, status),
+          ),
+        ),
+      );
+    const client = await connect(ids.token, "2026-07-28");
+    try {
+      const call = { name: "deleteThing", arguments: { queryArgs: { id: "late" } } };
+      const undecided = approvalIdIn(textOf(await client.callTool(call)));
+      expect(await expire(undecided, "PENDING")).toBe(true);
+      expect((await owner.api.get("/approvals")).body.approvals.map((a: { id: string }) => a.id)).not.toContain(
+        undecided,
+      );
+      const late = await owner.api.post(`/approvals/${undecided}/decision`, { decision: "APPROVE" });
+      expect(late.status, late.text).toBe(409);
+      expect(late.body.detail).toContain("expired");
+      expect((await fetch(`${svc.url}/approvals/${undecided}`)).status).toBe(404);
+      const before = upstream.seen.length;
+      const requested = await metric("mcpsm_approvals_requested_total");
+      const again = approvalIdIn(textOf(await client.callTool(call)));
+      expect(await metric("mcpsm_approvals_requested_total")).toBe(requested + 1);
+      expect(again).not.toBe(undecided);
+
+      expect((await owner.api.post(`/approvals/${again}/decision`, { decision: "APPROVE" })).status).toBe(200);
+      expect(await expire(again, "APPROVED")).toBe(true);
+      const unused = await client.callTool(call);
+      expect(unused.isError).toBe(true);
+      expect([undecided, again]).not.toContain(approvalIdIn(textOf(unused)));
+      expect(upstream.seen.length).toBe(before);
+
+      // The sweep deletes both and counts them once each: one never decided, one approved and never used.
+      const undecidedCount = await metric('mcpsm_approvals_expired_total{state="undecided"}');
+      const unusedCount = await metric('mcpsm_approvals_expired_total{state="unused"}');
+      await svc.sweepApprovals();
+      await svc.sweepApprovals();
+      expect(await metric('mcpsm_approvals_expired_total{state="undecided"}')).toBe(undecidedCount + 1);
+      expect(await metric('mcpsm_approvals_expired_total{state="unused"}')).toBe(unusedCount + 1);
+      expect((await owner.api.post(`/approvals/${undecided}/decision`, { decision: "APPROVE" })).status).toBe(404);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("counts approvals asked, decided by outcome and channel, and the time to decide", async () => {
+    const series = [
+      "mcpsm_approvals_requested_total",
+      'mcpsm_approvals_decided_total{outcome="approved",channel="api"}',
+      'mcpsm_approvals_decided_total{outcome="denied",channel="api"}',
+      'mcpsm_approvals_decided_total{outcome="approved",channel="page"}',
+      'mcpsm_approval_decision_seconds_count{outcome="approved"}',
+      'mcpsm_approval_decision_seconds_count{outcome="denied"}',
+    ];
+    const read = () => Promise.all(series.map(metric));
+    const before = await read();
+    const client = await connect(ids.token, "2025-11-25");
+    try {
+      const ask = (id: string) => client.callTool({ name: "deleteThing", arguments: { queryArgs: { id } } });
+      const first = approvalIdIn(textOf(await ask("m1")));
+      // Asking again while it waits is the same approval: not counted twice.
+      expect(approvalIdIn(textOf(await ask("m1")))).toBe(first);
+      const second = approvalIdIn(textOf(await ask("m2")));
+      const third = approvalIdIn(textOf(await ask("m3")));
+      await owner.api.post(`/approvals/${first}/decision`, { decision: "APPROVE" });
+      await owner.api.post(`/approvals/${second}/decision`, { decision: "DENY" });
+      // A refused decision (already decided) counts nothing.
+      expect((await owner.api.post(`/approvals/${second}/decision`, { decision: "APPROVE" })).status).toBe(409);
+      await decideOnPage(`${svc.url}/approvals/${third}`, "APPROVE");
+    } finally {
+      await client.close();
+    }
+    const after = await read();
+    expect(after.map((value, i) => value - (before[i] as number))).toEqual([3, 1, 1, 1, 2, 1]);
   });
 });

@@ -52,6 +52,8 @@ export interface McpInstrumentation {
   readonly filterFailure?: ((reason: FilterFailure) => void) | undefined;
   /** A caller was asked to enter its own value of a per-caller variable (docs/api-rules.md §23). */
   readonly callerValuePrompt?: (() => void) | undefined;
+  /** A tool call asked a person's approval (a new one, not a retry of one still waiting; docs/api-rules.md §20). */
+  readonly approvalRequested?: (() => void) | undefined;
 }
 
 /** Why a response filter gave no value: a bounded label. */
@@ -87,6 +89,10 @@ export const combineInstrumentation = (outer: McpInstrumentation, inner: McpInst
   callerValuePrompt: () => {
     outer.callerValuePrompt?.();
     inner.callerValuePrompt?.();
+  },
+  approvalRequested: () => {
+    outer.approvalRequested?.();
+    inner.approvalRequested?.();
   },
   operation: (operation, run, errorTypeOf) =>
     outer.operation(

@@ -40,5 +40,11 @@ export const memoryApprovals = (tables: Tables): ApprovalStore => {
           ),
         ),
       ),
+    deleteExpiredApprovals: (at, limit) =>
+      Effect.sync(() => {
+        const gone = [...approvals.values()].filter((r) => r.expiresAt <= at).slice(0, limit);
+        for (const row of gone) approvals.delete(row.id);
+        return gone.map((row) => row.status);
+      }),
   };
 };

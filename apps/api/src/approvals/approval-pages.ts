@@ -4,6 +4,7 @@ import { approvalForPage, decideOnPage } from "@mcpsm/domain/mcp";
 import { AuditContext } from "@mcpsm/domain/use-cases";
 import { Effect, Exit } from "effect";
 import type { Context } from "koa";
+import type { DecidedApproval } from "../operations/approval-metrics.js";
 
 // docs/api-rules.md §20: the page a caller's client opens to have a person approve or deny one tool call.
 // The unguessable id in its path is the capability (as §13's consent pages). The form is safe against CSRF (a
@@ -41,7 +42,11 @@ const answer = (ctx: Context, status: number, title: string, body: string) => {
 const COOKIE = "approval_csrf";
 
 /** Mounts `GET /approvals/{id}` (the page) and `POST /approvals/{id}` (its form) on `router`. */
-export const mountApprovalPages = (router: Router, runtime: Runner): void => {
+export const mountApprovalPages = (
+  router: Router,
+  runtime: Runner,
+  onDecided: (approval: DecidedApproval) => void = () => {},
+): void => {
   router.get("/approvals/:id", async (ctx) => {
     const id = ctx.params.id ?? "";
     const found = await runtime.runPromiseExit(approvalForPage(id) as Effect.Effect<unknown, unknown, never>);
@@ -110,6 +115,7 @@ for caller <code>${escapeHtml(row.principal)}</code> with these arguments:</p>
     ctx.cookies.set(COOKIE, null, { path: `/approvals/${id}` });
     if (Exit.isFailure(decided))
       return answer(ctx, 409, "Not decided", "<p>This approval expired or was already decided.</p>");
+    onDecided(decided.value as DecidedApproval);
     answer(
       ctx,
       200,

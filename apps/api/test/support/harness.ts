@@ -74,6 +74,8 @@ export interface TestService {
   readonly inspect: <A>(work: (tx: ReadTx) => Effect.Effect<A, unknown>) => Promise<A>;
   /** Stores the tool calls the call log's writer holds (it stores them about every second on its own). */
   readonly flushCalls: () => Promise<void>;
+  /** Deletes (and counts in the metrics) the expired approvals now (the service does so every minute). */
+  readonly sweepApprovals: () => Promise<void>;
   /** The store the service runs on (its call log, for tests that write or prune calls directly). */
   readonly storage: typeof Storage.Service;
   readonly close: () => Promise<void>;
@@ -260,6 +262,7 @@ export const startTestService = async (options: StartOptions = {}): Promise<Test
     },
     inspect: (work) => storeRuntime.runPromise(storage.read(work)),
     flushCalls: () => service.callLog.flush(),
+    sweepApprovals: () => service.sweepApprovals(),
     storage,
     close: async () => {
       // No audit event and no metric may hold a secret the suite planted (names of fields, never values).

@@ -2,6 +2,7 @@ import { releaseConsoleCredentials } from "../servers/console-credential.js";
 import { lazy, Suspense } from "react";
 import { Button } from "react-aria-components";
 import { setToken, tokenClaims, useSession } from "../api/session.js";
+import { ApprovalsPage } from "../approvals/ApprovalsPage.js";
 import { AuditTrail } from "../audit/AuditTrail.js";
 import { Busy } from "../components/Busy.js";
 import { ImportPage } from "../providers/ImportPage.js";
@@ -24,6 +25,7 @@ const SECTIONS = [
   { path: "providers", label: "Providers" },
   { path: "variables", label: "Variables" },
   { path: "git-connections", label: "Git connections" },
+  { path: "approvals", label: "Approvals" },
   { path: "audit", label: "Audit" },
 ] as const;
 
@@ -39,6 +41,8 @@ const View = (props: { readonly route: ReadonlyArray<string> }) => {
       return <VariablesPage />;
     case "git-connections":
       return <GitConnectionsPage />;
+    case "approvals":
+      return <ApprovalsPage />;
     case "audit":
       return (
         <section>

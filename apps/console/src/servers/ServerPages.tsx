@@ -13,6 +13,7 @@ import { ServerCompose } from "./ServerCompose.js";
 import { ServerHistory } from "./ServerHistory.js";
 import { ExportPanel } from "./ServerTransfer.js";
 import { TokensPanel } from "./TokensPanel.js";
+import { ToolSettingsPanel } from "./ToolSettingsPanel.js";
 import { TryTool } from "./TryTool.js";
 
 /** Every server of the tenant. */
@@ -121,6 +122,7 @@ export const ServerPage = (props: { readonly id: string }) => {
           <Tab id="git">Git sync</Tab>
           <Tab id="export">Export</Tab>
           <Tab id="history">History</Tab>
+          <Tab id="tool-settings">Tool settings</Tab>
         </TabList>
         <TabPanel id="compose">
           <ServerCompose key={generation} server={server} onSaved={() => void load()} onReload={() => void load()} />
@@ -145,6 +147,9 @@ export const ServerPage = (props: { readonly id: string }) => {
         </TabPanel>
         <TabPanel id="history">
           <ServerHistory key={server.version} server={server} onRestored={() => void load()} />
+        </TabPanel>
+        <TabPanel id="tool-settings">
+          <ToolSettingsPanel server={server} onSaved={() => void load()} />
         </TabPanel>
       </Tabs>
     </section>

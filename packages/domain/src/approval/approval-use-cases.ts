@@ -25,7 +25,8 @@ const isApprovalId = Schema.is(ApprovalId);
 export type CallApproval =
   | { readonly kind: "approved" }
   | { readonly kind: "denied" }
-  | { readonly kind: "pending"; readonly id: string };
+  /** `created`: asked by this call (not one asked earlier and still waiting). */
+  | { readonly kind: "pending"; readonly id: string; readonly created: boolean };
 
 /** The call a tool run asks approval for. */
 export interface ApprovalRequest {
@@ -51,7 +52,7 @@ export const approvalForCall = (request: ApprovalRequest) =>
       for (const row of rows) {
         if (row.expiresAt <= at || row.status === "USED") continue;
         if (row.argumentsHash !== argumentsHash(row.id, request.arguments)) continue;
-        if (row.status === "PENDING") return { kind: "pending", id: row.id } satisfies CallApproval;
+        if (row.status === "PENDING") return { kind: "pending", id: row.id, created: false } satisfies CallApproval;
         // Single use: of two retries racing on two instances, one wins the compare-and-set.
         if (yield* tx.updateApproval({ ...row, status: "USED" }, row.status))
           return { kind: row.status === "APPROVED" ? "approved" : "denied" } satisfies CallApproval;
@@ -73,7 +74,7 @@ export const approvalForCall = (request: ApprovalRequest) =>
         decidedBy: "",
       };
       yield* Effect.orDie(tx.insertApproval(row));
-      return { kind: "pending", id } satisfies CallApproval;
+      return { kind: "pending", id, created: true } satisfies CallApproval;
     }),
   );
 
@@ -135,6 +136,36 @@ export const listApprovals = defineUseCase("listApprovals", (actor: Actor, _inpu
     );
   }),
 );
+
+/** What one sweep of expired approvals deleted: never decided, and approved but never used. */
+export interface ExpiredApprovals {
+  readonly undecided: number;
+  readonly unused: number;
+  readonly deleted: number;
+}
+
+/** How many approvals one sweep transaction deletes at most. */
+export const APPROVAL_SWEEP_BATCH = 1_000;
+
+/**
+ * Deletes the approvals (every tenant's) whose 10 minutes are over, in batches; answers what went. An expired
+ * approval can serve nothing (a decision or a retry treats it as absent), so none is kept; each is counted
+ * once, by the instance whose sweep deleted it.
+ */
+export const sweepExpiredApprovals = (batch: number = APPROVAL_SWEEP_BATCH) =>
+  Effect.gen(function* () {
+    const at = yield* now;
+    let swept: ExpiredApprovals = { undecided: 0, unused: 0, deleted: 0 };
+    for (;;) {
+      const statuses = yield* transact((tx) => tx.deleteExpiredApprovals(at, batch));
+      swept = {
+        undecided: swept.undecided + statuses.filter((s) => s === "PENDING").length,
+        unused: swept.unused + statuses.filter((s) => s === "APPROVED").length,
+        deleted: swept.deleted + statuses.length,
+      };
+      if (statuses.length < batch) return swept;
+    }
+  });
 
 /** This file's use cases under their operation names (a row of the domain's `USE_CASES`). */
 export const APPROVAL_USE_CASES = { listApprovals, decideApproval } as const;

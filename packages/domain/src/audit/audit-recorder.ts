@@ -222,6 +222,8 @@ const UNAUDITED_WRITES: ReadonlySet<string> = new Set([
 
   // A call asking for approval: the MCP endpoint's state of a flow; its decision is audited.
   "insertApproval",
+  // The sweep of approvals past their 10 minutes (nothing a person decided changes).
+  "deleteExpiredApprovals",
 ]);
 
 /** The names the port gives its writes. */

@@ -113,9 +113,12 @@ export {
   type ServerMembersInput,
 } from "../server/server-associations.js";
 export {
+  APPROVAL_SWEEP_BATCH,
   type DecideApprovalInput,
   decideApproval,
+  type ExpiredApprovals,
   listApprovals,
+  sweepExpiredApprovals,
 } from "../approval/approval-use-cases.js";
 export {
   type GetServerToolInput,

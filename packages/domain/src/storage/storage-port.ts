@@ -350,6 +350,8 @@ export interface ApprovalStore {
   readonly listCallApprovals: (serverId: string, principal: string, toolId: string) => Op<ReadonlyArray<ApprovalRow>>;
   /** A tenant's approvals with `status` that expire after `after`, in creation order. */
   readonly listApprovals: (tenant: string, status: ApprovalStatus, after: Date) => Op<ReadonlyArray<ApprovalRow>>;
+  /** Deletes at most `limit` approvals (every tenant's) that expired at or before `at`; answers their statuses. */
+  readonly deleteExpiredApprovals: (at: Date, limit: number) => Op<ReadonlyArray<ApprovalStatus>>;
 }
 
 /**

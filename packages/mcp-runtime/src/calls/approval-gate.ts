@@ -43,6 +43,7 @@ export const approvalGate = async (
   if (state.kind === "approved") return { kind: "run" };
   if (state.kind === "denied")
     return { kind: "answer", result: errorResult(`This call of '${tool.row.name}' was denied by an approver.`) };
+  if (state.created) services.instrumentation.approvalRequested?.();
   return {
     kind: "ask",
     approval: {

@@ -50,6 +50,17 @@ export const approvalCases = (h: Harness) =>
       expect(await h.run((tx) => tx.updateApproval({ ...approved, status: "USED" }, "APPROVED"))).toBe(false);
     });
 
+    it("deletes expired approvals in batches and answers their statuses", async () => {
+      await h.seed({ servers: [s1] });
+      await h.run((tx) => tx.insertApproval(approval(1)));
+      await h.run((tx) => tx.insertApproval(approval(2, { status: "APPROVED", expiresAt: at(602) })));
+      await h.run((tx) => tx.insertApproval(approval(3, { expiresAt: at(900) })));
+      expect(await h.run((tx) => tx.deleteExpiredApprovals(at(600), 10))).toEqual([]);
+      expect(await h.run((tx) => tx.deleteExpiredApprovals(at(602), 1))).toEqual(["PENDING"]);
+      expect(await h.run((tx) => tx.deleteExpiredApprovals(at(602), 10))).toEqual(["APPROVED"]);
+      expect(await h.read((tx) => tx.findApproval(approval(3).id))).toEqual(approval(3, { expiresAt: at(900) }));
+    });
+
     it("refuses an approval of a server that does not exist", async () => {
       await expect(h.run((tx) => tx.insertApproval(approval(1)))).rejects.toThrow();
     });

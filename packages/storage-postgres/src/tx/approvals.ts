@@ -1,4 +1,4 @@
-import { ReferenceViolation } from "@mcpsm/domain/storage";
+import { type ApprovalStatus, ReferenceViolation } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { insertRow, updateRow } from "../table/table.js";
 import { unexpected } from "./breaches.js";
@@ -8,7 +8,12 @@ import type { Operations } from "./operations.js";
 // status (`update … where status = $n`), so of two instances racing, one wins.
 
 export const approvalOperations: Operations<
-  "insertApproval" | "findApproval" | "updateApproval" | "listCallApprovals" | "listApprovals"
+  | "insertApproval"
+  | "findApproval"
+  | "updateApproval"
+  | "listCallApprovals"
+  | "listApprovals"
+  | "deleteExpiredApprovals"
 > = (tables) => {
   const { approvals } = tables;
   const insert = insertRow(approvals);
@@ -47,6 +52,16 @@ export const approvalOperations: Operations<
         `${select} where a.tenant = $1 and a.status = $2 and a.expires_at > $3::timestamptz order by a.created_at, a.id`,
         [tenant, status, after.toISOString()],
         approvals.decode,
+      ),
+    // `skip locked`: two instances sweeping at once delete (and count) disjoint rows.
+    deleteExpiredApprovals: (at, limit) =>
+      Effect.map(
+        ctx.rows(
+          `delete from tool_approvals where id in (select id from tool_approvals where expires_at <= $1::timestamptz
+             order by expires_at limit $2 for update skip locked) returning status`,
+          [at.toISOString(), limit],
+        ),
+        (rows) => rows.map((row) => (row as { status: ApprovalStatus }).status),
       ),
   });
 };
