@@ -117,14 +117,24 @@ const run = async (request: SandboxRequest): Promise<SandboxReply> => {
       return { id, ok: false, over: /out of memory/i.test(message), message };
     }
     if (result.stdout.length > request.maxOutputChars)
-      return { id, ok: false, over: true, message: "the filter's output is larger than its budget" };
+      return {
+        id,
+        ok: false,
+        over: true,
+        message: `the filter's output is larger than its budget of ${request.maxOutputChars} characters`,
+      };
     text = jqOutputs(result.stdout);
   } else {
     const value = search(JSON.parse(request.text), request.expression);
     text = JSON.stringify(value ?? null);
   }
   if (text.length > request.maxOutputChars)
-    return { id, ok: false, over: true, message: "the filter's output is larger than its budget" };
+    return {
+      id,
+      ok: false,
+      over: true,
+      message: `the filter's output is larger than its budget of ${request.maxOutputChars} characters`,
+    };
   return { id, ok: true, text };
 };
 
