@@ -34,7 +34,7 @@ export {
   sharedSandbox,
   suspectSandbox,
 } from "./sandbox/filter-sandbox.js";
-export { isSuspect, SUSPECT_FOR_MS } from "./sandbox/suspect-filters.js";
+export { isSuspect, SUSPECT_AFTER_OVERRUNS, SUSPECT_FOR_MS } from "./sandbox/suspect-filters.js";
 export {
   deriveOutputSchema,
   deriveResultSchema,

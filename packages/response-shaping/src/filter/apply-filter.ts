@@ -1,6 +1,6 @@
 import { TreeInterpreter } from "@jmespath-community/jmespath";
 import { type FilterSandbox, sharedSandbox, suspectSandbox } from "../sandbox/filter-sandbox.js";
-import { isSuspect, markSuspect } from "../sandbox/suspect-filters.js";
+import { isSuspect, markOverrun, markWithinBudget } from "../sandbox/suspect-filters.js";
 import type { CompiledFilter } from "./compile-filter.js";
 import { IN_PROCESS_MAX_MULTIPLIER, IN_PROCESS_MAX_WORK_CHARS } from "./jmespath-cost.js";
 import { DEFAULT_FILTER_BUDGET, type FilterBudget, type FilterOutcome, outputBudgetOf } from "./response-filter.js";
@@ -46,7 +46,7 @@ export const applyFilter = async (
     const text = JSON.stringify(result);
     return text.length > budget.maxOutputChars ? tooLarge(budget) : { ok: true, value: result, text };
   }
-  // A filter that ran past its budget lately runs in the suspect sandbox, away from every other tool's.
+  // A filter that keeps running past its budget runs in the suspect sandbox, away from every other tool's.
   const sandbox = options.sandbox ?? (isSuspect(filter) ? suspectSandbox() : sharedSandbox());
   const outcome = await sandbox.run(
     {
@@ -59,9 +59,10 @@ export const applyFilter = async (
     budget.deadlineMs,
   );
   if (!outcome.ok) {
-    if (outcome.reason === "over-budget") markSuspect(filter);
+    if (outcome.reason === "over-budget") markOverrun(filter);
     return outcome;
   }
+  markWithinBudget(filter);
   const text = outcome.text ?? "null";
   return { ok: true, value: JSON.parse(text), text };
 };
