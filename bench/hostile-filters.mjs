@@ -225,13 +225,17 @@ const startRss = rss();
 console.log(
   `service RSS at start: ${mb(startRss)}; each filter ${TIMES} times in a row, then ${TIMES} times 4 at a time`,
 );
-await measure(
-  "idle (an unfiltered shape preview of a small sample)",
-  preview(attack.ids[0], {
-    sample: JSON.parse(SMALL),
-    responseFilter: null,
-  }),
-);
+{
+  // The baseline: /healthz and the victim for 5 s with no attack.
+  const probe = every100ms(healthz);
+  const victims = every100ms(victimCall);
+  await sleep(5000);
+  const [h, v] = [await probe.stop(), await victims.stop()];
+  console.log(
+    `idle, 5 s: /healthz p99 ${ms(p99(h))}, worst ${ms(h.at(-1))} (${h.length} probes); ` +
+      `victim call p99 ${ms(p99(v))}, worst ${ms(v.at(-1))}`,
+  );
+}
 for (const [i, [label, language, expression, kind]] of HOSTILE.entries()) {
   if (!label.includes(ONLY)) continue;
   const sample = kind === "big" ? BIG_VALUE : JSON.parse(SMALL);
