@@ -106,6 +106,21 @@ describe("hostile filters", () => {
     expect(outcomes.every((o) => !o.ok && o.reason === "over-budget")).toBe(true);
   }, 60_000);
 
+  it("sends the run queued behind a memory-aborted one to a fresh thread, where it answers", async () => {
+    const sandbox = new FilterSandbox();
+    const growing = await compiled({ language: "jq", expression: 'reduce range(40) as $i ("x"; . + .)' });
+    const cheap = await compiled({ language: "jq", expression: ".a" });
+    // Both queued at once: the cheap run waits for the growing one, which jq's memory cap aborts.
+    const [aborted, after] = await Promise.all([
+      applyFilter(growing, { a: 1 }, { sandbox, budget: { deadlineMs: 10_000 } }),
+      applyFilter(cheap, { a: 1 }, { sandbox, budget: { deadlineMs: 10_000 } }),
+    ]);
+    await sandbox.close();
+    expect(aborted).toMatchObject({ ok: false, reason: "over-budget" });
+    expect(after).toMatchObject({ ok: true, value: 1 });
+    expect(sandbox.terminations).toBe(1);
+  }, 30_000);
+
   it("counts tokens whole up to 64 KiB and estimates longer texts from counted slices", () => {
     const short = JSON.stringify(listOf(100));
     expect(short.length).toBeLessThan(EXACT_COUNT_MAX_CHARS);

@@ -95,13 +95,14 @@ export class FilterSandbox {
       }
       const reply = message;
       if (this.#running?.id !== reply.id) return;
+      // jq's runtime is unusable after an abort (its memory cap): start afresh, before the next run is sent,
+      // or that run would go to the thread being ended and fail at its deadline.
+      if (!reply.ok && (reply.over || reply.message.startsWith("Aborted"))) this.#replace(worker);
       this.#finish(
         reply.ok
           ? { ok: true, value: undefined, text: reply.text }
           : { ok: false, reason: reply.over ? "over-budget" : "failed", message: reply.message },
       );
-      // jq's runtime is unusable after an abort (its memory cap): start afresh.
-      if (!reply.ok && (reply.over || reply.message.startsWith("Aborted"))) this.#replace(worker);
     });
     worker.on("error", (error) => {
       if (this.#worker !== worker) return;
