@@ -212,6 +212,51 @@ describe("response shaping (docs/api-rules.md §19)", () => {
     }
   });
 
+  it("answers hostile filters in a preview with a 400 naming the budget, /healthz answering meanwhile", async () => {
+    const tool = await createTool({ name: "hostilePreview", method: "GET", path: "/users" });
+    const toolId: string = tool.body.tool.id;
+    const sample = { total: 300, users: records(300) };
+    const hostile = [
+      { language: "jq", expression: "def f: f; f" },
+      { language: "jq", expression: "[range(1e9)]" },
+      { language: "jq", expression: 'reduce range(40) as $i ("x"; . + .)' },
+      { language: "jq", expression: "[limit(1000000; repeat(.))]" },
+      { language: "jq", expression: "reduce range(100000) as $i (0; [.])" },
+      { language: "jmespath", expression: Array.from({ length: 40 }, () => "[@,@]").join(".") },
+      // Cost-bounded, but 16 copies of the sample: past the output budget (the input's size).
+      { language: "jmespath", expression: `[${Array(16).fill("@").join(",")}]` },
+    ];
+    let healthy = 0;
+    let probing = true;
+    const probes = (async () => {
+      while (probing) if ((await fetch(`${service.url}/healthz`)).ok) healthy += 1;
+    })();
+    for (const responseFilter of hostile) {
+      const answer = await api("POST", `/providers/${providerId}/tools/${toolId}/shape-preview`, {
+        sample,
+        responseFilter,
+      });
+      expect(answer.status, responseFilter.expression).toBe(400);
+      expect(answer.body.errors[0].path).toBe("responseFilter.expression");
+      expect(answer.body.errors[0].message).toMatch(/budget/);
+    }
+    probing = false;
+    await probes;
+    expect(healthy).toBeGreaterThan(hostile.length);
+    const huge = await createTool({
+      name: "hugeOutput",
+      method: "GET",
+      path: "/users",
+      responseFilter: { language: "jq", expression: "[limit(1000000; repeat(.))]" },
+    });
+    const server = await serverOf("Huge", [huge.body.tool.id]);
+    const client = await connect(server.id, server.token, "2026-07-28");
+    const result = await client.callTool({ name: "hugeOutput", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/response filter of tool 'hugeOutput' ran past its budget/);
+    await client.close();
+  }, 120_000);
+
   it("cuts an answer over maxResultTokens at whole items and says how to page", async () => {
     const tool = await createTool({
       name: "allUsers",

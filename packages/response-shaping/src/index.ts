@@ -10,7 +10,7 @@ export {
   compileFilter,
   prepareStoredFilter,
 } from "./filter/compile-filter.js";
-export { costMultiplier, IN_PROCESS_MAX_MULTIPLIER } from "./filter/jmespath-cost.js";
+export { costMultiplier, IN_PROCESS_MAX_MULTIPLIER, IN_PROCESS_MAX_WORK_CHARS } from "./filter/jmespath-cost.js";
 export {
   DEFAULT_FILTER_BUDGET,
   FILTER_LANGUAGES,
@@ -19,12 +19,22 @@ export {
   type FilterOutcome,
   type FilterProblem,
   MAX_EXPRESSION_LENGTH,
+  OUTPUT_FLOOR_CHARS,
+  outputBudgetOf,
   type ResponseFilter,
 } from "./filter/response-filter.js";
 export { type CutNote, type FitOptions, type FitOutcome, fitToTokens, narrowingAdvice } from "./fit/fit-to-tokens.js";
 export { fitTextToTokens, type TextFitOutcome } from "./fit/fit-text.js";
 export { type PagingHints, pagingHintsOf } from "./fit/paging-hints.js";
-export { FilterSandbox, SANDBOX_RESOURCE_LIMITS, sharedSandbox } from "./sandbox/filter-sandbox.js";
+export {
+  closeSandboxes,
+  FilterSandbox,
+  SANDBOX_RESOURCE_LIMITS,
+  SUSPECT_MAX_QUEUE,
+  sharedSandbox,
+  suspectSandbox,
+} from "./sandbox/filter-sandbox.js";
+export { isSuspect, SUSPECT_AFTER_OVERRUNS, SUSPECT_FOR_MS } from "./sandbox/suspect-filters.js";
 export {
   deriveOutputSchema,
   deriveResultSchema,
@@ -32,7 +42,14 @@ export {
   PERMISSIVE_OUTPUT_SCHEMA,
   structuredContentOf,
 } from "./schema/derive-output-schema.js";
-export { countTokens, measureTokens, PREFIX_CHARS_PER_TOKEN, type TokenMeasure } from "./tokens/count-tokens.js";
+export {
+  boundedTokenCount,
+  countTokens,
+  EXACT_COUNT_MAX_CHARS,
+  measureTokens,
+  PREFIX_CHARS_PER_TOKEN,
+  type TokenMeasure,
+} from "./tokens/count-tokens.js";
 
 /** The server's `maxResultTokens` when it sets none. */
 export const DEFAULT_MAX_RESULT_TOKENS = 25_000;

@@ -7,6 +7,7 @@ import { JsonEditor, jsonProblem } from "../components/JsonEditor.js";
 import { useProblemFixes } from "../api/problem-fixes.js";
 import { ProblemBanner } from "../components/ProblemBanner.js";
 import { TextInput } from "../components/TextInput.js";
+import { type ResponseFilter, ResponseFilterEditor } from "./ResponseFilterEditor.js";
 
 // One tool of a provider: its request line and the three JSON Schemas of its arguments, each in a JSON
 // editor with validation; the service's errors land under `tool.<field>`.
@@ -30,6 +31,7 @@ export const ToolEditor = (props: {
   const [querySchema, setQuerySchema] = useState(pretty(t?.queryArgsJSONSchema ?? { type: "object", properties: {} }));
   const [bodySchema, setBodySchema] = useState(pretty(t?.reqBodyJSONSchema ?? {}));
   const [headers, setHeaders] = useState(pretty(t?.headers ?? []));
+  const [responseFilter, setResponseFilter] = useState<ResponseFilter | null>(t?.responseFilter ?? null);
   const [answered, setProblem] = useState<Problem>();
   const { problem, edited } = useProblemFixes(answered);
   const [busy, setBusy] = useState(false);
@@ -59,6 +61,7 @@ export const ToolEditor = (props: {
       queryArgsJSONSchema: JSON.parse(querySchema),
       reqBodyJSONSchema: JSON.parse(bodySchema),
       headers: JSON.parse(headers),
+      responseFilter,
     };
     const outcome =
       t === undefined
@@ -84,6 +87,7 @@ export const ToolEditor = (props: {
     "queryArgsJSONSchema",
     "reqBodyJSONSchema",
     "headers",
+    "responseFilter",
   ];
   return (
     <Form
@@ -172,6 +176,13 @@ export const ToolEditor = (props: {
         onChange={editing("headers", setHeaders)}
         error={err("headers")}
         testId="headers"
+      />
+      <ResponseFilterEditor
+        providerId={props.providerId}
+        toolId={t?.id}
+        value={responseFilter}
+        onChange={editing("responseFilter", setResponseFilter)}
+        error={err("responseFilter.expression") ?? err("responseFilter.language")}
       />
       <ProblemBanner
         problem={problem}

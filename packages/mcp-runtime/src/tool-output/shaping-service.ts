@@ -1,6 +1,6 @@
 import { InvalidArgument } from "@mcpsm/domain/errors";
 import type { ResponseShaping, ShapePreviewRequest } from "@mcpsm/domain/use-cases";
-import { type CompiledFilter, compileFilter, countTokens, sharedSandbox } from "@mcpsm/response-shaping";
+import { boundedTokenCount, type CompiledFilter, closeSandboxes, compileFilter } from "@mcpsm/response-shaping";
 import { Effect } from "effect";
 import { filteredOutputSchema } from "./filtered-schema.js";
 import { shapeValue } from "./shape-answer.js";
@@ -52,7 +52,8 @@ const preview = (request: ShapePreviewRequest) =>
     const tool = { ...request.tool, responseFilter: request.responseFilter };
     return {
       result: fit.value,
-      tokens: { before: countTokens(text), after: countTokens(fit.text) },
+      // Counted whole up to 64 KiB, estimated from counted slices beyond (a whole count of 1 MB is 100+ ms).
+      tokens: { before: boundedTokenCount(text).tokens, after: boundedTokenCount(fit.text).tokens },
       outputSchema:
         request.responseFilter === null
           ? ((outputSchemaOf(tool) as Record<string, unknown> | undefined) ?? {})
@@ -64,5 +65,5 @@ const preview = (request: ShapePreviewRequest) =>
 /** The service's response shaping, as the domain's use cases take it. */
 export const responseShapingService: typeof ResponseShaping.Service = { filterProblems, preview };
 
-/** Ends the filter sandbox's thread (at shutdown; a later filter run starts a new one). */
-export const closeResponseShaping = (): Promise<void> => sharedSandbox().close();
+/** Ends the filter sandboxes' threads (at shutdown; a later filter run starts new ones). */
+export const closeResponseShaping = (): Promise<void> => closeSandboxes();

@@ -10,8 +10,13 @@ import { FILTER_LANGUAGES, type FilterProblem, MAX_EXPRESSION_LENGTH, type Respo
 export interface CompiledFilter extends ResponseFilter {
   /** The JMESPath syntax tree (none for jq). */
   readonly ast: ExpressionNode | undefined;
-  /** True when the expression is cheap by construction and runs in the caller's thread (`jmespath-cost.ts`). */
+  /**
+   * True when the expression is cheap by construction and may run in the caller's thread (`jmespath-cost.ts`);
+   * `applyFilter` still sends it to the sandbox when its input is too large for its cost bound.
+   */
   readonly inProcess: boolean;
+  /** The expression's cost bound, in multiples of its input (`costMultiplier`; none for jq or unbounded). */
+  readonly costBound?: number | undefined;
 }
 
 export type CompileOutcome =
@@ -38,7 +43,16 @@ const compileJmespath = (expression: string): CompileOutcome => {
   }
   const multiplier = costMultiplier(ast as unknown as { readonly type: string });
   const inProcess = multiplier !== null && multiplier <= IN_PROCESS_MAX_MULTIPLIER;
-  return { ok: true, filter: { language: "jmespath", expression, ast, inProcess } };
+  return {
+    ok: true,
+    filter: {
+      language: "jmespath",
+      expression,
+      ast,
+      inProcess,
+      ...(multiplier === null ? {} : { costBound: multiplier }),
+    },
+  };
 };
 
 /**

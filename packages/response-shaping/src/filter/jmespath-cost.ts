@@ -9,6 +9,13 @@
  */
 export const IN_PROCESS_MAX_MULTIPLIER = 16;
 
+/**
+ * The most work an in-process run may be bounded by: input characters times the cost bound. Past it the
+ * expression runs in the sandbox, so a cheap-by-construction expression on a large answer (16 × 1 MB) never
+ * holds the caller's thread for the tens of milliseconds building and serialising its output takes.
+ */
+export const IN_PROCESS_MAX_WORK_CHARS = 4 * 1024 * 1024;
+
 /** Functions whose output is bounded by their arguments and whose work is at most n log n. */
 const LINEAR_FUNCTIONS = new Set([
   "abs",

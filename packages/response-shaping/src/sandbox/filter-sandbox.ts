@@ -29,6 +29,12 @@ const workerURL = (): URL =>
  * the caller gets `over-budget`. The thread is `unref`ed: it never keeps a process alive.
  */
 export class FilterSandbox {
+  /** The most runs that may wait; past it a run is refused at once as over-budget (none: no bound). */
+  readonly #maxQueue: number;
+  constructor(options: { readonly maxQueue?: number } = {}) {
+    this.#maxQueue = options.maxQueue ?? Number.POSITIVE_INFINITY;
+  }
+
   #worker: Worker | undefined;
   /** jq's compiled WebAssembly module, shared by every thread (a restart does not compile it again). */
   #jqModule: Promise<object> | undefined;
@@ -46,6 +52,12 @@ export class FilterSandbox {
   terminations = 0;
 
   run(request: SandboxJob, deadlineMs: number): Promise<FilterOutcome & { readonly text?: string }> {
+    if (this.#queue.length >= this.#maxQueue)
+      return Promise.resolve({
+        ok: false,
+        reason: "over-budget",
+        message: `the filter sandbox is busy (${this.#maxQueue} runs waiting)`,
+      });
     return new Promise((settle) => {
       this.#queue.push({ request, deadlineMs, settle });
       this.#pump();
@@ -83,13 +95,14 @@ export class FilterSandbox {
       }
       const reply = message;
       if (this.#running?.id !== reply.id) return;
+      // jq's runtime is unusable after an abort (its memory cap): start afresh, before the next run is sent,
+      // or that run would go to the thread being ended and fail at its deadline.
+      if (!reply.ok && (reply.over || reply.message.startsWith("Aborted"))) this.#replace(worker);
       this.#finish(
         reply.ok
           ? { ok: true, value: undefined, text: reply.text }
           : { ok: false, reason: reply.over ? "over-budget" : "failed", message: reply.message },
       );
-      // jq's runtime is unusable after an abort (its memory cap): start afresh.
-      if (!reply.ok && (reply.over || reply.message.startsWith("Aborted"))) this.#replace(worker);
     });
     worker.on("error", (error) => {
       if (this.#worker !== worker) return;
@@ -153,9 +166,27 @@ export class FilterSandbox {
 }
 
 let shared: FilterSandbox | undefined;
+let suspect: FilterSandbox | undefined;
 
 /** The process's sandbox, made on first use. */
 export const sharedSandbox = (): FilterSandbox => {
   if (shared === undefined || shared.closed) shared = new FilterSandbox();
   return shared;
+};
+
+/** Runs of a suspect filter that may wait at once; more are refused as over-budget. */
+export const SUSPECT_MAX_QUEUE = 16;
+
+/**
+ * The process's second sandbox, for filters that recently ran past their budget (`suspect-filters.ts`):
+ * they wait on each other, not on the filters of every other tool. Its queue is bounded.
+ */
+export const suspectSandbox = (): FilterSandbox => {
+  if (suspect === undefined || suspect.closed) suspect = new FilterSandbox({ maxQueue: SUSPECT_MAX_QUEUE });
+  return suspect;
+};
+
+/** Ends both sandboxes' threads (a later run starts new ones). */
+export const closeSandboxes = async (): Promise<void> => {
+  await Promise.all([shared?.close(), suspect?.close()]);
 };

@@ -117,14 +117,24 @@ const run = async (request: SandboxRequest): Promise<SandboxReply> => {
       return { id, ok: false, over: /out of memory/i.test(message), message };
     }
     if (result.stdout.length > request.maxOutputChars)
-      return { id, ok: false, over: true, message: "the filter's output is larger than its budget" };
+      return {
+        id,
+        ok: false,
+        over: true,
+        message: `the filter's output is larger than its budget of ${request.maxOutputChars} characters`,
+      };
     text = jqOutputs(result.stdout);
   } else {
     const value = search(JSON.parse(request.text), request.expression);
     text = JSON.stringify(value ?? null);
   }
   if (text.length > request.maxOutputChars)
-    return { id, ok: false, over: true, message: "the filter's output is larger than its budget" };
+    return {
+      id,
+      ok: false,
+      over: true,
+      message: `the filter's output is larger than its budget of ${request.maxOutputChars} characters`,
+    };
   return { id, ok: true, text };
 };
 
@@ -133,9 +143,14 @@ export type SandboxStart = { readonly jqModule: object | undefined };
 
 parentPort?.on("message", (request: SandboxRequest | SandboxStart) => {
   if ("jqModule" in request) {
-    // Load jq before the first run, so that no run's deadline pays for it.
+    // Load jq and run it once before the first run, so that no run's deadline pays for loading it or for
+    // its first, unoptimised pass (tens of milliseconds on a busy machine).
     jq(request.jqModule).then(
-      () => parentPort?.postMessage({ ready: true } satisfies SandboxReady),
+      (engine) => {
+        engine.raw('{"a":[{"b":1}]}', ".a | map({b}) | length", ["-c"]);
+        engine.raw("[1]", ". + 1", ["-c"]);
+        parentPort?.postMessage({ ready: true } satisfies SandboxReady);
+      },
       (error: unknown) => parentPort?.postMessage({ ready: false, message: messageOf(error) } satisfies SandboxReady),
     );
     return;
