@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findPodman, localBase, type Podman, pnpmCaches, repositoryRoot } from "./support/podman.js";
+import { findPodman, localBase, type Podman, pnpmCaches, repositoryRoot, turboCache } from "./support/podman.js";
 
 // The real image: deploy/Containerfile built on the local base (deploy/local-base/make-base.sh, no registry)
 // and run the way the Containerfile's header says: read-only root, a tmpfs /tmp, the embedded default store.
@@ -66,6 +66,7 @@ describe("the container image, built and run", () => {
           "--build-arg",
           "NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt",
           ...(await pnpmCaches()),
+          ...(await turboCache()),
           "-f",
           join(repositoryRoot, "deploy", "Containerfile"),
           "-t",

@@ -47,6 +47,14 @@ export const localBase = async (podman: Podman): Promise<string> => {
   return stdout.trim();
 };
 
+/** The repository's turbo cache, mounted as the build stage's: the host's `turbo run build` (which precedes the
+ * tests) made the same task hashes, so the build stage restores its packages instead of compiling them. */
+export const turboCache = async (): Promise<ReadonlyArray<string>> => {
+  const dir = join(root, ".turbo", "cache");
+  await mkdir(dir, { recursive: true });
+  return ["--volume", `${dir}:/turbo-cache`, "--build-arg", "TURBO_CACHE_DIR=/turbo-cache"];
+};
+
 /** pnpm's store and metadata cache on this machine, mounted where the build stage's pnpm (root) looks for them. */
 export const pnpmCaches = async (): Promise<ReadonlyArray<string>> => {
   const store = (await exec("pnpm", ["store", "path"], { cwd: root })).stdout.trim();
