@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 
 // Podman as this project's sandbox (and CI, on the same kind of machine) lets it run: runc, because crun
@@ -50,7 +50,12 @@ export const localBase = async (podman: Podman): Promise<string> => {
 /** The repository's turbo cache, mounted as the build stage's: the host's `turbo run build` (which precedes the
  * tests) made the same task hashes, so the build stage restores its packages instead of compiling them. */
 export const turboCache = async (): Promise<ReadonlyArray<string>> => {
-  const dir = join(root, ".turbo", "cache");
+  // Turbo keeps it beside the main checkout's .git (shared by git worktrees), else in the repository's root.
+  const common = await exec("git", ["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: root }).then(
+    ({ stdout }) => dirname(stdout.trim()),
+    () => root,
+  );
+  const dir = join(common, ".turbo", "cache");
   await mkdir(dir, { recursive: true });
   return ["--volume", `${dir}:/turbo-cache`, "--build-arg", "TURBO_CACHE_DIR=/turbo-cache"];
 };
