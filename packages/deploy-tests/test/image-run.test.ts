@@ -84,7 +84,7 @@ describe("the container image, built and run", () => {
 
   afterAll(async () => {
     await podman?.run(["rm", "--force", "--volumes", "--ignore", name]).catch(() => undefined);
-  });
+  }, 60_000);
 
   it("runs read-only as user 10001, answers /readyz, passes its HEALTHCHECK and exits 0 on SIGTERM", async () => {
     if (podman === undefined) {
@@ -93,7 +93,6 @@ describe("the container image, built and run", () => {
       return;
     }
     const port = String(await freePort());
-    const seen = listening(podman).catch((error: unknown) => error);
     await podman.run([
       ...podman.runtimeFlags,
       "run",
@@ -117,8 +116,8 @@ describe("the container image, built and run", () => {
       "METRICS_PORT=0",
       image,
     ]);
-    const started = await seen;
-    if (started instanceof Error) throw started;
+    // `logs --follow` starts at the log's beginning: no line is missed by starting it after the container.
+    await listening(podman);
 
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     // The image's own HEALTHCHECK command (exit 0 = healthy).
