@@ -32,7 +32,13 @@ export {
   PERMISSIVE_OUTPUT_SCHEMA,
   structuredContentOf,
 } from "./schema/derive-output-schema.js";
-export { countTokens, measureTokens, PREFIX_CHARS_PER_TOKEN, type TokenMeasure } from "./tokens/count-tokens.js";
+export {
+  countTokens,
+  estimateTokens,
+  measureTokens,
+  PREFIX_CHARS_PER_TOKEN,
+  type TokenMeasure,
+} from "./tokens/count-tokens.js";
 
 /** The server's `maxResultTokens` when it sets none. */
 export const DEFAULT_MAX_RESULT_TOKENS = 25_000;
