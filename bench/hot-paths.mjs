@@ -19,7 +19,12 @@
 // settings, V8's and glibc's defaults, for a before/after), SERVICE_NODE_FLAGS (node flags on the service's
 // command line, where the launcher takes them as the operator's, which NODE_OPTIONS refuses: e.g.
 // `--max-semi-space-size=16 --heap-growing-percent=50`, with MEMORY_QUIET_COLLECT_MS=0, is the service as it
-// was before the memory branch of issue 15).
+// was before the memory branch of issue 15). SERVICE_ENTRY may be absolute: another checkout's built service
+// (`SERVICE_ENTRY=/work/wt/base/apps/api/dist/main.js`) measured by this script, for a before/after.
+// ANSWER_BYTES (e.g. 10240): the upstream answers every call with a JSON list of about that many bytes
+// (bench/lib/sized-upstream.mjs) instead of the harness's 56-byte object: response shaping on the wired
+// path. HEADER_VARIABLE=1: the called tool sends a header `${<prefix>_KEY}` resolved from a SECRET variable
+// on every call (variable resolution, docs/api-rules.md §9 and §23).
 //
 // The soak (the RSS goal: `ROWS=none SOAK_MIN=10 node bench/hot-paths.mjs`): the mix GET /servers/{id},
 // tools/call, tools/list, tools/call on every connection (c=16 by default), 10 s of warm-up, 20 s closed-loop
@@ -166,13 +171,19 @@ process.on("exit", cleanup);
 try {
   psql(`create database ${DB}`);
   const upstreamPort = await freePort();
-  const upstream = startChild([join(PERF_DIR, "servers/upstream.mjs"), String(upstreamPort)], {});
+  const answerBytes = Number(process.env.ANSWER_BYTES ?? 0);
+  const upstream = startChild(
+    answerBytes > 0
+      ? [join(PROJECT, "bench/lib/sized-upstream.mjs"), String(upstreamPort), String(answerBytes)]
+      : [join(PERF_DIR, "servers/upstream.mjs"), String(upstreamPort)],
+    {},
+  );
   const port = await freePort();
   // The environment of ../shared/perf/bench.mjs (serviceEnv), on PostgreSQL.
   const service = startChild(
     [
       ...(process.env.SERVICE_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean),
-      join(PROJECT, process.env.SERVICE_ENTRY ?? "apps/api/dist/main.js"),
+      resolve(PROJECT, process.env.SERVICE_ENTRY ?? "apps/api/dist/main.js"),
     ],
     {
       PORT: String(port),
@@ -200,6 +211,17 @@ try {
   const seed = await seedServer(apiClient(`http://127.0.0.1:${port}`, token), {
     upstreamUrl: `http://127.0.0.1:${upstreamPort}`,
   });
+  if (process.env.HEADER_VARIABLE === "1") {
+    // The called tool (getP0T0) sends `X-Api-Key: ${<prefix>_KEY}`, a SECRET variable of the tenant.
+    const api = apiClient(`http://127.0.0.1:${port}`, token);
+    const [link] = seed.links;
+    const { provider } = await api.get(`/providers/${link.id}`);
+    const name = `${provider.secretPrefix}_KEY`;
+    await api.post("/variables", { variable: { type: "SECRET", name, value: "bench-secret" } });
+    await api.patch(`/providers/${link.id}/tools/${link.tools[0].id}`, {
+      tool: { headers: [{ key: "X-Api-Key", value: `\${${name}}` }] },
+    });
+  }
   const pids = { service: () => [service.pid], postgres: backendPids };
   let id = 1;
   const rpc = (message, method) => () => ({

@@ -27,7 +27,20 @@ export interface CompiledTool {
   readonly fixedArgs: FixedArgs;
   /** True when a call waits for a person's approval (the server's policy or the tool's setting). */
   readonly approval: boolean;
+  /**
+   * The variables the tool's headers name when the provider may read them all (what a call reads before
+   * it is charged, `prepareDirectCall`); empty when it names none or one it may not read (the call reports it).
+   */
+  readonly readsVariables: ReadonlyArray<string>;
 }
+
+const NO_NAMES: ReadonlyArray<string> = [];
+
+/** The names a call of this tool reads up front (see `CompiledTool.readsVariables`). */
+const readsVariablesOf = (row: ToolRow, provider: ProviderRow): ReadonlyArray<string> => {
+  const names = referencedVariables(row.headers);
+  return names.length === 0 || refusedVariables(provider.secretPrefix, names).length > 0 ? NO_NAMES : names;
+};
 
 export interface CompiledServer {
   readonly id: string;
@@ -118,6 +131,7 @@ export const compileServer = (view: McpServerView): CompiledServer => {
       definition: toolEntry(offered, provider),
       fixedArgs: settings.fixedArgs,
       approval: approvalNeeded(view.server.approvalPolicy ?? "NONE", settings.approval, stored.method),
+      readsVariables: readsVariablesOf(stored, provider),
     });
   }
   const credentials = credentialHeadersOf(tools.values());

@@ -46,6 +46,7 @@ export {
   boundedTokenCount,
   countTokens,
   EXACT_COUNT_MAX_CHARS,
+  estimateTokens,
   measureTokens,
   PREFIX_CHARS_PER_TOKEN,
   type TokenMeasure,

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { countTokens, measureTokens } from "../src/index.js";
+import { countTokens, estimateTokens, measureTokens } from "../src/index.js";
 
 describe("countTokens", () => {
   it("counts with o200k_base", () => {
@@ -40,5 +40,31 @@ describe("measureTokens", () => {
     const tokens = countTokens(text);
     expect(measure.tokens).toBeGreaterThan(tokens * 0.7);
     expect(measure.tokens).toBeLessThan(tokens * 1.3);
+  });
+
+  it("estimates a fitting text's size near its count without the tokenizer", () => {
+    const records = Array.from({ length: 200 }, (_, i) => ({
+      id: `cus_${i.toString(36)}`,
+      email: `user${i}@example.com`,
+      created: 1700000000 + i,
+      address: { city: "Berlin", line1: `${i} Main Street` },
+    }));
+    for (const text of [
+      JSON.stringify({ id: 42, name: "widget", tags: ["a", "b"], price: 9.99 }),
+      JSON.stringify(records),
+      JSON.stringify(records.slice(0, 20), null, 2),
+      "Größenänderungen der Datenbank müssen überprüft werden.",
+      "数据库的大小更改必须在接受之前进行检查。",
+    ]) {
+      const measure = measureTokens(text, Buffer.byteLength(text));
+      expect(measure).toMatchObject({
+        within: true,
+        exact: false,
+        tokens: Math.min(Buffer.byteLength(text), estimateTokens(text)),
+      });
+      const ratio = estimateTokens(text) / countTokens(text);
+      expect(ratio).toBeGreaterThan(0.6);
+      expect(ratio).toBeLessThan(1.5);
+    }
   });
 });

@@ -1,4 +1,10 @@
-import { type ProviderSearch, type ProviderStore, UniqueViolation, visibleTo } from "@mcpsm/domain/storage";
+import {
+  type ProviderSearch,
+  type ProviderStore,
+  UniqueViolation,
+  variablesReferencedBy,
+  visibleTo,
+} from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { compareCreation, inCreationOrder } from "./creation-order.js";
 import { clone, cloneAll, count, defined, find, insertNew, nameTaken } from "./row-copies.js";
@@ -7,7 +13,7 @@ import type { Tables } from "./tables.js";
 
 /** Providers: the records, their listing (what a viewer sees: `visibleTo`), and the lookup a server write makes. */
 export const memoryProviders = (tables: Tables, references: MemoryReferences): ProviderStore => {
-  const { providers, tools, prompts, resources } = tables;
+  const { providers, tools, prompts, resources, variables } = tables;
   const { dropConnections, unreferenced } = references;
   const listTools = (providerId: string) =>
     cloneAll(inCreationOrder([...tools.values()].filter((tool) => tool.providerId === providerId)));
@@ -71,10 +77,16 @@ export const memoryProviders = (tables: Tables, references: MemoryReferences): P
     searchProviders: (search) => Effect.sync(() => searchProviders(search)),
     countProviders: (tenant) => count(providers, (row) => row.tenant === tenant),
 
-    findProvidersAndTools: (providerIds, toolIds) =>
-      Effect.sync(() => ({
-        providers: cloneAll([...new Set(providerIds)].map((id) => providers.get(id)).filter(defined)),
-        tools: cloneAll([...new Set(toolIds)].map((id) => tools.get(id)).filter(defined)),
-      })),
+    findProvidersAndTools: (providerIds, toolIds, variablesOf) =>
+      Effect.sync(() => {
+        const found = {
+          providers: cloneAll([...new Set(providerIds)].map((id) => providers.get(id)).filter(defined)),
+          tools: cloneAll([...new Set(toolIds)].map((id) => tools.get(id)).filter(defined)),
+        };
+        if (variablesOf === undefined) return found;
+        const named = new Set(variablesReferencedBy(found.tools));
+        const rows = [...variables.values()].filter((row) => row.tenant === variablesOf && named.has(row.name));
+        return { ...found, variables: cloneAll(rows) };
+      }),
   };
 };

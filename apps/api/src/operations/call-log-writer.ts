@@ -59,7 +59,12 @@ export const startCallLogWriter = (options: CallLogWriterOptions): CallLogWriter
   };
 
   const store = async (entries: ReadonlyArray<ToolCallEntry>) => {
-    const rows: Array<ToolCallRow> = entries.map((entry) => ({ id: randomBytes(8).toString("base64url"), ...entry }));
+    // One draw of random bytes for the batch's ids, not one per call.
+    const random = randomBytes(8 * entries.length);
+    const rows: Array<ToolCallRow> = entries.map((entry, i) => ({
+      id: random.toString("base64url", 8 * i, 8 * i + 8),
+      ...entry,
+    }));
     try {
       await Effect.runPromise(options.store.appendCalls(rows));
     } catch (error) {

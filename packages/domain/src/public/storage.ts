@@ -23,6 +23,8 @@ export {
   percentileOf,
 } from "../call-log/latency-histogram.js";
 export { OAuthServerRecordRow, oauthServerRecordId } from "../oauth-server/oauth-server-record.js";
+/** The variable names a server's tools name in their headers (what `findProvidersAndTools` reads with them). */
+export { variablesReferencedBy } from "../export/export-document.js";
 /** The port's write methods the audit trail does not account for (a consistent build has none). */
 export { unmappedWrites } from "../audit/audit-recorder.js";
 export {

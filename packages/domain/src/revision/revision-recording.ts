@@ -2,7 +2,8 @@ import { Clock, Effect, FiberRef } from "effect";
 import type { AuditContext } from "../audit/audit-context.js";
 import { exportDocumentOf } from "../export/export-document.js";
 import { newId } from "../ids/id.js";
-import type { ProviderRow, ServerRow } from "../storage/rows.js";
+import { variablesReferencedBy } from "../export/export-document.js";
+import type { ProviderRow, ServerGraph, ServerRow, ToolRow, VariableRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import { StaleRead } from "../use-case/stale-read.js";
 import { revisionContentOf, summaryOfRowChange } from "./revision-content.js";
@@ -55,6 +56,9 @@ export const recordingRevisions =
       const written = new Map<string, ServerRow>();
       /** Providers as first read, so a provider write needs no read of its own. */
       const providersSeen = new Map<string, ProviderRow>();
+      /** Tools as read by the write's lookup, and the variables read with them (per tenant: the names covered). */
+      const toolsSeen = new Map<string, ToolRow>();
+      const variablesSeen = new Map<string, { named: Set<string>; rows: Map<string, VariableRow> }>();
       const changes = new Map<string, MemberChanges>();
       const changesOf = (providerId: string) => {
         const found = changes.get(providerId);
@@ -80,6 +84,16 @@ export const recordingRevisions =
         findProvider: (id) => Effect.tap(tx.findProvider(id), rememberProvider),
         findProviderWithTools: (id) =>
           Effect.tap(tx.findProviderWithTools(id), (found) => rememberProvider(found?.provider)),
+        findProvidersAndTools: (providerIds, toolIds, variablesOf) =>
+          Effect.tap(tx.findProvidersAndTools(providerIds, toolIds, variablesOf), (found) => {
+            for (const row of found.providers) rememberProvider(row);
+            for (const row of found.tools) if (!toolsSeen.has(row.id)) toolsSeen.set(row.id, row);
+            if (variablesOf === undefined || found.variables === undefined) return;
+            const seen = variablesSeen.get(variablesOf) ?? { named: new Set<string>(), rows: new Map() };
+            for (const name of variablesReferencedBy(found.tools)) seen.named.add(name);
+            for (const row of found.variables) seen.rows.set(row.name, row);
+            variablesSeen.set(variablesOf, seen);
+          }),
         insertServer: (row, maxServers) =>
           Effect.tap(tx.insertServer(row, maxServers), (inserted) => {
             if (inserted) written.set(row.id, row);
@@ -140,15 +154,46 @@ export const recordingRevisions =
           return summaries;
         });
 
+      /**
+       * The graph of a written server from the rows this write read, when it read them all and changed no
+       * member (a create or a recomposition: no read of its own, so none under the quota lock); else undefined.
+       */
+      const seenGraph = (row: ServerRow): ServerGraph | undefined => {
+        if (changes.size > 0 || row.promptIds.length > 0 || row.resourceIds.length > 0) return undefined;
+        const providers: Array<ProviderRow> = [];
+        const tools: Array<ToolRow> = [];
+        for (const link of row.providers) {
+          const provider = providersSeen.get(link.providerId);
+          if (provider === undefined) return undefined;
+          providers.push(provider);
+          for (const id of link.toolIds) {
+            const tool = toolsSeen.get(id);
+            if (tool === undefined) return undefined;
+            tools.push(tool);
+          }
+        }
+        return { server: row, providers, tools, prompts: [], resources: [] };
+      };
+      /** The variables read with the tools, when they cover the names asked for; else a read. */
+      const documentTx: StorageTx = {
+        ...tx,
+        findVariablesByName: (tenant, names) => {
+          const seen = variablesSeen.get(tenant);
+          if (seen === undefined || !names.every((name) => seen.named.has(name)))
+            return tx.findVariablesByName(tenant, names);
+          return Effect.succeed(names.flatMap((name) => seen.rows.get(name) ?? []));
+        },
+      };
+
       const record = Effect.gen(function* () {
         const at = new Date(yield* Clock.currentTimeMillis);
         const reached = changes.size === 0 ? new Map<string, Array<string>>() : yield* bumpReached(at);
         if (written.size === 0) return;
         const override = yield* FiberRef.get(RevisionSummary);
         for (const [id, row] of written) {
-          const graph = yield* tx.findServerGraph(id);
+          const graph = seenGraph(row) ?? (yield* tx.findServerGraph(id));
           if (graph === undefined) continue;
-          const document = yield* exportDocumentOf(tx, graph);
+          const document = yield* exportDocumentOf(documentTx, graph);
           // A writer of another tenant (the owner of a PUBLIC provider) is not named to this server's tenant.
           const ownWriter = context !== undefined && context.tenant === row.tenant;
           const through = reached.get(id);

@@ -38,11 +38,14 @@ export const resolveComposition = (
       prompts: [] as Array<PromptRow>,
     };
     if (input.providers !== undefined) {
-      // Every provider and tool the write names, read in one round trip (not one per id).
+      // Every provider and tool the write names, read in one round trip (not one per id), with the tenant's
+      // variables the tools name: the write's revision shows them (docs/api-rules.md §21), and read here they
+      // are not read under the quota lock.
       const refs = input.providers;
       const { providers: providerRows, tools: toolRows } = yield* tx.findProvidersAndTools(
         [...new Set(refs.map((ref) => ref.id))],
         [...new Set(refs.flatMap((ref) => (ref.tools ?? []).map((tool) => tool.id)))],
+        actor.tenant,
       );
       const providersById = new Map(providerRows.map((row) => [row.id, row]));
       const toolsById = new Map(toolRows.map((row) => [row.id, row]));

@@ -186,6 +186,11 @@ export interface ProviderWithTools {
 export interface ProvidersAndTools {
   readonly providers: ReadonlyArray<ProviderRow>;
   readonly tools: ReadonlyArray<ToolRow>;
+  /**
+   * Asked for with a tenant: that tenant's variables the found tools' headers name (`variablesReferencedBy`),
+   * read in the same round trip, so a write's revision needs no read of its own under the quota lock.
+   */
+  readonly variables?: ReadonlyArray<VariableRow>;
 }
 
 /**

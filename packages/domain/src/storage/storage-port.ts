@@ -137,11 +137,13 @@ export interface ProviderStore {
   /**
    * The providers with `providerIds` and the tools with `toolIds`, of any tenant, each once and in no
    * particular order (unknown ids are left out): a server write resolves everything it names in one round
-   * trip on SQL adapters.
+   * trip on SQL adapters. With `variablesOf`, also the variables of that tenant the found tools' headers
+   * name (`variablesReferencedBy`), in the same round trip.
    */
   readonly findProvidersAndTools: (
     providerIds: ReadonlyArray<string>,
     toolIds: ReadonlyArray<string>,
+    variablesOf?: string,
   ) => Op<ProvidersAndTools>;
 }
 

@@ -1,4 +1,4 @@
-import { type McpCaller, referencedVariables, refusedVariables, resolveVariables } from "@mcpsm/domain/mcp";
+import { type McpCaller, resolveVariables } from "@mcpsm/domain/mcp";
 import { Exit } from "effect";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { CompiledServer, CompiledTool } from "../compiled-server.js";
@@ -35,8 +35,9 @@ export const prepareDirectCall = async (
   principal: McpCaller,
   tool: CompiledTool,
 ): Promise<PreparedCall | undefined> => {
-  const names = referencedVariables(tool.row.headers);
-  if (names.length === 0 || refusedVariables(tool.provider.secretPrefix, names).length > 0) return NOTHING_READ;
+  // The names were worked out once, when the server was compiled.
+  const names = tool.readsVariables;
+  if (names.length === 0) return NOTHING_READ;
   const exit = await services.runner.runPromiseExit(resolveVariables(compiled.tenant, names, principal));
   if (Exit.isFailure(exit)) return NOTHING_READ;
   return exit.value.needed.length > 0 ? undefined : { known: exit.value.values };

@@ -34,9 +34,22 @@ export const answerSchemaOf = (tool: Pick<ToolRow, "respBodyJSONSchema" | "outpu
   return tool.outputSchemaMode === "EXACT" ? schema : lenientOutputSchema(schema);
 };
 
-/** The schema of the filtered value (before any `{result: …}` wrapping): what a cut must keep valid. */
-export const resultSchemaOf = (tool: ToolRow, filter: CompiledFilter | undefined): JsonObject =>
-  deriveResultSchema(answerSchemaOf(tool), filter);
+const resultSchemas = new WeakMap<
+  ToolRow,
+  { readonly filter: CompiledFilter | undefined; readonly schema: JsonObject }
+>();
+
+/**
+ * The schema of the filtered value (before any `{result: …}` wrapping): what a cut must keep valid. Made
+ * once per row and filter (the lenient form copies the whole answer schema), not on every call.
+ */
+export const resultSchemaOf = (tool: ToolRow, filter: CompiledFilter | undefined): JsonObject => {
+  const known = resultSchemas.get(tool);
+  if (known !== undefined && known.filter === filter) return known.schema;
+  const schema = deriveResultSchema(answerSchemaOf(tool), filter);
+  resultSchemas.set(tool, { filter, schema });
+  return schema;
+};
 
 /**
  * The `outputSchema` of a tool with a filter: derived through the expression from its answer schema where

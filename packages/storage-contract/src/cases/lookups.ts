@@ -124,6 +124,29 @@ export const lookupCases = (h: Harness) =>
       });
     });
 
+    it("findProvidersAndTools with a tenant also finds that tenant's variables the found tools' headers name", async () => {
+      const headers = (...values: Array<string>) => values.map((value, i) => ({ key: `X-H${i}`, value }));
+      const named = tool(1, p1.id, { headers: headers("Bearer ${VAR_1}", "${VAR_2}-${bad name}-${VAR_3") });
+      const other = tool(2, p1.id, { headers: headers("${VAR_4}") });
+      const [v1, v2, v3, v4] = [variable(1), variable(2), variable(3), variable(4)];
+      const elsewhere = variable(5, { tenant: TENANT_B, name: "VAR_1" });
+      await h.seed({ ...world, tools: [named, other, t3], variables: [v1, v2, v3, v4, elsewhere] });
+      const byName = (rows: ReadonlyArray<{ readonly name: string }> | undefined) =>
+        [...(rows ?? [])].map((row) => row.name).sort();
+      const found = await h.read((tx) => tx.findProvidersAndTools([p1.id], [named.id, t3.id], TENANT_A));
+      expect(found.tools).toHaveLength(2);
+      // VAR_3 is never closed and VAR_4 is named by a tool not asked for: neither is read.
+      expect(byName(found.variables)).toEqual(["VAR_1", "VAR_2"]);
+      expect(found.variables?.find((row) => row.name === "VAR_1")).toEqual(v1);
+      expect(byName((await h.read((tx) => tx.findProvidersAndTools([], [t3.id], TENANT_A))).variables)).toEqual([]);
+      expect(await h.read((tx) => tx.findProvidersAndTools([], [], TENANT_A))).toEqual({
+        providers: [],
+        tools: [],
+        variables: [],
+      });
+      expect((await h.read((tx) => tx.findProvidersAndTools([], [named.id]))).variables).toBeUndefined();
+    });
+
     it("findServerTokenByHash finds the token with that value hash", async () => {
       const tokens = [serverToken(1, sA.id), serverToken(2, sA.id), serverToken(3, sB.id, { tenant: TENANT_B })];
       await h.seed({ ...world, serverTokens: tokens });
