@@ -19,7 +19,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 
 type Success<O extends keyof UseCases> = Effect.Effect.Success<ReturnType<UseCases[O]>>;
 
-/** The operations of the use-case table (the OpenAPI import still takes wire bodies and is outside it). */
+/** The operations of the use-case table (the OpenAPI import, which needs the import services, is outside it). */
 const inTable = (operation: Operation): operation is keyof UseCases => operation in USE_CASES;
 
 const services = () => ManagedRuntime.make(testServicesLayer(makeMemoryStorage()));
