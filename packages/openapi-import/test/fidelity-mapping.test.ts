@@ -2,7 +2,17 @@ import type * as E from "@mcpsm/domain/errors";
 import * as I from "@mcpsm/domain/openapi-import";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { actor, importBody, makeServices, refused, run, type Services } from "./support/services.js";
+import {
+  actor,
+  importBody,
+  makeServices,
+  refused,
+  run,
+  type Services,
+  resyncBody,
+  fromUrl,
+  servedAt,
+} from "./support/services.js";
 
 // Import fidelity (docs/api-rules.md §15a), the mapping half: compact schemas with $defs, fixed query pairs
 // and fragments in paths, unsafe patterns, descriptions without a server, re-sync of the provider's own
@@ -250,12 +260,12 @@ describe("paths with a fixed query or fragment", () => {
     const imported = await run(services, I.importProvider(actor(), importBody(aws)));
     const id = imported.result.provider.id!;
     const before = new Map(imported.result.provider.tools.map((t) => [`${t.method} ${t.name}`, t.id]));
-    const { report, provider } = await run(services, I.resyncProvider(actor(), id, importBody(aws)));
+    const { report, provider } = await run(services, I.resyncProvider(actor(), resyncBody(id, aws)));
     expect(report).toMatchObject({ added: [], removed: [], changed: [], unchanged: 6 });
     expect(new Map(provider.tools.map((t) => [`${t.method} ${t.name}`, t.id]))).toEqual(before);
     // One variant gone: only its tool goes.
     const { "/?Action=DescribeVpcs&Version=2016-11-15": _, ...paths } = aws.paths;
-    const second = await run(services, I.resyncProvider(actor(), id, importBody({ ...aws, paths })));
+    const second = await run(services, I.resyncProvider(actor(), resyncBody(id, { ...aws, paths })));
     expect(second.report.removed).toEqual([{ name: "describeVpcs", method: "GET", path: "/" }]);
     expect(second.report.unchanged).toBe(5);
   });
@@ -270,7 +280,7 @@ describe("operations that used to be skipped for a detail", () => {
     const imported = await run(services, I.importProvider(actor(), importBody(document)));
     expect(imported.result.report.skipped).toEqual([]);
     const ids = imported.result.provider.tools.map((t) => t.id);
-    const again = await run(services, I.resyncProvider(actor(), imported.result.provider.id!, importBody(document)));
+    const again = await run(services, I.resyncProvider(actor(), resyncBody(imported.result.provider.id!, document)));
     expect(again.report).toMatchObject({ added: [], removed: [], changed: [], unchanged: 2 });
     expect(again.provider.tools.map((t) => t.id)).toEqual(ids);
   });
@@ -408,9 +418,10 @@ describe("descriptions without an absolute server", () => {
 
   it("a relative server resolves against the URL the description was fetched from", async () => {
     const document = doc({ "/a": { get: { operationId: "getA" } } }, { servers: [{ url: "/api/v1" }] });
+    const at = "https://casdoor.example.com/swagger.json";
     const result = await run(
       services,
-      I.importProvider(actor(), importBody(document), "https://casdoor.example.com/swagger.json"),
+      servedAt(at, document, I.importProvider(actor(), fromUrl(importBody(document), at))),
     );
     expect(result.result.provider.baseURL).toBe("https://casdoor.example.com/api/v1");
   });
@@ -446,11 +457,10 @@ describe("re-sync takes the provider's own fields from the document", () => {
     const id = first.result.provider.id!;
     const second = await run(
       services,
-      I.resyncProvider(
-        actor(),
-        id,
-        importBody(versioned("Version two.", "https://id.example.com/v2/token")),
+      servedAt(
         "https://docs.example.com/api.json",
+        versioned("Version two.", "https://id.example.com/v2/token"),
+        I.resyncProvider(actor(), fromUrl(resyncBody(id, {}), "https://docs.example.com/api.json")),
       ),
     );
     expect(second.provider).toMatchObject({
@@ -463,8 +473,7 @@ describe("re-sync takes the provider's own fields from the document", () => {
       services,
       I.resyncProvider(
         actor(),
-        id,
-        importBody(versioned("Version three.", "https://id.example.com/v2/token"), {
+        resyncBody(id, versioned("Version three.", "https://id.example.com/v2/token"), {
           provider: { description: "Kept by hand", documentURL: "https://mine.example.com" },
         }),
       ),

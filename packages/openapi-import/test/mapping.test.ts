@@ -6,7 +6,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { Effect } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { actor, importBody, makeServices, refused, run, type Services } from "./support/services.js";
+import { actor, importBody, makeServices, refused, run, type Services, fromUrl, servedAt } from "./support/services.js";
 
 // The mapping rules of docs/api-rules.md §15 on small hand-made descriptions, one rule at a time.
 
@@ -69,7 +69,14 @@ describe("provider fields", () => {
     const document = doc30({ "/a": { get: {} } });
     const at = "https://specs.example.com/api.yaml";
     const fetched = (provider?: Record<string, unknown>) =>
-      run(services, I.importProvider(actor(), importBody(document, { dryRun: true, provider }), at));
+      run(
+        services,
+        servedAt(
+          at,
+          document,
+          I.importProvider(actor(), fromUrl(importBody(document, { dryRun: true, provider }), at)),
+        ),
+      );
     expect((await fetched()).result.provider.documentURL).toBe(at);
     expect((await fetched({ documentURL: "" })).result.provider.documentURL).toBe("");
     expect((await fetched({ documentURL: "https://docs.example.com" })).result.provider.documentURL).toBe(
@@ -721,6 +728,6 @@ describe("quota, dry run and storage", () => {
   });
 
   it("the use case is an effect: reading nothing before it runs", () => {
-    expect(Effect.isEffect(I.importProvider(actor(), {}))).toBe(true);
+    expect(Effect.isEffect(I.importProvider(actor(), importBody({})))).toBe(true);
   });
 });
