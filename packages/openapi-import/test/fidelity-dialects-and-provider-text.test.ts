@@ -1,31 +1,15 @@
 import type * as E from "@mcpsm/domain/errors";
 import * as I from "@mcpsm/domain/openapi-import";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  actor,
-  importBody,
-  makeServices,
-  refused,
-  run,
-  type Services,
-  resyncBody,
-  fromUrl,
-  servedAt,
-} from "./support/services.js";
+import { dryRun, freshServicesPerTest, services } from "./support/fresh-services.js";
+import { describe, expect, it } from "vitest";
+import { actor, importBody, refused, run, resyncBody, fromUrl, servedAt } from "./support/services.js";
 import { doc, toolAt } from "./support/fidelity-documents.js";
 
 // Import fidelity (docs/api-rules.md §15a), the mapping half: compact schemas with $defs, fixed query pairs
 // and fragments in paths, unsafe patterns, descriptions without a server, re-sync of the provider's own
 // fields, titles and Markdown descriptions.
 
-let services: Services;
-beforeEach(() => {
-  services = makeServices();
-});
-afterEach(() => services.dispose());
-
-const dryRun = (document: unknown, provider: Record<string, unknown> = {}) =>
-  run(services, I.importProvider(actor(), importBody(document, { dryRun: true, provider })));
+freshServicesPerTest();
 
 describe("3.1 documents that mix in other dialects (OpenAI's)", () => {
   it("drop $recursiveAnchor and read a boolean exclusiveMinimum the 3.0 way", async () => {

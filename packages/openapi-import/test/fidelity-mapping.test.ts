@@ -1,20 +1,14 @@
 import * as I from "@mcpsm/domain/openapi-import";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { actor, importBody, makeServices, run, type Services, resyncBody } from "./support/services.js";
+import { dryRun, freshServicesPerTest, services } from "./support/fresh-services.js";
+import { describe, expect, it } from "vitest";
+import { actor, importBody, run, resyncBody } from "./support/services.js";
 import { doc, doubling, toolAt, validator } from "./support/fidelity-documents.js";
 
 // Import fidelity (docs/api-rules.md §15a), the mapping half: compact schemas with $defs, fixed query pairs
 // and fragments in paths, unsafe patterns, descriptions without a server, re-sync of the provider's own
 // fields, titles and Markdown descriptions.
 
-let services: Services;
-beforeEach(() => {
-  services = makeServices();
-});
-afterEach(() => services.dispose());
-
-const dryRun = (document: unknown, provider: Record<string, unknown> = {}) =>
-  run(services, I.importProvider(actor(), importBody(document, { dryRun: true, provider })));
+freshServicesPerTest();
 
 describe("shared schemas stay shared", () => {
   it("a schema used twice is one $defs entry behind local $refs; one used once is inlined", async () => {

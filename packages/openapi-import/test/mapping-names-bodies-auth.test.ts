@@ -1,18 +1,10 @@
-import * as I from "@mcpsm/domain/openapi-import";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { actor, importBody, makeServices, run, type Services } from "./support/services.js";
+import { dryRun, freshServicesPerTest } from "./support/fresh-services.js";
+import { describe, expect, it } from "vitest";
 import { doc30 } from "./support/mapping-documents.js";
 
 // The mapping rules of docs/api-rules.md §15 on small hand-made descriptions, one rule at a time.
 
-let services: Services;
-beforeEach(() => {
-  services = makeServices();
-});
-afterEach(() => services.dispose());
-
-const dryRun = (document: unknown, provider: Record<string, unknown> = {}) =>
-  run(services, I.importProvider(actor(), importBody(document, { dryRun: true, provider })));
+freshServicesPerTest();
 
 describe("operations to tools", () => {
   it("names without operationId by method and path, unique and camelCase, and renames bad placeholders", async () => {

@@ -1,22 +1,16 @@
 import type * as E from "@mcpsm/domain/errors";
 import * as I from "@mcpsm/domain/openapi-import";
 import * as U from "@mcpsm/domain/use-cases";
+import { dryRun, freshServicesPerTest, services } from "./support/fresh-services.js";
 import { Effect } from "effect";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { actor, importBody, makeServices, refused, run, type Services } from "./support/services.js";
+import { actor, importBody, makeServices, refused, run } from "./support/services.js";
 import { doc30, toolNamed } from "./support/mapping-documents.js";
 
 // The mapping rules of docs/api-rules.md §15 on small hand-made descriptions, one rule at a time.
 
-let services: Services;
-beforeEach(() => {
-  services = makeServices();
-});
-afterEach(() => services.dispose());
-
-const dryRun = (document: unknown, provider: Record<string, unknown> = {}) =>
-  run(services, I.importProvider(actor(), importBody(document, { dryRun: true, provider })));
+freshServicesPerTest();
 
 describe("operations to tools", () => {
   it("converts Swagger 2.0 (YAML) and warns about remote refs without fetching them", async () => {

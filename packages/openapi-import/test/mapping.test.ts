@@ -1,20 +1,14 @@
 import * as I from "@mcpsm/domain/openapi-import";
+import { dryRun, freshServicesPerTest, services } from "./support/fresh-services.js";
 import { Storage } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { actor, importBody, makeServices, refused, run, type Services, fromUrl, servedAt } from "./support/services.js";
+import { describe, expect, it } from "vitest";
+import { actor, importBody, refused, run, fromUrl, servedAt } from "./support/services.js";
 import { compiles, doc30, toolNamed } from "./support/mapping-documents.js";
 
 // The mapping rules of docs/api-rules.md §15 on small hand-made descriptions, one rule at a time.
 
-let services: Services;
-beforeEach(() => {
-  services = makeServices();
-});
-afterEach(() => services.dispose());
-
-const dryRun = (document: unknown, provider: Record<string, unknown> = {}) =>
-  run(services, I.importProvider(actor(), importBody(document, { dryRun: true, provider })));
+freshServicesPerTest();
 
 describe("provider fields", () => {
   it("come from info and the first server (variables at their defaults); overrides win", async () => {
