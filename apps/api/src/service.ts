@@ -2,6 +2,7 @@ import { hkdfSync } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
+import { DescriptionFetcher } from "@mcpsm/domain/openapi-import";
 import { workerReaderLayer } from "@mcpsm/openapi-import";
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { Storage } from "@mcpsm/domain/storage";
@@ -32,14 +33,8 @@ import {
   upstreamAgent,
 } from "@mcpsm/mcp-runtime";
 import type { Middleware } from "koa";
-import { createLocalJWKSet, createRemoteJWKSet, type JWK } from "jose";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
-import type { AccessTokenVerifier } from "./auth/access-token-verifier.js";
-import { jwtAccessTokenVerifier } from "./auth/access-token-verifier.js";
-import { DEV_ISSUER, devAuth } from "./auth/dev-auth.js";
-import { mcpAccessTokenVerifier } from "./auth/mcp-token-verifier.js";
-import { introspectionVerifiers } from "./auth/introspection.js";
 import { lazyAuthorizationServer } from "./auth/mcp-authorization-server.js";
 import { redisCancellationRelay } from "./mcp/redis-cancellation-relay.js";
 import type { AppConfig } from "./config/app-config.js";
@@ -54,10 +49,11 @@ import { mcpRequestNoting } from "./http/mcp-request-note.js";
 import { startMetricsListener } from "./operations/metrics-listener.js";
 import { createRateLimiter, tenantBudget } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
-import { DescriptionFetcher, policyDescriptionFetcher } from "./openapi-import/description-fetcher.js";
+import { policyDescriptionFetcher } from "./openapi-import/description-fetcher.js";
 import { ImportGate, importGate } from "./openapi-import/import-gate.js";
 import { upstreamAddressCheck } from "./security/upstream-address-check.js";
 import { DEFAULT_IMPORT_SETTINGS } from "./config/import-config.js";
+import { accessTokenVerifier } from "./auth/configured-verifiers.js";
 
 /** A running service. */
 export interface RunningService {
@@ -87,52 +83,6 @@ export interface ServiceOptions {
 /** A second key for pagination tokens, derived from the encryption key so one secret configures both. */
 const derivedKey = (key: Uint8Array, purpose: string) =>
   new Uint8Array(hkdfSync("sha256", key, new Uint8Array(0), `mcpsm:${purpose}`, 32));
-
-const accessTokenVerifier = async (config: AppConfig, dataDir: string, logger: Logger) => {
-  if (config.auth.mode === "introspection") {
-    const { verifier, mcpVerifier } = introspectionVerifiers({
-      url: config.auth.introspectionUrl,
-      clientId: config.auth.clientId,
-      clientSecret: Redacted.value(config.auth.clientSecret),
-      issuer: config.auth.issuer,
-      audience: config.auth.audience,
-      tenantClaim: config.auth.tenantClaim,
-    });
-    const authorizationServers = [config.auth.issuer];
-    return { verifier, mcpVerifier, authorizationServers, devJwks: undefined as { keys: JWK[] } | undefined };
-  }
-  if (config.auth.mode === "jwks") {
-    // jose caches the key set and refetches it when a token names an unknown `kid` (key rotation at the
-    // authorization server), at most once per cooldown, so a flood of made-up kids cannot hammer it.
-    const keys = createRemoteJWKSet(config.auth.jwksUrl, {
-      cooldownDuration: config.auth.jwksCooldownMs ?? 30_000,
-      cacheMaxAge: 10 * 60_000,
-      timeoutDuration: 5_000,
-    });
-    const verifier: AccessTokenVerifier = jwtAccessTokenVerifier({
-      keys,
-      issuer: config.auth.issuer,
-      audience: config.auth.audience,
-      tenantClaim: config.auth.tenantClaim,
-    });
-    // MCP clients get tokens from the same authorization server, with the MCP server's URL as audience.
-    const mcpVerifier = mcpAccessTokenVerifier({
-      keys,
-      issuer: config.auth.issuer,
-      tenantClaim: config.auth.tenantClaim,
-    });
-    const authorizationServers = [config.auth.issuer];
-    return { verifier, mcpVerifier, authorizationServers, devJwks: undefined as { keys: JWK[] } | undefined };
-  }
-  const dev = await devAuth(dataDir, config.auth.tenantClaim);
-  logger.warn(
-    { dataDir },
-    "dev-auth mode: no AUTH_* settings, so tokens signed by the local key in DATA_DIR are accepted (mint one with `./run token`); do not expose this instance",
-  );
-  const keys = createLocalJWKSet(dev.jwks);
-  const mcpVerifier = mcpAccessTokenVerifier({ keys, issuer: DEV_ISSUER, tenantClaim: config.auth.tenantClaim });
-  return { verifier: dev.verifier, mcpVerifier, authorizationServers: [] as Array<string>, devJwks: dev.jwks };
-};
 
 /** Starts the service with `config`: store, keys, authentication, then the HTTP listener. */
 export const startService = async (config: AppConfig, options: ServiceOptions = {}): Promise<RunningService> => {

@@ -1,65 +1,11 @@
-import { ALL_SCOPES } from "@mcpsm/domain";
-import type { DomainError } from "@mcpsm/domain/errors";
-import { READ_ONLY_SCOPES, testActor, testServicesLayer, WRITE_OPERATIONS } from "@mcpsm/domain/testing";
-import {
-  type DomainServices,
-  OPERATIONS,
-  type Operation,
-  requiredScope,
-  USE_CASES,
-  type UseCases,
-} from "@mcpsm/domain/use-cases";
+import { testActor } from "@mcpsm/domain/testing";
+import { OPERATIONS, type Operation } from "@mcpsm/domain/use-cases";
 import { Storage } from "@mcpsm/domain/storage";
-import { makeMemoryStorage } from "@mcpsm/storage-memory";
-import { type Effect, Exit, ManagedRuntime } from "effect";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { caller, inTable, services } from "./support/use-case-caller.js";
 
 // Every management use case, called directly on the memory store: no HTTP app, no wire decoding. The inputs
 // are the typed inputs a library caller builds.
-
-type Success<O extends keyof UseCases> = Effect.Effect.Success<ReturnType<UseCases[O]>>;
-
-/** The operations of the use-case table (the OpenAPI import still takes wire bodies and is outside it). */
-const inTable = (operation: Operation): operation is keyof UseCases => operation in USE_CASES;
-
-const services = () => ManagedRuntime.make(testServicesLayer(makeMemoryStorage()));
-
-/** Runs `operation` for `actor`, recording that it was called. */
-const caller = (runtime: ManagedRuntime.ManagedRuntime<DomainServices, never>, called: Set<Operation>) => {
-  const exit = <O extends keyof UseCases>(
-    actor: ReturnType<typeof testActor>,
-    operation: O,
-    input: Parameters<UseCases[O]>[1],
-  ) => {
-    called.add(operation);
-    const useCase = USE_CASES[operation] as (
-      a: typeof actor,
-      i: typeof input,
-    ) => Effect.Effect<Success<O>, DomainError, DomainServices>;
-    return runtime.runPromiseExit(useCase(actor, input));
-  };
-  const ok = async <O extends keyof UseCases>(
-    actor: ReturnType<typeof testActor>,
-    operation: O,
-    input: Parameters<UseCases[O]>[1],
-  ) => {
-    const result = await exit(actor, operation, input);
-    if (Exit.isFailure(result)) throw new Error(`${operation} failed: ${String(result.cause)}`);
-    return result.value;
-  };
-  const failure = async <O extends keyof UseCases>(
-    actor: ReturnType<typeof testActor>,
-    operation: O,
-    input: Parameters<UseCases[O]>[1],
-  ) => {
-    const result = await exit(actor, operation, input);
-    if (Exit.isSuccess(result)) throw new Error(`${operation} succeeded`);
-    const error = result.cause._tag === "Fail" ? result.cause.error : undefined;
-    if (error === undefined) throw new Error(`${operation} died: ${String(result.cause)}`);
-    return error;
-  };
-  return { ok, failure };
-};
 
 describe("every use case on the memory store", () => {
   const called = new Set<Operation>();
@@ -322,90 +268,5 @@ describe("every use case on the memory store", () => {
 
   it("called every operation of the scope policy", () => {
     expect([...called].sort()).toEqual(OPERATIONS.filter(inTable).sort());
-  });
-});
-
-describe("the domain enforces the scope policy itself", () => {
-  let runtime: ManagedRuntime.ManagedRuntime<DomainServices, never>;
-  const alice = testActor("alice");
-  const readOnly = testActor("alice", READ_ONLY_SCOPES);
-  beforeEach(() => {
-    runtime = services();
-  });
-
-  it("a read-only actor calling any write use case gets PermissionDenied naming the scope, before validation", async () => {
-    const { failure } = caller(runtime, new Set());
-    expect(WRITE_OPERATIONS.length).toBeGreaterThan(20);
-    for (const operation of WRITE_OPERATIONS.filter(inTable)) {
-      // The input is not even valid: the scope check comes before anything else.
-      const error = await failure(readOnly, operation, {} as never);
-      expect({ operation, error }).toMatchObject({
-        operation,
-        error: { _tag: "PermissionDenied", requiredScope: requiredScope(operation) },
-      });
-    }
-  });
-
-  it("a read-only actor's write changes nothing; the same call with the scope succeeds", async () => {
-    const { ok, failure } = caller(runtime, new Set());
-    const input = { provider: { name: "GitHub", baseURL: "https://api.github.com" } };
-    expect(await failure(readOnly, "createProvider", input)).toMatchObject({ _tag: "PermissionDenied" });
-    expect((await ok(readOnly, "listProviders", {})).matchCount).toBe(0);
-    await ok(alice, "createProvider", input);
-    expect((await ok(readOnly, "listProviders", {})).matchCount).toBe(1);
-  });
-
-  it("an actor without scopes is refused every operation; each scope opens exactly its operations", async () => {
-    const { exitOf } = {
-      exitOf: (actor: ReturnType<typeof testActor>, operation: keyof UseCases) =>
-        runtime.runPromiseExit(
-          (USE_CASES[operation] as (a: unknown, i: unknown) => Effect.Effect<unknown, DomainError, DomainServices>)(
-            actor,
-            {},
-          ),
-        ),
-    };
-    for (const operation of OPERATIONS.filter(inTable)) {
-      const refused = await exitOf(testActor("alice", []), operation);
-      expect(Exit.isFailure(refused) && refused.cause._tag === "Fail" && refused.cause.error._tag).toBe(
-        "PermissionDenied",
-      );
-      const granted = await exitOf(testActor("alice", [requiredScope(operation)]), operation);
-      const tag = Exit.isFailure(granted) && granted.cause._tag === "Fail" ? granted.cause.error._tag : "success";
-      expect({ operation, tag }).not.toEqual({ operation, tag: "PermissionDenied" });
-    }
-    // The spec's 17, audit:read (docs/api-rules.md §18), gitconnection:create (§17) and approval:decide (§20).
-    expect(ALL_SCOPES.length).toBe(20);
-  });
-});
-
-describe("typed inputs are checked by the use case, not only by the wire decoders", () => {
-  const alice = testActor("alice");
-
-  it("a library caller's bad fields get InvalidArgument with every problem located", async () => {
-    const runtime = services();
-    const { failure } = caller(runtime, new Set());
-    const error = await failure(alice, "createProvider", {
-      provider: { name: "x".repeat(101), baseURL: "ftp://example.com" },
-    });
-    expect(error._tag).toBe("InvalidArgument");
-    expect(error._tag === "InvalidArgument" && error.errors.map((e) => e.path).sort()).toEqual([
-      "provider.baseURL",
-      "provider.name",
-    ]);
-    expect(await failure(alice, "getServer", { serverId: "not-an-id" })).toMatchObject({
-      _tag: "InvalidArgument",
-      errors: [{ path: "id" }],
-    });
-    expect(await failure(alice, "listProviders", { limit: 0 })).toMatchObject({
-      _tag: "InvalidArgument",
-      errors: [{ path: "limit", message: "must be at least 1" }],
-    });
-    expect(
-      await failure(alice, "createVariable", {
-        variable: { type: "ENV", name: "A", value: "nul\u0000" },
-      }),
-    ).toMatchObject({ _tag: "InvalidArgument", errors: [{ path: "variable.value" }] });
-    await runtime.dispose();
   });
 });

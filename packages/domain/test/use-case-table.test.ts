@@ -8,7 +8,7 @@ describe("use-case table", () => {
     for (const [name, useCase] of Object.entries(USE_CASES)) expect(operationOf(useCase), name).toBe(name);
   });
 
-  it("holds every operation but the two that still take wire bodies", () => {
+  it("holds every operation but the two OpenAPI imports, which need the import services", () => {
     expect(OPERATIONS.filter((operation) => !(operation in USE_CASES)).sort()).toEqual([
       "importProvider",
       "resyncProvider",

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readForm, sendHtml } from "./interaction-http.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Unauthenticated, Unavailable } from "@mcpsm/domain/errors";
 import { mayCallMcpServer } from "@mcpsm/domain/mcp";
@@ -88,28 +89,6 @@ const SIGN_IN_START = /^\/oauth\/interaction\/([A-Za-z0-9_-]+)\/signin$/;
 export const SIGN_IN_CALLBACK_PATH = "/oauth/signin/callback";
 /** The custom access-token claim naming the grant, so a token dies with its grant (revocation). */
 const GRANT_CLAIM = "grant_id";
-
-const readForm = async (req: IncomingMessage, limit = 16 * 1024): Promise<URLSearchParams> => {
-  const chunks: Array<Buffer> = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new Error("form too large");
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
-};
-
-const sendHtml = (res: ServerResponse, status: number, html: string) => {
-  res.writeHead(status, {
-    "Content-Type": "text/html; charset=utf-8",
-    "Cache-Control": "no-store",
-    "Content-Security-Policy":
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-    "X-Frame-Options": "DENY",
-  });
-  res.end(html);
-};
 
 const SESSION_GONE = "this sign-in has expired or was already used; start again from your MCP client";
 

@@ -2,68 +2,25 @@ import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ALL_SCOPES } from "@mcpsm/domain";
-import { authenticateServerToken } from "@mcpsm/domain/mcp";
 import { type OAuthServerRecordRow, oauthServerRecordId, Storage } from "@mcpsm/domain/storage";
-import {
-  revokeServerToken,
-  aesGcmCipherLayer,
-  createServer as createMcpServerRecord,
-  createServerToken,
-  hmacPageTokenSignerLayer,
-  quotasLayer,
-} from "@mcpsm/domain/use-cases";
+import { revokeServerToken, createServer as createMcpServerRecord, createServerToken } from "@mcpsm/domain/use-cases";
 import { createMcpRuntime, defaultMcpSettings, type McpRuntime } from "@mcpsm/mcp-runtime";
-import { makeMemoryStorage } from "@mcpsm/storage-memory";
 import {
   Client,
   type OAuthClientProvider,
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
-import { Effect, Exit, Layer, ManagedRuntime } from "effect";
+import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  deriveSigningKey,
-  createMcpAuthorizationServer,
-  type McpAuthorizationServer,
-  type McpAuthorizationServerOptions,
-} from "../src/index.js";
+import { services, run, signingSecret, asOptions } from "./support/oauth-instances.js";
+import { consent, MemoryOAuthClient, userAgent } from "./support/oauth-user-agent.js";
+import { deriveSigningKey, createMcpAuthorizationServer, type McpAuthorizationServer } from "../src/index.js";
 
 // Issue 16: an OAuth-only MCP client (the SDK client's own OAuth flow) connects to the service with the
 // service as its authorization server: discovery from the 401, RFC 8414 metadata, RFC 7591 registration,
 // authorization code + PKCE S256 with the server's URL as resource (RFC 8707), consent by pasting a server
 // token, a token whose audience is that server, and a refresh. The "browser" is fetch with a cookie jar.
-
-const services = ManagedRuntime.make(
-  Layer.mergeAll(
-    Layer.succeed(Storage, makeMemoryStorage()),
-    aesGcmCipherLayer(new Uint8Array(randomBytes(32))),
-    hmacPageTokenSignerLayer(new Uint8Array(randomBytes(32))),
-    quotasLayer(),
-  ),
-);
-const run = <A>(effect: unknown) => services.runPromise(effect as never) as Promise<A>;
-
-const signingSecret = new Uint8Array(randomBytes(32));
-const cookieKey = randomBytes(32).toString("base64url");
-
-/** The options of one instance of the authorization server; every instance shares the store and secrets. */
-const asOptions = (issuer: string): McpAuthorizationServerOptions => {
-  const prefix = `${issuer}/mcp/`;
-  return {
-    issuer,
-    serverIdOf: (resource) => (resource.startsWith(prefix) ? resource.slice(prefix.length) || undefined : undefined),
-    checkServerToken: async (id, token) => {
-      const exit = await services.runPromiseExit(authenticateServerToken(id, token));
-      if (Exit.isSuccess(exit)) return { tenant: exit.value.tenant, tokenId: exit.value.id };
-      return undefined;
-    },
-    serverOwner: async () => "owner",
-    runner: services,
-    cookieKeys: [cookieKey],
-    signingSecrets: [signingSecret],
-  };
-};
 
 let http: Server;
 /** What the HTTP server routes to: swapped to stand for another instance, or a restart. */
@@ -108,95 +65,6 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
   await services.dispose();
 });
-
-/** An in-memory OAuth client (what an MCP host keeps per server), recording where it was sent. */
-class MemoryOAuthClient implements OAuthClientProvider {
-  info: Parameters<NonNullable<OAuthClientProvider["saveClientInformation"]>>[0] | undefined;
-  saved: Parameters<OAuthClientProvider["saveTokens"]>[0] | undefined;
-  verifier = "";
-  authorizationUrl: URL | undefined;
-  get redirectUrl() {
-    return "http://127.0.0.1:1/callback";
-  }
-  get clientMetadata() {
-    return {
-      client_name: "SDK test client",
-      redirect_uris: [this.redirectUrl],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: NonNullable<MemoryOAuthClient["info"]>) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: NonNullable<MemoryOAuthClient["saved"]>) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
-/** A minimal user agent: follows redirects by hand, keeps cookies, stops at the client's redirect URI. */
-const userAgent = () => {
-  const jar = new Map<string, string>();
-  const send = async (url: string, init: RequestInit = {}) => {
-    const res = await fetch(url, {
-      ...init,
-      redirect: "manual",
-      headers: {
-        ...(init.headers as Record<string, string>),
-        Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
-      },
-    });
-    for (const cookie of res.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const at = pair?.indexOf("=") ?? -1;
-      if (pair && at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    return res;
-  };
-  /** Follows redirects from `url` until a page (returned) or the callback (its URL returned). */
-  const follow = async (url: string, init: RequestInit = {}): Promise<{ url: string; res: Response }> => {
-    let current = url;
-    let res = await send(current, init);
-    for (let hops = 0; res.status >= 300 && res.status < 400 && hops < 10; hops++) {
-      current = new URL(res.headers.get("location") ?? "", current).href;
-      if (current.startsWith("http://127.0.0.1:1/callback")) return { url: current, res };
-      res = await send(current);
-    }
-    return { url: current, res };
-  };
-  return { follow };
-};
-
-/** Consents on the service's page by pasting `token`; the callback URL, or the page when refused. */
-const consent = async (authorizationUrl: URL, token: string) => {
-  const agent = userAgent();
-  const page = await agent.follow(authorizationUrl.href);
-  expect(page.res.status).toBe(200);
-  const html = await page.res.text();
-  expect(html).toContain("Paste a server token of this server");
-  const action = /action="([^"]+)"/.exec(html)?.[1] ?? "";
-  return agent.follow(new URL(action, page.url).href, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ token, decision: "allow" }).toString(),
-  });
-};
 
 const connectWith = async (provider: OAuthClientProvider, era: "2025-11-25" | "2026-07-28" = "2025-11-25") => {
   const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${serverId}`), { authProvider: provider });

@@ -129,7 +129,8 @@ beforeAll(async () => {
   const imported = (await services.runPromise(
     Effect.provide(
       I.importProvider(actor, {
-        import: { document: STRIPE_AND_OPENAI, provider: { baseURL: `http://localhost:${upstream.port}` } },
+        source: { _tag: "Document", document: STRIPE_AND_OPENAI },
+        provider: { baseURL: `http://localhost:${upstream.port}` },
       }),
       openApiReaderLayer,
     ) as never,

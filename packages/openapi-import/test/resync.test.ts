@@ -1,7 +1,7 @@
 import * as I from "@mcpsm/domain/openapi-import";
 import * as U from "@mcpsm/domain/use-cases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { actor, importBody, makeServices, refused, run, type Services } from "./support/services.js";
+import { actor, importBody, makeServices, refused, run, type Services, resyncBody } from "./support/services.js";
 
 // Re-sync (docs/api-rules.md §15): a new version of a description against the tools an earlier import made.
 
@@ -86,7 +86,7 @@ const setUp = async () => {
 describe("re-sync", () => {
   it("adds, changes, removes and keeps, with the exact report, keeping the ids of matched tools", async () => {
     const { id, byName, manual, server, version } = await setUp();
-    const { provider, report } = await run(services, I.resyncProvider(owner, id, importBody(V2)));
+    const { provider, report } = await run(services, I.resyncProvider(owner, resyncBody(id, V2)));
     expect(report).toEqual({
       added: [{ name: "listOrders", method: "GET", path: "/orders" }],
       changed: [
@@ -126,7 +126,7 @@ describe("re-sync", () => {
 
   it("the same description again changes nothing and does not move the version", async () => {
     const { id, version } = await setUp();
-    const { report, provider } = await run(services, I.resyncProvider(owner, id, importBody(V1)));
+    const { report, provider } = await run(services, I.resyncProvider(owner, resyncBody(id, V1)));
     expect(report).toMatchObject({ added: [], changed: [], removed: [], kept: [], unchanged: 5 });
     expect(provider.version).toBe(version);
   });
@@ -134,7 +134,7 @@ describe("re-sync", () => {
   it("a dry run reports the same and stores nothing", async () => {
     const { id } = await setUp();
     const before = await run(services, U.getProvider(owner, { providerId: id }));
-    const dry = await run(services, I.resyncProvider(owner, id, importBody(V2, { dryRun: true })));
+    const dry = await run(services, I.resyncProvider(owner, resyncBody(id, V2, { dryRun: true })));
     expect(dry.report.added).toEqual([{ name: "listOrders", method: "GET", path: "/orders" }]);
     expect(dry.report.removed).toHaveLength(1);
     expect(dry.provider.tools.find((t) => t.name === "listOrders")).not.toHaveProperty("id");
@@ -144,9 +144,9 @@ describe("re-sync", () => {
   it("a refused re-sync stores nothing: quota, bad description, another tenant", async () => {
     const { id } = await setUp();
     const before = await run(services, U.getProvider(owner, { providerId: id }));
-    const bad = await refused(services, I.resyncProvider(owner, id, importBody({ openapi: "3.0.0" })));
+    const bad = await refused(services, I.resyncProvider(owner, resyncBody(id, { openapi: "3.0.0" })));
     expect(bad._tag).toBe("InvalidArgument");
-    const stranger = await refused(services, I.resyncProvider(actor("stranger"), id, importBody(V2)));
+    const stranger = await refused(services, I.resyncProvider(actor("stranger"), resyncBody(id, V2)));
     expect(stranger._tag).toBe("NotFound");
     expect(await run(services, U.getProvider(owner, { providerId: id }))).toEqual(before);
   });
@@ -160,7 +160,7 @@ describe("re-sync", () => {
       U.createProviderTool(owner, { providerId: id, tool: { name: "handMade", method: "GET", path: "/x" } }),
     );
     const many = description(Object.fromEntries(["/a", "/b", "/c", "/d", "/e", "/f"].map((p) => [p, { get: {} }])));
-    const error = await refused(small, I.resyncProvider(owner, id, importBody(many)));
+    const error = await refused(small, I.resyncProvider(owner, resyncBody(id, many)));
     expect(error).toMatchObject({
       _tag: "ResourceExhausted",
       detail: "the description maps to 6 tools and the provider keeps 1 others; a provider may hold at most 6",
@@ -174,7 +174,7 @@ describe("re-sync", () => {
     const b = description({ "/x": { get: { operationId: "second" } }, "/y": { get: { operationId: "first" } } });
     const imported = await run(services, I.importProvider(owner, importBody(a)));
     const id = imported.result.provider.id!;
-    const { provider, report } = await run(services, I.resyncProvider(owner, id, importBody(b)));
+    const { provider, report } = await run(services, I.resyncProvider(owner, resyncBody(id, b)));
     expect(report.changed.map((c) => [c.name, c.path])).toEqual([
       ["second", "/x"],
       ["first", "/y"],
@@ -208,7 +208,7 @@ describe("re-sync", () => {
     );
     const before = await run(services, U.getProvider(owner, { providerId: id }));
     const renamed = JSON.parse(JSON.stringify(V1).replace('"listItems"', '"browseItems"'));
-    const error = await refused(services, I.resyncProvider(owner, id, importBody(renamed)));
+    const error = await refused(services, I.resyncProvider(owner, resyncBody(id, renamed)));
     expect(error).toMatchObject({ _tag: "AlreadyExists" });
     expect(await run(services, U.getProvider(owner, { providerId: id }))).toEqual(before);
   });
@@ -231,7 +231,7 @@ describe("re-sync", () => {
         },
       },
     };
-    const { report, provider } = await run(services, I.resyncProvider(owner, id, importBody(form)));
+    const { report, provider } = await run(services, I.resyncProvider(owner, resyncBody(id, form)));
     expect(report.changed).toEqual([
       expect.objectContaining({
         name: "createItem",

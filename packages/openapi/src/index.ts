@@ -7,7 +7,6 @@
 export {
   type Answer,
   defineOperation,
-  defineWireOperation,
   envelope,
   list,
   type ManagementOperation,

@@ -1,22 +1,20 @@
 import type { DomainError } from "@mcpsm/domain/errors";
 import * as W from "@mcpsm/domain/schemas";
-import * as I from "@mcpsm/domain/openapi-import";
-import type { DomainServices, WireOperation } from "@mcpsm/domain/use-cases";
+import { OPENAPI_IMPORT_USE_CASES } from "@mcpsm/domain/openapi-import";
+import type { DomainServices, ImportServices } from "@mcpsm/domain/use-cases";
 import { MANAGEMENT_ROUTES, type ManagementOperation, type OperationRequest, type Reply } from "@mcpsm/openapi";
 import { Effect } from "effect";
-import type { DescriptionFetcher } from "../openapi-import/description-fetcher.js";
-import { importFromUrl } from "../openapi-import/import-from-url.js";
-import type { ImportGate } from "../openapi-import/import-gate.js";
+import { gated, type ImportGate } from "../openapi-import/import-gate.js";
 
 export type { OperationRequest as RouteInput, Reply } from "@mcpsm/openapi";
 
 /** The services the use cases need; provided by the app's runtime. */
-export type AppServices = DomainServices | I.OpenApiReader | DescriptionFetcher | ImportGate;
+export type AppServices = DomainServices | ImportServices | ImportGate;
 
 /**
  * One management route as the router mounts it: method, path (router syntax, `:id`), the operation (and so
- * the scope) it is, and its handler. Everything but the router's path syntax and the wire operations'
- * handlers comes from the operation's declaration in @mcpsm/openapi.
+ * the scope) it is, and its handler. Everything but the router's path syntax and the import gate comes from the
+ * operation's declaration in @mcpsm/openapi.
  */
 export interface Route extends Pick<ManagementOperation, "method" | "operation" | "answerFromServerGraph"> {
   readonly path: string;
@@ -28,31 +26,6 @@ export interface Route extends Pick<ManagementOperation, "method" | "operation" 
   /** `import.document` is left unparsed for the reader (a DocumentJson): the OpenAPI imports. */
   readonly unparsedDocument?: boolean;
 }
-
-/**
- * The handlers of the operations whose use cases still take the wire body (see @mcpsm/domain/openapi-import):
- * the `import.url` fetch is the service's (the type makes a missing one a compile error).
- */
-const WIRE_HANDLERS: { readonly [O in WireOperation]: Route["handle"] } = {
-  importProvider: ({ actor, body }) =>
-    Effect.map(
-      importFromUrl(body, (b, fetchedFrom) => I.importProvider(actor, b, fetchedFrom), actor.tenant),
-      ({ created: stored, result }): Reply =>
-        stored
-          ? {
-              status: 201,
-              body: result,
-              location: `/providers/${result.provider.id}`,
-              version: result.provider.version,
-            }
-          : { status: 200, body: result },
-    ),
-  resyncProvider: ({ actor, params, body }) =>
-    Effect.map(
-      importFromUrl(body, (b, fetchedFrom) => I.resyncProvider(actor, params.id ?? "", b, fetchedFrom), actor.tenant),
-      (result): Reply => ({ status: 200, body: result, version: result.provider.version }),
-    ),
-};
 
 /**
  * Path parameters are checked in path order before the body is read (the first bad one answers 400): ids,
@@ -70,8 +43,11 @@ const pathIds = (params: Readonly<Record<string, string>>) =>
 /** `/providers/{id}/tools/{toolID}` → `/providers/:id/tools/:toolID` (the router's syntax). */
 export const routerPath = (template: string): string => template.replace(/\{([^{}]+)\}/g, ":$1");
 
+/** An OpenAPI import (fetch and read included) runs as one of its tenant's imports at once (ImportGate). */
+const isImport = (operation: ManagementOperation) => operation.operation in OPENAPI_IMPORT_USE_CASES;
+
 const handlerOf = (operation: ManagementOperation): Route["handle"] =>
-  operation.handle ?? WIRE_HANDLERS[operation.operation as WireOperation];
+  isImport(operation) ? (input) => gated(input.actor.tenant, operation.handle(input)) : operation.handle;
 
 /**
  * Every management route of the spec and of docs/api-rules.md §§8–10: the operations of @mcpsm/openapi (the
@@ -87,6 +63,6 @@ export const ROUTES: ReadonlyArray<Route> = MANAGEMENT_ROUTES.map((op) => {
     ...(op.answerFromServerGraph === undefined ? {} : { answerFromServerGraph: op.answerFromServerGraph }),
     ...(op.maxBodyBytes === undefined ? {} : { maxBodyBytes: op.maxBodyBytes }),
     ...(op.maxBodyDepth === undefined ? {} : { maxBodyDepth: op.maxBodyDepth }),
-    ...(op.operation in WIRE_HANDLERS ? { unparsedDocument: true } : {}),
+    ...(isImport(op) ? { unparsedDocument: true } : {}),
   };
 });

@@ -1,11 +1,12 @@
 import { InvalidArgument } from "@mcpsm/domain/errors";
+import type { DescriptionFetcher } from "@mcpsm/domain/openapi-import";
 import { type policyAgent, policyFetch } from "@mcpsm/mcp-runtime";
-import { Context, Effect } from "effect";
+import { Effect } from "effect";
 
-// `import.url` (docs/api-rules.md §15, an extension of this service): the service fetches the description
-// itself, under the upstream address policy (the dispatcher), the upstream deadline and the 10 MiB cap of a
-// description, with no credentials, following at most MAX_REDIRECTS redirects, each one through the same
-// policy. Every failure is a 400 naming `import.url`.
+// The adapter of the domain's DescriptionFetcher port, for `import.url` (docs/api-rules.md §15, an extension of
+// this service): the service fetches the description itself, under the upstream address policy (the
+// dispatcher), the upstream deadline and the 10 MiB cap of a description, with no credentials, following at
+// most MAX_REDIRECTS redirects, each one through the same policy. Every failure is a 400 naming `import.url`.
 
 const PATH = "import.url";
 const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
@@ -13,12 +14,6 @@ const MAX_REDIRECTS = 5;
 
 const refused = (message: string) =>
   new InvalidArgument({ detail: `${PATH}: ${message}`, errors: [{ path: PATH, message }] });
-
-/** Fetches an OpenAPI description's text for an import. */
-export class DescriptionFetcher extends Context.Tag("DescriptionFetcher")<
-  DescriptionFetcher,
-  { readonly fetch: (url: string) => Effect.Effect<string, InvalidArgument> }
->() {}
 
 /** Why `text` is not an http(s) URL without credentials, or undefined. */
 const urlProblem = (url: URL | undefined): string | undefined => {

@@ -1,10 +1,9 @@
-import { Effect, Either, type Schema } from "effect";
-import { AlreadyExists, type InvalidArgument, ResourceExhausted } from "../errors/domain-errors.js";
+import { Effect, Either } from "effect";
+import { AlreadyExists, ResourceExhausted } from "../errors/domain-errors.js";
 import { toProviderRecord } from "../provider/provider-record.js";
-import { PROVIDER_OUTPUT_FIELDS } from "../provider/provider-schema.js";
 import { mergeOAuth2 } from "../provider/provider-use-cases.js";
 import { secretPrefixOf } from "../provider/secret-prefix.js";
-import { authorize } from "../scopes/authorize.js";
+import { defineUseCase } from "../use-case/define-use-case.js";
 import type { ProviderRow, ToolRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
@@ -20,8 +19,10 @@ import {
   transact,
 } from "../use-case/use-case-kit.js";
 import { decodeEnvelope, decodePathId, invalid } from "../validation/decode-write.js";
+import { withDescription } from "./description-source.js";
+import type { ProviderImportInput, ProviderResyncInput } from "./import-input.js";
 import { type ApiDescription, OpenApiReader } from "./api-description.js";
-import { type ImportResult, ProviderImport, ProviderResync } from "./import-schema.js";
+import { type ImportResult, ProviderImport, type ProviderResync } from "./import-schema.js";
 import { PROVIDER_RESYNCED, providerFields, resyncedProvider } from "./provider-from-description.js";
 import { mapOperations, usableOAuth2 } from "./operation-mapping.js";
 import { uniqueNames } from "./tool-naming.js";
@@ -32,77 +33,15 @@ import { newProviderRow, roomForProvider } from "../provider/new-provider.js";
 
 const ROOT = "import.document";
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Output-only provider fields sent in `import.provider` are ignored, as in every provider write (§6). */
-const withoutProviderOutputFields = (body: unknown): unknown => {
-  if (!isObject(body) || !isObject(body.import) || !isObject(body.import.provider)) return body;
-  const provider = Object.fromEntries(
-    Object.entries(body.import.provider).filter(
-      ([key]) => !(PROVIDER_OUTPUT_FIELDS as ReadonlyArray<string>).includes(key),
-    ),
-  );
-  return { ...body, import: { ...body.import, provider } };
-};
-
 /**
- * A provider created from a description fetched from `fetchedFrom` documents itself there: the URL becomes
+ * A provider created from a description fetched from `url` documents itself there: the URL becomes
  * `import.provider.documentURL` unless the caller gave one (checked as if the caller had).
  */
-const withFetchedDocumentURL = (body: unknown, fetchedFrom: string | undefined): unknown => {
-  if (fetchedFrom === undefined || !isObject(body) || !isObject(body.import)) return body;
-  const provider = body.import.provider;
-  if (provider !== undefined && (!isObject(provider) || "documentURL" in provider)) return body;
-  return { ...body, import: { ...body.import, provider: { ...provider, documentURL: fetchedFrom } } };
-};
-
-/**
- * Decodes the `import` envelope. The description itself is left to the reader: a 10 MiB document is not walked
- * for text no store can keep; the text that is kept (tool and provider fields) is checked where it lands.
- */
-const decodeImport = <A extends { readonly document?: unknown; readonly url?: string }, I>(
-  schema: Schema.Schema<A, I>,
-  body: unknown,
-) => {
-  const decoded =
-    !isObject(body) || !isObject(body.import) || !("document" in body.import)
-      ? decodeEnvelope("import", schema, [], body)
-      : (() => {
-          const { document, ...rest } = body.import;
-          return Effect.map(
-            decodeEnvelope("import", schema, [], { ...body, import: { ...rest, document: null } }),
-            (input) => ({ ...input, document }),
-          );
-        })();
-  return Effect.flatMap(decoded, (input) => exactlyOneSource(input));
-};
-
-/**
- * `import.document` or `import.url`, exactly one. The service turns a URL into a document before calling
- * (apps/api fetches it under the upstream address policy): a URL reaching here was given with a document.
- */
-const exactlyOneSource = <A extends { readonly document?: unknown; readonly url?: string }>(
-  input: A,
-): Effect.Effect<A & { readonly document: unknown }, InvalidArgument> => {
-  const hasDocument = "document" in input;
-  if (hasDocument && input.url === undefined) return Effect.succeed(input as A & { readonly document: unknown });
-  const message = hasDocument
-    ? "give either import.document or import.url, not both"
-    : input.url === undefined
-      ? "is required: give import.document or import.url"
-      : "is resolved by the service before the import";
-  return Effect.fail(
-    invalid(
-      input.url !== undefined && !hasDocument
-        ? [{ path: "import.url", message }]
-        : [
-            { path: "import.document", message },
-            { path: "import.url", message },
-          ],
-      hasDocument || input.url === undefined ? 2 : 1,
-    ),
+const fetchedDocumentURL = (url: string) =>
+  Effect.map(
+    decodeEnvelope("import", ProviderImport, [], { import: { url, provider: { documentURL: url } } }),
+    (input) => input.provider?.documentURL,
   );
-};
 
 const tooMany = (count: number, limit: number, others: number) =>
   new ResourceExhausted({
@@ -115,80 +54,80 @@ const tooMany = (count: number, limit: number, others: number) =>
 /**
  * Creates a provider from an OpenAPI description, one tool per operation (docs/api-rules.md §15), in one
  * transaction; `dryRun` reports the outcome and stores nothing. Answers whether it created the provider.
- * `fetchedFrom`: the URL the caller fetched `import.document` from (an `import.url` import).
  */
-export const importProvider = (actor: Actor, body: unknown, fetchedFrom?: string) =>
-  Effect.gen(function* () {
-    yield* authorize(actor, "importProvider");
-    const input = yield* decodeImport(
-      ProviderImport,
-      withoutProviderOutputFields(withFetchedDocumentURL(body, fetchedFrom)),
-    );
-    const overrides = input.provider ?? {};
-    const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
-    const provider = providerFields(description, overrides, { dryRun: input.dryRun === true, fetchedFrom });
-    if (Either.isLeft(provider)) return yield* invalid(provider.left);
-    const { fields, oauth2Scheme, standIn } = provider.right;
-    const oauth2Config = yield* mergeOAuth2(null, fields.oauth2Config, "import.provider");
-    // Without a server (a dry run only), the prefix a preview shows comes from the provider's name.
-    const secretPrefix = standIn
-      ? secretPrefixOf(
-          `https://${
-            fields.name
-              .toLowerCase()
-              .replace(/[^a-z0-9]+/g, "-")
-              .replace(/^-|-$/g, "") || "api"
-          }`,
-        )
-      : secretPrefixOf(fields.baseURL);
-    const mapped = mapOperations(description, {
-      secretPrefix,
-      oauth2Scheme: oauth2Config === null ? undefined : oauth2Scheme,
-      hasOAuth2Config: oauth2Config !== null,
-      root: ROOT,
-    });
-    const quotas = yield* Quotas;
-    if (mapped.drafts.length > quotas.toolsPerProvider)
-      return yield* tooMany(mapped.drafts.length, quotas.toolsPerProvider, 0);
-    const names = uniqueNames(
-      mapped.drafts.map((d) => d.baseName),
-      new Set(),
-    );
-    const at = yield* now;
-    const row = newProviderRow(actor.tenant, at, { ...fields, secretPrefix, oauth2Config });
-    const ids = orderedIds(mapped.drafts.length);
-    const tools: Array<ToolRow> = mapped.drafts.map((draft, i) =>
-      toolRow(draft, names[i]!, { id: ids[i]!, providerId: row.id, createdAt: at, updatedAt: at }),
-    );
-    const report = emptyReport();
-    report.added = tools.map(reportTool);
-    report.skipped = [...mapped.skipped];
-    report.warnings = [...provider.right.warnings, ...description.warnings, ...mapped.warnings];
-    const record = toProviderRecord(row, tools);
-    if (input.dryRun === true) {
-      const preview: ImportResult = {
-        provider: withoutNewIds(record, new Set(tools.map((t) => t.id)), true),
-        report,
-      };
-      return { created: false, result: preview };
-    }
-    yield* transact((tx) =>
-      Effect.gen(function* () {
-        yield* lockQuota(tx, "providers", actor.tenant);
-        yield* roomForProvider(tx, actor.tenant);
-        yield* tx.insertProvider(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
-        for (const tool of tools)
-          yield* tx.insertTool(tool).pipe(
-            Effect.catchTags({
-              UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
-              ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
-            }),
-          );
-      }),
-    );
-    const result: ImportResult = { provider: record, report };
-    return { created: true, result };
-  });
+export const importProvider = defineUseCase("importProvider", (actor: Actor, input: ProviderImportInput) =>
+  withDescription(input.source, (document, fetchedFrom) =>
+    Effect.gen(function* () {
+      const overrides =
+        fetchedFrom === undefined || input.provider?.documentURL !== undefined
+          ? (input.provider ?? {})
+          : { ...input.provider, documentURL: yield* fetchedDocumentURL(fetchedFrom) };
+      const description = yield* (yield* OpenApiReader).read(document, ROOT);
+      const provider = providerFields(description, overrides, { dryRun: input.dryRun === true, fetchedFrom });
+      if (Either.isLeft(provider)) return yield* invalid(provider.left);
+      const { fields, oauth2Scheme, standIn } = provider.right;
+      const oauth2Config = yield* mergeOAuth2(null, fields.oauth2Config, "import.provider");
+      // Without a server (a dry run only), the prefix a preview shows comes from the provider's name.
+      const secretPrefix = standIn
+        ? secretPrefixOf(
+            `https://${
+              fields.name
+                .toLowerCase()
+                .replace(/[^a-z0-9]+/g, "-")
+                .replace(/^-|-$/g, "") || "api"
+            }`,
+          )
+        : secretPrefixOf(fields.baseURL);
+      const mapped = mapOperations(description, {
+        secretPrefix,
+        oauth2Scheme: oauth2Config === null ? undefined : oauth2Scheme,
+        hasOAuth2Config: oauth2Config !== null,
+        root: ROOT,
+      });
+      const quotas = yield* Quotas;
+      if (mapped.drafts.length > quotas.toolsPerProvider)
+        return yield* tooMany(mapped.drafts.length, quotas.toolsPerProvider, 0);
+      const names = uniqueNames(
+        mapped.drafts.map((d) => d.baseName),
+        new Set(),
+      );
+      const at = yield* now;
+      const row = newProviderRow(actor.tenant, at, { ...fields, secretPrefix, oauth2Config });
+      const ids = orderedIds(mapped.drafts.length);
+      const tools: Array<ToolRow> = mapped.drafts.map((draft, i) =>
+        toolRow(draft, names[i]!, { id: ids[i]!, providerId: row.id, createdAt: at, updatedAt: at }),
+      );
+      const report = emptyReport();
+      report.added = tools.map(reportTool);
+      report.skipped = [...mapped.skipped];
+      report.warnings = [...provider.right.warnings, ...description.warnings, ...mapped.warnings];
+      const record = toProviderRecord(row, tools);
+      if (input.dryRun === true) {
+        const preview: ImportResult = {
+          provider: withoutNewIds(record, new Set(tools.map((t) => t.id)), true),
+          report,
+        };
+        return { created: false, result: preview };
+      }
+      yield* transact((tx) =>
+        Effect.gen(function* () {
+          yield* lockQuota(tx, "providers", actor.tenant);
+          yield* roomForProvider(tx, actor.tenant);
+          yield* tx.insertProvider(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
+          for (const tool of tools)
+            yield* tx.insertTool(tool).pipe(
+              Effect.catchTags({
+                UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
+                ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
+              }),
+            );
+        }),
+      );
+      const result: ImportResult = { provider: record, report };
+      return { created: true, result };
+    }),
+  ),
+);
 
 /** The re-sync of a provider's imported tools with a description, inside the transaction `tx`. */
 const resync = (
@@ -329,17 +268,26 @@ const resync = (
  * imported tools by method and path template; matched tools keep their ids, new operations add tools, tools of
  * removed operations go unless a server uses them. One transaction, one version step; `dryRun` stores nothing.
  */
-export const resyncProvider = (actor: Actor, id: string, body: unknown, fetchedFrom?: string) =>
-  Effect.gen(function* () {
-    yield* authorize(actor, "resyncProvider");
-    yield* decodePathId("id", id);
-    const input = yield* decodeImport(ProviderResync, body);
-    const description = yield* (yield* OpenApiReader).read(input.document, ROOT);
-    const dryRun = input.dryRun === true;
-    const outcome = yield* transact((tx) => resync(tx, actor, id, description, dryRun, input.provider, fetchedFrom));
-    const record = toProviderRecord(outcome.provider, outcome.tools);
-    return {
-      provider: dryRun ? withoutNewIds(record, new Set(outcome.inserts.map((t) => t.id)), false) : record,
-      report: outcome.report,
-    } satisfies ImportResult;
-  });
+export const resyncProvider = defineUseCase("resyncProvider", (actor: Actor, input: ProviderResyncInput) =>
+  Effect.zipRight(
+    decodePathId("id", input.providerId),
+    withDescription(input.source, (document, fetchedFrom) =>
+      Effect.gen(function* () {
+        const id = input.providerId;
+        const description = yield* (yield* OpenApiReader).read(document, ROOT);
+        const dryRun = input.dryRun === true;
+        const outcome = yield* transact((tx) =>
+          resync(tx, actor, id, description, dryRun, input.provider, fetchedFrom),
+        );
+        const record = toProviderRecord(outcome.provider, outcome.tools);
+        return {
+          provider: dryRun ? withoutNewIds(record, new Set(outcome.inserts.map((t) => t.id)), false) : record,
+          report: outcome.report,
+        } satisfies ImportResult;
+      }),
+    ),
+  ),
+);
+
+/** The OpenAPI import's use cases under their operation names. */
+export const OPENAPI_IMPORT_USE_CASES = { importProvider, resyncProvider } as const;

@@ -1,6 +1,5 @@
-// @mcpsm/domain/openapi-import: importing a provider from an OpenAPI description (the reader port, the
-// mapping rules and the import and re-sync use cases). These use cases still take wire bodies; they join
-// the `(actor, typed input)` style of @mcpsm/domain/use-cases in a later change.
+// @mcpsm/domain/openapi-import: importing a provider from an OpenAPI description (the reader and fetcher
+// ports, the mapping rules, the typed inputs and the import and re-sync use cases).
 
 export {
   type ApiDescription,
@@ -12,9 +11,17 @@ export {
   OpenApiReader,
   type SecurityRequirement,
 } from "../openapi-import/api-description.js";
+export { DescriptionFetcher } from "../openapi-import/description-fetcher.js";
 export { DocumentJson } from "../openapi-import/document-json.js";
+export {
+  type DescriptionSource,
+  decodeProviderImport,
+  decodeProviderResync,
+  type ProviderImportInput,
+  type ProviderResyncInput,
+} from "../openapi-import/import-input.js";
 export * from "../openapi-import/import-schema.js";
-export { importProvider, resyncProvider } from "../openapi-import/import-use-cases.js";
+export { importProvider, OPENAPI_IMPORT_USE_CASES, resyncProvider } from "../openapi-import/import-use-cases.js";
 export { mapOperations, matchKey } from "../openapi-import/operation-mapping.js";
 export { baseToolName, uniqueNames, wordsOf } from "../openapi-import/tool-naming.js";
 export type { JsonObject } from "../validation/text.js";

@@ -4,7 +4,14 @@
 export type { Actor } from "../tenancy/actor.js";
 export { authorize, scopeRefusal } from "../scopes/authorize.js";
 export { OPERATIONS, type Operation, requiredScope, SCOPE_POLICY } from "../scopes/scope-policy.js";
-export { type AnyUseCase, USE_CASES, type UseCases, type WireOperation } from "../use-case/use-case-table.js";
+export {
+  type AnyOperationUseCase,
+  type AnyUseCase,
+  type ImportOperation,
+  type ImportServices,
+  USE_CASES,
+  type UseCases,
+} from "../use-case/use-case-table.js";
 export { operationOf } from "../use-case/define-use-case.js";
 export type { NoInput } from "../use-case/define-use-case.js";
 export {

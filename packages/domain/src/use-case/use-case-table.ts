@@ -23,19 +23,32 @@ import { CONNECTION_USE_CASES } from "../upstream-connection/connection-use-case
 import { VARIABLE_USE_CASES } from "../variable/variable-use-cases.js";
 import { CALLER_VALUE_USE_CASES } from "../caller-value/caller-value-use-cases.js";
 import type { DomainServices } from "./domain-services.js";
+import type { OpenApiReader } from "../openapi-import/api-description.js";
+import type { DescriptionFetcher } from "../openapi-import/description-fetcher.js";
+import type { OPENAPI_IMPORT_USE_CASES } from "../openapi-import/import-use-cases.js";
 
 /** Any use case: a function of the actor and a typed input. */
 // biome-ignore lint/suspicious/noExplicitAny: the table holds use cases of every input and output type
 export type AnyUseCase = (actor: Actor, input: any) => Effect.Effect<unknown, DomainError, DomainServices>;
 
-/** The operations whose use cases still take wire bodies (see @mcpsm/domain/openapi-import). */
-export type WireOperation = "importProvider" | "resyncProvider";
+/** The ports only the OpenAPI import runs with (a reader and a fetcher of descriptions): the service provides them. */
+export type ImportServices = OpenApiReader | DescriptionFetcher;
+
+/** The operations of @mcpsm/domain/openapi-import, whose use cases also need the ImportServices. */
+export type ImportOperation = keyof typeof OPENAPI_IMPORT_USE_CASES;
+
+/** A use case a management operation runs: any of the table's, or an OpenAPI import. */
+export type AnyOperationUseCase = (
+  actor: Actor,
+  // biome-ignore lint/suspicious/noExplicitAny: as AnyUseCase
+  input: any,
+) => Effect.Effect<unknown, DomainError, DomainServices | ImportServices>;
 
 /**
  * Every management use case under its operation name (the names of the scope policy and of the OpenAPI
  * operations), gathered from each concept's own table; the type makes a missing one a compile error (a
  * test, a misnamed one). The Promise facade and the management API's operations (@mcpsm/openapi) are built from it. The
- * OpenAPI import and re-sync are not in it yet: they still take wire bodies.
+ * OpenAPI import and re-sync are not in it: they run with the ImportServices too (OPENAPI_IMPORT_USE_CASES).
  */
 export const USE_CASES = {
   ...SERVER_USE_CASES,
@@ -57,7 +70,7 @@ export const USE_CASES = {
   ...EXPORT_USE_CASES,
   ...SERVER_IMPORT_USE_CASES,
   ...REVISION_USE_CASES,
-} as const satisfies { readonly [O in Exclude<Operation, WireOperation>]: AnyUseCase };
+} as const satisfies { readonly [O in Exclude<Operation, ImportOperation>]: AnyUseCase };
 
 /** The table's type: each operation's use case with its own input and output types. */
 export type UseCases = typeof USE_CASES;

@@ -4,9 +4,10 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type * as E from "@mcpsm/domain/errors";
 import * as R from "@mcpsm/domain";
+import * as I from "@mcpsm/domain/openapi-import";
 import * as U from "@mcpsm/domain/use-cases";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
-import { type Effect, Exit, Layer, ManagedRuntime, Cause } from "effect";
+import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect";
 import { openApiReaderLayer } from "../../src/index.js";
 
 /** The domain services over an empty in-memory store, with this package's reader. */
@@ -47,10 +48,28 @@ export const refused = async (services: Services, effect: Effect.Effect<unknown,
   return result.error;
 };
 
-/** `POST /providers/import` as the use case sees it. */
-export const importBody = (document: unknown, extra: Record<string, unknown> = {}) => ({
-  import: { document, ...extra },
+/** An import's input with the document given inline (`POST /providers/import` as the use case sees it). */
+export const importBody = (document: unknown, extra: Record<string, unknown> = {}) =>
+  ({ source: { _tag: "Document", document }, ...extra }) as I.ProviderImportInput;
+
+/** A re-sync's input with the document given inline. */
+export const resyncBody = (providerId: string, document: unknown, extra: Record<string, unknown> = {}) =>
+  ({ providerId, source: { _tag: "Document", document }, ...extra }) as I.ProviderResyncInput;
+
+/** An input whose description is fetched from `url` (see `servedAt`). */
+export const fromUrl = <T extends { readonly source: I.DescriptionSource }>(input: T, url: string): T => ({
+  ...input,
+  source: { _tag: "Url", url },
 });
+
+/** Runs `effect` with a DescriptionFetcher that serves `document` at `url` alone (an in-memory adapter). */
+export const servedAt = <A, E, R>(url: string, document: unknown, effect: Effect.Effect<A, E, R>) =>
+  Effect.provideService(effect, I.DescriptionFetcher, {
+    fetch: (asked) =>
+      asked === url
+        ? Effect.succeed(typeof document === "string" ? document : JSON.stringify(document))
+        : Effect.die(new Error(`nothing is served at ${asked}`)),
+  });
 
 const require = createRequire(import.meta.url);
 

@@ -2,10 +2,10 @@ import type { DomainError } from "@mcpsm/domain/errors";
 import type { RawQuery } from "@mcpsm/domain/schemas";
 import {
   type Actor,
-  type AnyUseCase,
+  type AnyOperationUseCase,
   type DomainServices,
+  type ImportServices,
   operationOf,
-  type WireOperation,
 } from "@mcpsm/domain/use-cases";
 import { Effect, Schema } from "effect";
 import type { ManagementRoute } from "./management-route.js";
@@ -47,12 +47,13 @@ export interface Reply {
 export type Answer = Omit<Reply, "status"> & { readonly status?: Reply["status"] };
 
 /** Runs an operation for a request: decode, run the use case, shape the reply. */
-export type OperationHandler = (request: OperationRequest) => Effect.Effect<Reply, DomainError, DomainServices>;
+export type OperationHandler = (
+  request: OperationRequest,
+) => Effect.Effect<Reply, DomainError, DomainServices | ImportServices>;
 
-/** A management operation: its route (for the document and the router) and, unless it is a wire operation, its handler. */
+/** A management operation: its route (for the document and the router) and its handler. */
 export interface ManagementOperation extends ManagementRoute {
-  /** None for a wire operation, whose handler the service supplies (it still takes a wire body). */
-  readonly handle?: OperationHandler;
+  readonly handle: OperationHandler;
   /**
    * For a read whose 200 answer is a function of the caller's tenant and one server's graph alone (the use
    * case reads nothing else, and the scope is checked before): the id of that server. Its serialised answer
@@ -76,7 +77,7 @@ type UseCaseOutput<U> = U extends (actor: Actor, input: never) => Effect.Effect<
   : never;
 
 /** The declaration of an operation that runs a use case of the domain. */
-export interface OperationDeclaration<P extends string, U extends AnyUseCase, B, Q>
+export interface OperationDeclaration<P extends string, U extends AnyOperationUseCase, B, Q>
   extends Omit<ManagementRoute, "path" | "operation"> {
   readonly path: P;
   /** The use case; the operation's name (and so its scope) is the use case's. */
@@ -96,7 +97,7 @@ const decodeWith = <T>(decode: ((raw: never) => Effect.Effect<T, DomainError>) |
   decode === undefined ? Effect.succeed(undefined as T) : decode(raw as never);
 
 /** A management operation that runs a use case: the route, the decoders and the use case in one place. */
-export const defineOperation = <const P extends string, U extends AnyUseCase, B = undefined, Q = undefined>(
+export const defineOperation = <const P extends string, U extends AnyOperationUseCase, B = undefined, Q = undefined>(
   declaration: OperationDeclaration<P, U, B, Q>,
 ): ManagementOperation => {
   const { useCase, decodeBody, decodeQuery, input, answer, answerFromServerGraph, ...route } = declaration;
@@ -124,11 +125,6 @@ export const defineOperation = <const P extends string, U extends AnyUseCase, B 
       : { answerFromServerGraph: (params) => answerFromServerGraph(params as PathParams<P>) }),
   };
 };
-
-/** A management operation whose use case still takes a wire body: the service supplies its handler. */
-export const defineWireOperation = (
-  route: ManagementRoute & { readonly operation: WireOperation },
-): ManagementOperation => route;
 
 /** `{ <name>: schema }`: the envelope every body travels in. */
 export const envelope = <K extends string, S extends Schema.Schema.Any>(name: K, schema: S) =>

@@ -1,11 +1,12 @@
+import * as I from "@mcpsm/domain/openapi-import";
 import * as D from "@mcpsm/domain/schemas";
 import { USE_CASES as U } from "@mcpsm/domain/use-cases";
 import { Schema } from "effect";
-import { defineOperation, defineWireOperation, envelope, type ManagementOperation } from "./define-operation.js";
+import { defineOperation, envelope, type ManagementOperation } from "./define-operation.js";
 import { IMPORT_BODY_BYTES, IMPORT_BODY_DEPTH } from "./management-route.js";
 
 // The operations on providers: the tenant's page of them, the versioned record, the OpenAPI import and re-sync
-// (wire operations: docs/api-rules.md §15), and the upstream OAuth connections made to one.
+// (docs/api-rules.md §15), and the upstream OAuth connections made to one.
 
 /** A provider's record, its listing, and its import from an OpenAPI description. */
 export const PROVIDER_OPERATIONS: ReadonlyArray<ManagementOperation> = [
@@ -41,10 +42,10 @@ export const PROVIDER_OPERATIONS: ReadonlyArray<ManagementOperation> = [
     input: ({ body }) => ({ provider: body }),
     answer: (rec) => ({ body: { provider: rec }, location: `/providers/${rec.id}`, version: rec.version }),
   }),
-  defineWireOperation({
+  defineOperation({
     method: "POST",
     path: "/providers/import",
-    operation: "importProvider",
+    useCase: I.importProvider,
     summary: "Create a provider from an OpenAPI description (201), or preview it with dryRun (200)",
     tag: "Providers",
     status: 201,
@@ -54,11 +55,17 @@ export const PROVIDER_OPERATIONS: ReadonlyArray<ManagementOperation> = [
     quota: true,
     maxBodyBytes: IMPORT_BODY_BYTES,
     maxBodyDepth: IMPORT_BODY_DEPTH,
+    decodeBody: I.decodeProviderImport,
+    input: ({ body }) => body,
+    answer: ({ created, result }) =>
+      created
+        ? { body: result, location: `/providers/${result.provider.id}`, version: result.provider.version }
+        : { status: 200, body: result },
   }),
-  defineWireOperation({
+  defineOperation({
     method: "POST",
     path: "/providers/{id}/import",
-    operation: "resyncProvider",
+    useCase: I.resyncProvider,
     summary: "Re-sync a provider's imported tools with a new version of its OpenAPI description",
     tag: "Providers",
     status: 200,
@@ -67,6 +74,9 @@ export const PROVIDER_OPERATIONS: ReadonlyArray<ManagementOperation> = [
     quota: true,
     maxBodyBytes: IMPORT_BODY_BYTES,
     maxBodyDepth: IMPORT_BODY_DEPTH,
+    decodeBody: I.decodeProviderResync,
+    input: ({ params, body }) => ({ providerId: params.id, ...body }),
+    answer: (result) => ({ body: result, version: result.provider.version }),
   }),
   defineOperation({
     method: "GET",
