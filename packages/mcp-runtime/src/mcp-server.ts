@@ -9,7 +9,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { Cause, Either, Exit } from "effect";
-import { recordCall } from "./calls/call-log.js";
+import { type CallRecording, recordCall } from "./calls/call-log.js";
 
 import { APPROVAL_KEY, approvalGate } from "./calls/approval-gate.js";
 import { runToolCall } from "./calls/call-tool.js";
@@ -49,6 +49,7 @@ export const buildMcpServer = (
     tool: CompiledTool,
     args: unknown,
     ctx: ServerContext,
+    recording: CallRecording | undefined,
   ): Promise<CallToolResult | InputRequiredResult> => {
     if (tool.approval) {
       const gate = await approvalGate(services, compiled, principal, tool, args);
@@ -67,6 +68,7 @@ export const buildMcpServer = (
       incoming: ctx.http?.req?.headers,
       id: ctx.mcpReq.id,
       signal: ctx.mcpReq.signal,
+      tokens: recording?.tokens,
     });
     return result instanceof ConsentRequired ? consentAnswer(channel, ctx, result.consent) : result;
   };
@@ -105,12 +107,12 @@ export const buildMcpServer = (
             const answer = discovery.right;
             if (answer.kind === "result") return answer.result;
             recording?.ran(answer.tool.row.name);
-            return runTool(observe, answer.tool, answer.arguments, ctx);
+            return runTool(observe, answer.tool, answer.arguments, ctx, recording);
           }
           const tool = compiled.tools.get(request.params.name);
           if (tool === undefined)
             throw rpcFailure(Cause.fail(new NotFound({ kind: "tool", id: request.params.name })), log, "tools/call");
-          return runTool(observe, tool, request.params.arguments, ctx);
+          return runTool(observe, tool, request.params.arguments, ctx, recording);
         },
         (result) => ("isError" in result && result.isError === true ? "tool_error" : undefined),
       );

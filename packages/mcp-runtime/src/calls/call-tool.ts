@@ -50,6 +50,7 @@ const callTool = (
   signal: AbortSignal,
   principal: McpCaller,
   known: ReadonlyMap<string, string> | undefined,
+  tokens: ((before: number, after: number) => void) | undefined,
 ) =>
   Effect.gen(function* () {
     // Fixed query values (`const` properties) are the service's to send: filled in before the check, as are
@@ -102,10 +103,28 @@ const callTool = (
     if (sent.kind === "failure") return errorResult(sent.message);
     if (sent.kind === "consent") return new ConsentRequired(sent);
     const shaped = yield* Effect.promise(() =>
-      shapedToolResult(tool.row, sent.response, services.limits, compiled.maxResultTokens, services.instrumentation),
+      shapedToolResult(
+        tool.row,
+        sent.response,
+        services.limits,
+        compiled.maxResultTokens,
+        tokens === undefined ? services.instrumentation : shapingObserver(services.instrumentation, tokens),
+      ),
     );
     return checkedAnswer(tool.row, shaped, services);
   });
+
+/** The service's shaping observer that also hands the call log the token counts (counted once, by shaping). */
+const shapingObserver = (
+  instrumentation: UpstreamServices["instrumentation"],
+  tokens: (before: number, after: number) => void,
+) => ({
+  filterFailure: instrumentation.filterFailure,
+  resultTokens: (before: number, after: number) => {
+    instrumentation.resultTokens?.(before, after);
+    tokens(before, after);
+  },
+});
 
 /** The token request of a tool whose provider has `oauth2Config`; undefined for the others. */
 export const tokenRequest = (
@@ -145,6 +164,8 @@ export interface ToolCallRequest {
   readonly signal: AbortSignal;
   /** The header variables' values already read for this call (the fast lane's `prepareDirectCall`). */
   readonly known?: ReadonlyMap<string, string> | undefined;
+  /** Where the call log takes the result's token counts before and after shaping (when it records the call). */
+  readonly tokens?: ((before: number, after: number) => void) | undefined;
 }
 
 /**
@@ -165,7 +186,18 @@ export const runToolCall = async (
   const call = services.inFlight.start(caller, request.id, request.signal);
   try {
     const exit = await services.runner.runPromiseExit(
-      callTool(services, observe, compiled, tool, args, request.incoming, call.signal, principal, request.known),
+      callTool(
+        services,
+        observe,
+        compiled,
+        tool,
+        args,
+        request.incoming,
+        call.signal,
+        principal,
+        request.known,
+        request.tokens,
+      ),
     );
     return Exit.isFailure(exit) ? toolFailure(exit.cause, services.log) : exit.value;
   } finally {

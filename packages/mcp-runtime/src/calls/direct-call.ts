@@ -74,6 +74,7 @@ export const callToolDirectly = async (
             id,
             signal,
             known: prepared.known,
+            tokens: recording?.tokens,
           });
           if (result instanceof ConsentRequired) throw new Error("a consent reached the fast lane");
           return result;
