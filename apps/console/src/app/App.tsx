@@ -10,6 +10,7 @@ import { GitConnectionsPage } from "../extensions/GitSync.js";
 import { NewServerPage, ServerPage, ServersPage } from "../servers/ServerPages.js";
 import { ServerImportPage } from "../servers/ServerTransfer.js";
 import { SignIn } from "../sign-in/SignIn.js";
+import { UsagePage } from "../usage/UsagePages.js";
 import { VariablesPage } from "../variables/VariablesPage.js";
 import { useRoute } from "./route.js";
 
@@ -24,6 +25,7 @@ const SECTIONS = [
   { path: "providers", label: "Providers" },
   { path: "variables", label: "Variables" },
   { path: "git-connections", label: "Git connections" },
+  { path: "usage", label: "Usage" },
   { path: "audit", label: "Audit" },
 ] as const;
 
@@ -39,6 +41,8 @@ const View = (props: { readonly route: ReadonlyArray<string> }) => {
       return <VariablesPage />;
     case "git-connections":
       return <GitConnectionsPage />;
+    case "usage":
+      return <UsagePage />;
     case "audit":
       return (
         <section>

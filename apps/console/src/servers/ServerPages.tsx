@@ -13,6 +13,7 @@ import { ServerCompose } from "./ServerCompose.js";
 import { ServerHistory } from "./ServerHistory.js";
 import { ExportPanel } from "./ServerTransfer.js";
 import { TokensPanel } from "./TokensPanel.js";
+import { ServerUsage } from "../usage/UsagePages.js";
 import { TryTool } from "./TryTool.js";
 
 /** Every server of the tenant. */
@@ -117,6 +118,7 @@ export const ServerPage = (props: { readonly id: string }) => {
           <Tab id="tokens">Tokens</Tab>
           <Tab id="connect">Connect</Tab>
           <Tab id="try">Try a tool</Tab>
+          <Tab id="usage">Usage</Tab>
           <Tab id="audit">Audit</Tab>
           <Tab id="git">Git sync</Tab>
           <Tab id="export">Export</Tab>
@@ -133,6 +135,9 @@ export const ServerPage = (props: { readonly id: string }) => {
         </TabPanel>
         <TabPanel id="try">
           <TryTool serverId={id} />
+        </TabPanel>
+        <TabPanel id="usage">
+          <ServerUsage serverId={id} />
         </TabPanel>
         <TabPanel id="audit">
           <AuditTrail targetId={id} />
