@@ -26,6 +26,8 @@ let tokenValue: string;
 let headersToken: string;
 const clients: Array<Client> = [];
 
+const upstreamUrl = () => `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+
 const connect = async (id: string, token: string, era: "2025-11-25" | "2026-07-28") => {
   const client = new Client(
     { name: "call-log-test", version: "1" },
@@ -42,6 +44,10 @@ const connect = async (id: string, token: string, era: "2025-11-25" | "2026-07-2
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
+    if ((req.url ?? "").startsWith("/big")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(JSON.stringify(Array.from({ length: 600 }, (_, i) => ({ id: i, name: `item number ${i}` }))));
+    }
     if ((req.url ?? "").startsWith("/fail")) {
       res.writeHead(503, { "content-type": "application/json" });
       return res.end('{"error":"down"}');
@@ -53,9 +59,7 @@ beforeAll(async () => {
   svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] }, captureArguments: capture });
   alice = await svc.tenant("calls");
   bob = await svc.tenant("other");
-  const provider = await createProvider(alice.api, {
-    baseURL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-  });
+  const provider = await createProvider(alice.api, { baseURL: upstreamUrl() });
   const query = { type: "object", properties: { q: { type: "string" }, n: { type: "integer" } } };
   await createTool(alice.api, provider.id, { name: "search", path: "/items", queryArgsJSONSchema: query });
   await createTool(alice.api, provider.id, { name: "broken", path: "/fail" });
@@ -111,8 +115,14 @@ describe("the tool-call log", () => {
     for (const call of res.body.calls) {
       expect(call.principal).toBe(`server-token:${tokenId}`);
       expect(call.latencyMs).toBeGreaterThan(0);
-      expect(call.tokensBefore).toBe(Math.ceil(call.resultChars / 4));
-      expect(call.tokensAfter).toBeNull();
+      // A 2xx answer carries shaping's counts; the 503 (never shaped) an estimate and no count after.
+      if (call.status === "ok") {
+        expect(call.tokensBefore).toBeGreaterThan(0);
+        expect(call.tokensAfter).toBe(call.tokensBefore);
+      } else {
+        expect(call.tokensBefore).toBe(Math.ceil(call.resultChars / 4));
+        expect(call.tokensAfter).toBeNull();
+      }
       expect(call).not.toHaveProperty("arguments");
     }
     expect(legacyCall.resultChars).toBeGreaterThan(20);
@@ -130,6 +140,22 @@ describe("the tool-call log", () => {
         (line) => line.mcpMethod === "tools/list" || line.mcpMethod === "initialize" || line.mcpMethod === undefined,
       ),
     ).toBe(true);
+  });
+
+  it("records the result's tokens before and after shaping (the counts shaping made)", async () => {
+    // A tenant of its own, so the other tests' counts stay as they are.
+    const carol = await svc.tenant("tokens");
+    const provider = await createProvider(carol.api, { baseURL: upstreamUrl() });
+    await createTool(carol.api, provider.id, { name: "big", path: "/big" });
+    const small = (await createMcpServer(carol.api, { providers: [{ id: provider.id }], maxResultTokens: 1000 })).id;
+    const client = await connect(small, (await createToken(carol.api, small)).value, "2026-07-28");
+    expect((await client.callTool({ name: "big" })).isError).toBeFalsy();
+    await svc.flushCalls();
+    const [call] = (await calls(small, "", carol)).body.calls;
+    expect(call).toMatchObject({ tool: "big", status: "ok" });
+    expect(call.tokensBefore).toBeGreaterThan(1000);
+    expect(call.tokensAfter).toBeLessThanOrEqual(1000);
+    expect(call.tokensAfter).toBeGreaterThan(0);
   });
 
   it("pages like §11 and filters by tool, status and since", async () => {

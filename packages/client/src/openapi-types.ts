@@ -3089,10 +3089,10 @@ export interface components {
             resultChars: number;
             /**
              * int
-             * @description result tokens before response shaping (estimated as characters / 4, rounded up)
+             * @description o200k_base tokens of the result before response shaping; estimated as characters / 4, rounded up, for an answer shaping did not see (not 2xx or not textual)
              */
             tokensBefore: number;
-            /** @description result tokens after response shaping; null while no shaping applies */
+            /** @description o200k_base tokens of the result after response shaping; null for an answer shaping did not see */
             tokensAfter: components["schemas"]["Int"] | null;
             arguments?: null | boolean | {
                 [key: string]: unknown;

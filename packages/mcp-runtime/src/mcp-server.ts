@@ -9,7 +9,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { Cause, Either, Exit } from "effect";
-import { recordCall } from "./calls/call-log.js";
+import { type CallRecording, recordCall } from "./calls/call-log.js";
 
 import { APPROVAL_KEY, approvalGate } from "./calls/approval-gate.js";
 import { runToolCall } from "./calls/call-tool.js";
@@ -60,6 +60,7 @@ export const buildMcpServer = (
     tool: CompiledTool,
     args: unknown,
     ctx: ServerContext,
+    recording: CallRecording | undefined,
   ): Promise<CallToolResult | InputRequiredResult> => {
     if (tool.approval) {
       const gate = await approvalGate(services, compiled, principal, tool, args);
@@ -79,6 +80,7 @@ export const buildMcpServer = (
       id: ctx.mcpReq.id,
       signal: ctx.mcpReq.signal,
       ...longRunningCallOf(ctx, channel.era, caller),
+      tokens: recording?.tokens,
     });
     if (result instanceof ConsentRequired) return consentAnswer(channel, ctx, result.consent);
     // A task handle (docs/api-rules.md §22) goes out as the tools/call result: the SDK's result schema is loose.
@@ -119,12 +121,12 @@ export const buildMcpServer = (
             const answer = discovery.right;
             if (answer.kind === "result") return answer.result;
             recording?.ran(answer.tool.row.name);
-            return runTool(observe, answer.tool, answer.arguments, ctx);
+            return runTool(observe, answer.tool, answer.arguments, ctx, recording);
           }
           const tool = compiled.tools.get(request.params.name);
           if (tool === undefined)
             throw rpcFailure(Cause.fail(new NotFound({ kind: "tool", id: request.params.name })), log, "tools/call");
-          return runTool(observe, tool, request.params.arguments, ctx);
+          return runTool(observe, tool, request.params.arguments, ctx, recording);
         },
         (result) => ("isError" in result && result.isError === true ? "tool_error" : undefined),
       );

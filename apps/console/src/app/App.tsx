@@ -11,6 +11,7 @@ import { GitConnectionsPage } from "../extensions/GitSync.js";
 import { NewServerPage, ServerPage, ServersPage } from "../servers/ServerPages.js";
 import { ServerImportPage } from "../servers/ServerTransfer.js";
 import { SignIn } from "../sign-in/SignIn.js";
+import { UsagePage } from "../usage/UsagePages.js";
 import { VariablesPage } from "../variables/VariablesPage.js";
 import { useRoute } from "./route.js";
 
@@ -26,6 +27,7 @@ const SECTIONS = [
   { path: "variables", label: "Variables" },
   { path: "git-connections", label: "Git connections" },
   { path: "approvals", label: "Approvals" },
+  { path: "usage", label: "Usage" },
   { path: "audit", label: "Audit" },
 ] as const;
 
@@ -43,6 +45,8 @@ const View = (props: { readonly route: ReadonlyArray<string> }) => {
       return <GitConnectionsPage />;
     case "approvals":
       return <ApprovalsPage />;
+    case "usage":
+      return <UsagePage />;
     case "audit":
       return (
         <section>

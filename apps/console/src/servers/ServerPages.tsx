@@ -14,6 +14,7 @@ import { ServerHistory } from "./ServerHistory.js";
 import { ExportPanel } from "./ServerTransfer.js";
 import { TokensPanel } from "./TokensPanel.js";
 import { ToolSettingsPanel } from "./ToolSettingsPanel.js";
+import { ServerUsage } from "../usage/UsagePages.js";
 import { TryTool } from "./TryTool.js";
 
 /** Every server of the tenant. */
@@ -118,6 +119,7 @@ export const ServerPage = (props: { readonly id: string }) => {
           <Tab id="tokens">Tokens</Tab>
           <Tab id="connect">Connect</Tab>
           <Tab id="try">Try a tool</Tab>
+          <Tab id="usage">Usage</Tab>
           <Tab id="audit">Audit</Tab>
           <Tab id="git">Git sync</Tab>
           <Tab id="export">Export</Tab>
@@ -135,6 +137,9 @@ export const ServerPage = (props: { readonly id: string }) => {
         </TabPanel>
         <TabPanel id="try">
           <TryTool serverId={id} />
+        </TabPanel>
+        <TabPanel id="usage">
+          <ServerUsage serverId={id} />
         </TabPanel>
         <TabPanel id="audit">
           <AuditTrail targetId={id} />

@@ -17,7 +17,7 @@ export type CallStatus = typeof CallStatus.Type;
 export const CallEra = Schema.Literal("legacy", "modern");
 export type CallEra = typeof CallEra.Type;
 
-/** A stored call. `upstreamStatus` is 0 when no upstream answer came; `tokensAfter` null until shaping runs. */
+/** A stored call. `upstreamStatus` is 0 when no upstream answer came; `tokensAfter` null when shaping did not see it. */
 export const ToolCallRow = Schema.Struct({
   id: Schema.String,
   tenant: Schema.String,
@@ -54,10 +54,11 @@ export const ToolCallRecord = Schema.Struct({
   latencyMs: Schema.Number.annotations({ description: "time from the call's arrival to its answer, milliseconds" }),
   resultChars: Schema.Int.annotations({ description: "characters of the result's text content" }),
   tokensBefore: Schema.Int.annotations({
-    description: "result tokens before response shaping (estimated as characters / 4, rounded up)",
+    description:
+      "o200k_base tokens of the result before response shaping; estimated as characters / 4, rounded up, for an answer shaping did not see (not 2xx or not textual)",
   }),
   tokensAfter: Schema.NullOr(Schema.Int).annotations({
-    description: "result tokens after response shaping; null while no shaping applies",
+    description: "o200k_base tokens of the result after response shaping; null for an answer shaping did not see",
   }),
   arguments: Schema.optional(
     AnyJsonValue.annotations({

@@ -38,6 +38,8 @@ export interface CallRecording {
   readonly observe: (observe: UpstreamObserver) => UpstreamObserver;
   /** The tool that actually ran (discovery's useTool names another). */
   readonly ran: (tool: string) => void;
+  /** Response shaping's o200k_base count of the result before and after shaping (the metric's count). */
+  readonly tokens: (before: number, after: number) => void;
   readonly finish: (result: unknown) => void;
   readonly fail: (error: unknown) => void;
 }
@@ -55,6 +57,8 @@ export const recordCall = (
   const at = Date.now();
   const started = performance.now();
   let upstreamStatus = 0;
+  let shapedBefore: number | undefined;
+  let shapedAfter: number | null = null;
   let name = tool.length > MAX_TOOL_NAME ? tool.slice(0, MAX_TOOL_NAME) : tool;
   const captured = callLog.capturesArguments(server.id) ? maskArguments(args) : null;
   const hand = (status: ToolCallRow["status"], errorType: string, chars: number) => {
@@ -71,8 +75,9 @@ export const recordCall = (
       upstreamStatus,
       latencyMs,
       resultChars: chars,
-      tokensBefore: Math.ceil(chars / 4),
-      tokensAfter: null,
+      // Shaping's count when it ran (2xx textual answers), else an estimate from the characters.
+      tokensBefore: shapedBefore ?? Math.ceil(chars / 4),
+      tokensAfter: shapedAfter,
       arguments: captured,
     });
   };
@@ -84,6 +89,10 @@ export const recordCall = (
     },
     ran: (ranTool) => {
       name = ranTool;
+    },
+    tokens: (before, after) => {
+      shapedBefore = before;
+      shapedAfter = after;
     },
     finish: (result) => {
       const r = result as { isError?: unknown; content?: unknown };

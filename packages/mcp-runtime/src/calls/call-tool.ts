@@ -121,7 +121,9 @@ const callTool = (
           isEventStream(response) ? eventStreamAnswer(response) : response,
           services.limits,
           compiled.maxResultTokens,
-          services.instrumentation,
+          request.tokens === undefined
+            ? services.instrumentation
+            : shapingObserver(services.instrumentation, request.tokens),
         ),
         services,
       );
@@ -143,6 +145,18 @@ const callTool = (
 
 /** Status looks are no operation of the caller's (a task's outlive its call): unobserved. */
 const unobserved: UpstreamObserver = (_exchange, run) => run([]);
+
+/** The service's shaping observer that also hands the call log the token counts (counted once, by shaping). */
+const shapingObserver = (
+  instrumentation: UpstreamServices["instrumentation"],
+  tokens: (before: number, after: number) => void,
+) => ({
+  filterFailure: instrumentation.filterFailure,
+  resultTokens: (before: number, after: number) => {
+    instrumentation.resultTokens?.(before, after);
+    tokens(before, after);
+  },
+});
 
 /** The token request of a tool whose provider has `oauth2Config`; undefined for the others. */
 export const tokenRequest = (
@@ -185,6 +199,8 @@ export interface ToolCallRequest {
   /** Whether the caller takes a task, and its progress reports (docs/api-rules.md §22); none: neither. */
   readonly taskOwner?: string | undefined;
   readonly progress?: ProgressReport | undefined;
+  /** Where the call log takes the result's token counts before and after shaping (when it records the call). */
+  readonly tokens?: ((before: number, after: number) => void) | undefined;
 }
 
 /**

@@ -76,6 +76,7 @@ export const callToolDirectly = async (
             id,
             signal,
             known: prepared.known,
+            tokens: recording?.tokens,
           });
           if (result instanceof ConsentRequired) throw new Error("a consent reached the fast lane");
           if (isTaskResult(result)) throw new Error("a task reached the fast lane");
