@@ -1,17 +1,9 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ref, textOf } from "./support/fixture.js";
-import {
-  actorOf,
-  connect,
-  ERAS,
-  makeServices,
-  manage,
-  type RunningMcp,
-  type Services,
-  startMcp,
-} from "./support/harness.js";
-import { type OperationsUpstream, startOperationsUpstream } from "./support/operations-upstream.js";
+import { textOf } from "./support/fixture.js";
+import { connect, ERAS, type RunningMcp, type Services } from "./support/harness.js";
+import { startJobsServer } from "./support/jobs-server.js";
+import type { OperationsUpstream } from "./support/operations-upstream.js";
 
 // docs/api-rules.md §22: an upstream answering `202 Accepted` + a status URL is followed within the call (the
 // 2025-11-25 era, and 2026-07-28 callers without the tasks extension), with progress when asked; the final
@@ -24,27 +16,14 @@ let serverId: string;
 let token: string;
 
 beforeAll(async () => {
-  services = makeServices();
-  upstream = await startOperationsUpstream();
-  mcp = await startMcp(services, {
-    upstreamAllowedNetworks: ["127.0.0.0/8"],
-    upstreamPollIntervalMs: 10,
-    upstreamCallDeadlineMs: 400,
-  });
-  const m = manage(services, actorOf("acme"));
-  const provider = await m.provider({ name: "Jobs", baseURL: `http://localhost:${upstream.port}/api/` });
-  await m.variable("LOCALHOST_KEY", "the-key");
-  const post = (name: string, path: string) =>
-    m.tool(provider.id, { name, method: "POST", path, headers: [{ key: "X-Api-Key", value: ref("LOCALHOST_KEY") }] });
-  await post("threeLooks", "/jobs/3");
-  await post("failing", "/failing");
-  await post("forever", "/forever");
-  await post("elsewhere", "/elsewhere");
-  await m.tool(provider.id, { name: "stream", method: "GET", path: "/stream" });
-  await m.tool(provider.id, { name: "textStream", method: "GET", path: "/text-stream" });
-  const server = await m.server({ name: "Jobs", providers: [{ id: provider.id }] });
-  serverId = server.id;
-  token = (await m.token(server.id)).value;
+  ({ services, upstream, mcp, serverId, token } = await startJobsServer(
+    { upstreamPollIntervalMs: 10, upstreamCallDeadlineMs: 400 },
+    async (m, providerId, post) => {
+      await post("elsewhere", "/elsewhere");
+      await m.tool(providerId, { name: "stream", method: "GET", path: "/stream" });
+      await m.tool(providerId, { name: "textStream", method: "GET", path: "/text-stream" });
+    },
+  ));
 });
 
 afterAll(async () => {

@@ -1,9 +1,9 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { StandardSchemaV1 } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ref } from "./support/fixture.js";
-import { actorOf, connect, makeServices, manage, type RunningMcp, type Services, startMcp } from "./support/harness.js";
-import { type OperationsUpstream, startOperationsUpstream } from "./support/operations-upstream.js";
+import { actorOf, connect, manage, type RunningMcp, type Services } from "./support/harness.js";
+import { startJobsServer } from "./support/jobs-server.js";
+import type { OperationsUpstream } from "./support/operations-upstream.js";
 
 // docs/api-rules.md §22, 2026-07-28 with the tasks extension: a tools/call whose upstream answered 202 returns a
 // task; tasks/get looks at the upstream status URL (the call's credentials, at most once per interval) until
@@ -18,25 +18,12 @@ let serverId: string;
 let token: string;
 
 beforeAll(async () => {
-  services = makeServices();
-  upstream = await startOperationsUpstream();
-  mcp = await startMcp(services, {
-    upstreamAllowedNetworks: ["127.0.0.0/8"],
-    upstreamPollIntervalMs: 10,
-    upstreamOperationDeadlineMs: 1_500,
-  });
-  const m = manage(services, actorOf("acme"));
-  const provider = await m.provider({ name: "Jobs", baseURL: `http://localhost:${upstream.port}/api/` });
-  await m.variable("LOCALHOST_KEY", "the-key");
-  const post = (name: string, path: string) =>
-    m.tool(provider.id, { name, method: "POST", path, headers: [{ key: "X-Api-Key", value: ref("LOCALHOST_KEY") }] });
-  await post("threeLooks", "/jobs/3");
-  await post("failing", "/failing");
-  await post("forever", "/forever");
-  await m.tool(provider.id, { name: "echo", method: "GET", path: "/nothing" });
-  const server = await m.server({ name: "Jobs", providers: [{ id: provider.id }] });
-  serverId = server.id;
-  token = (await m.token(server.id)).value;
+  ({ services, upstream, mcp, serverId, token } = await startJobsServer(
+    { upstreamPollIntervalMs: 10, upstreamOperationDeadlineMs: 1_500 },
+    async (m, providerId) => {
+      await m.tool(providerId, { name: "echo", method: "GET", path: "/nothing" });
+    },
+  ));
 });
 
 afterAll(async () => {
