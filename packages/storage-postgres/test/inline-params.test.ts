@@ -1,5 +1,7 @@
+import fc from "fast-check";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { inlineParams } from "../src/sql/inline-params.js";
+import { inlineParams, quotedLiteral } from "../src/sql/inline-params.js";
 
 // Statements that join others in one simple query carry their parameters as quoted literals: the text
 // must mean exactly what the parameters meant (checked end to end by the storage tests; here the edges).
@@ -36,5 +38,16 @@ describe("inlineParams", () => {
     expect(inlineParams("select $1", ["a\u0000b"])).toBeUndefined();
     expect(inlineParams("select $1", [Buffer.from("ab")])).toBeUndefined();
     expect(inlineParams("select $1, $2", ["a"])).toBeUndefined();
+  });
+
+  it("quotes any text exactly as pg's escapeLiteral does", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), (text) => {
+        expect(quotedLiteral(text)).toBe(pg.escapeLiteral(text));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const text of ["", "'", "\\", "''\\'", "a'b\\c", "\u{1F600}'"])
+      expect(quotedLiteral(text)).toBe(pg.escapeLiteral(text));
   });
 });

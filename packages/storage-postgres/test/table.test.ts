@@ -46,7 +46,8 @@ describe("tables derived from the mapping", () => {
     const insert = insertRow(tools).sql;
     for (const column of tools.columns) expect(insert).toContain(column.name);
     expect(insert).toContain("$3, $4"); // the timestamps: ISO text, no cast
-    expect(insert.match(/::jsonb/g)).toHaveLength(tools.columns.filter((c) => c.kind === "json").length);
+    expect(insert.match(/::jsonb/g)).toHaveLength(tools.columns.filter((c) => c.kind === "jsonb").length);
+    expect(tools.columns.some((c) => c.kind === "jsonb")).toBe(true);
     const update = updateRow(tools, ["providerId", "createdAt"]).sql;
     expect(update).not.toMatch(/provider_id =|created_at =|set id =/);
     expect(update.match(/ = \$/g)).toHaveLength(tools.columns.length - 3 + 1);

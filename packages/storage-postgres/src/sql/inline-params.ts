@@ -9,6 +9,16 @@ const prepareValue = (pg as unknown as { readonly utils: { readonly prepareValue
   .prepareValue;
 
 /**
+ * `text` as a quoted literal, exactly as pg's `escapeLiteral` writes it (quotes doubled; with a backslash, an
+ * escape string with backslashes doubled), in two native passes: pg's walks the text a character at a time,
+ * ~1 ms for a revision's 29 KB document.
+ */
+export const quotedLiteral = (text: string): string => {
+  const quoted = text.replaceAll("'", "''");
+  return text.includes("\\") ? ` E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
+};
+
+/**
  * The lexical pieces of SQL text a `$n` may hide in, each kept as it is, then a `$n` placeholder (group
  * `n`), then an opener that none of the kept pieces closed (group `open`: the text is not understood).
  * Kept: escape strings `E'…'` (backslash escapes), standard strings `'…'`, quoted identifiers `"…"`,
@@ -30,7 +40,7 @@ export const inlineParams = (sql: string, params: ReadonlyArray<unknown>): strin
   for (const param of params) {
     const text = prepareValue(param);
     if (text === null) literals.push("null");
-    else if (typeof text === "string" && !text.includes("\0")) literals.push(pg.escapeLiteral(text));
+    else if (typeof text === "string" && !text.includes("\0")) literals.push(quotedLiteral(text));
     else return undefined;
   }
   let complete = true;

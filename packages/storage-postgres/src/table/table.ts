@@ -8,8 +8,8 @@ import { rowDecoder } from "./row-decoder.js";
 // Building a table checks that the two agree, so a field without a column (or a column without a field)
 // stops the adapter at start-up instead of reading as `undefined`.
 
-/** How a column's value travels: timestamps as epoch milliseconds, JSON documents as jsonb text. */
-type ColumnKind = "timestamp" | "json" | "value";
+/** How a column's value travels: timestamps as epoch milliseconds, JSON documents as JSON text. */
+type ColumnKind = "timestamp" | "json" | "jsonb" | "value";
 
 /** One column of a table and the row field it stores. */
 export interface Column {
@@ -78,7 +78,11 @@ const columnOf = (meta: EntityMetadata, prop: EntityProperty): Column => {
     field: reference ? `${name}Id` : name,
     name: column,
     kind:
-      prop.runtimeType === "Date" ? "timestamp" : columnType === "jsonb" || columnType === "json" ? "json" : "value",
+      prop.runtimeType === "Date"
+        ? "timestamp"
+        : columnType === "jsonb" || columnType === "json"
+          ? columnType
+          : "value",
     nullable: prop.nullable === true,
   };
 };
@@ -141,15 +145,16 @@ export const describeTable = <Fields extends Schema.Struct.Fields>(
   };
 };
 
-/** The placeholder `$n` of a column's parameter (jsonb columns take JSON text). */
-const placeholder = (column: Column, n: number) => (column.kind === "json" ? `$${n}::jsonb` : `$${n}`);
+/** The placeholder `$n` of a column's parameter (JSON columns take JSON text, cast to the column's own type). */
+const placeholder = (column: Column, n: number) =>
+  column.kind === "json" || column.kind === "jsonb" ? `$${n}::${column.kind}` : `$${n}`;
 
 /** The parameter of a column from a row: timestamps as ISO text, JSON documents as JSON text (null as NULL). */
 const paramOf = (column: Column, row: object): unknown => {
   const value = (row as Readonly<Record<string, unknown>>)[column.field];
   if (value === null || value === undefined) return null;
   if (column.kind === "timestamp") return (value as Date).toISOString();
-  if (column.kind === "json") return JSON.stringify(value);
+  if (column.kind === "json" || column.kind === "jsonb") return JSON.stringify(value);
   return value;
 };
 
