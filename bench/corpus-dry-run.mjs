@@ -26,9 +26,11 @@ for (const file of (await readdir(folder)).sort()) {
   const document = await readFile(join(folder, file), "utf8");
   const started = performance.now();
   const exit = await services.runPromiseExit(
-    importProvider(actor, { import: { document, dryRun: true, provider: { name: file.slice(0, 40) } } }).pipe(
-      Effect.map(({ result }) => result),
-    ),
+    importProvider(actor, {
+      source: { _tag: "Document", document },
+      dryRun: true,
+      provider: { name: file.slice(0, 40) },
+    }).pipe(Effect.map(({ result }) => result)),
   );
   const ms = Math.round(performance.now() - started);
   if (exit._tag === "Failure") {

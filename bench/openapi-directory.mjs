@@ -66,7 +66,10 @@ const importOne = async (document) => {
     const body = { import: { document, dryRun: true, ...(Object.keys(provider).length > 0 ? { provider } : {}) } };
     let outcome;
     try {
-      outcome = await services.runPromise(Effect.either(I.importProvider(actor, body)));
+      // The use case takes the typed input the service decodes from the request body (issue 26).
+      outcome = await services.runPromise(
+        Effect.either(Effect.flatMap(I.decodeProviderImport(body), (input) => I.importProvider(actor, input))),
+      );
     } catch (defect) {
       return { error: { _tag: "Defect", message: String(defect?.message ?? defect).slice(0, 200) }, provider };
     }

@@ -74,7 +74,7 @@ for (let i = 0; i < RUNS + 1; i++) {
   const services = freshServices();
   await services.runPromise(Storage);
   const started = performance.now();
-  const { result } = await services.runPromise(importProvider(actor, { import: { document } }));
+  const { result } = await services.runPromise(importProvider(actor, { source: { _tag: "Document", document } }));
   const took = performance.now() - started;
   await services.dispose();
   peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
@@ -91,7 +91,7 @@ const workerServices = freshServices(workerReaderLayer());
 for (let i = 0; i < RUNS + 1; i++) {
   const actor = { tenant: `bench-worker-${i}`, scopes: new Set(D.ALL_SCOPES) };
   const started = performance.now();
-  await workerServices.runPromise(importProvider(actor, { import: { document } }));
+  await workerServices.runPromise(importProvider(actor, { source: { _tag: "Document", document } }));
   if (i > 0) inWorker.push(performance.now() - started);
 }
 await workerServices.dispose();
