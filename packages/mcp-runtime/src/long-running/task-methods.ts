@@ -66,9 +66,9 @@ export const registerTaskMethods = (server: Server, tasks: UpstreamTasks, caller
     if (task === undefined) throw notFound();
     return { ...task };
   });
-  server.setRequestHandler("tasks/cancel", { params: TaskIdParams }, ({ taskId }, ctx) => {
+  server.setRequestHandler("tasks/cancel", { params: TaskIdParams }, async ({ taskId }, ctx) => {
     requireExtension(ctx as ServerContext);
-    if (!tasks.cancel(caller, taskId)) throw notFound();
+    if (!(await tasks.cancel(caller, taskId))) throw notFound();
     return {};
   });
 };
