@@ -143,6 +143,10 @@ describe("protocol 2026-07-28 with the tasks extension", () => {
     const created = await tasks.start("forever");
     await tasks.client.request({ method: "tasks/cancel", params: { taskId: created.taskId } }, AnyResult);
     expect((await tasks.get(created.taskId)).status).toBe("cancelled");
+    // tasks/update: no task of this service ever waits for input.
+    await expect(
+      tasks.client.request({ method: "tasks/update", params: { taskId: created.taskId } } as never, AnyResult),
+    ).rejects.toMatchObject({ code: -32602 });
     await expect(tasks.get("no-such-task")).rejects.toMatchObject({ code: -32602 });
     const m = manage(services, actorOf("acme"));
     const other = await taskClient((await m.token(serverId, { name: "someone else" })).value);
@@ -154,9 +158,10 @@ describe("protocol 2026-07-28 with the tasks extension", () => {
     const client = await connect(mcp.url, serverId, "2026-07-28", token);
     const result = await client.callTool({ name: "failing" });
     expect(result.isError).toBe(true);
-    await expect(
-      client.request({ method: "tasks/get", params: { taskId: "anything" } }, AnyResult),
-    ).rejects.toMatchObject({ code: -32021 });
+    for (const method of ["tasks/get", "tasks/update", "tasks/cancel"])
+      await expect(client.request({ method, params: { taskId: "anything" } } as never, AnyResult)).rejects.toMatchObject(
+        { code: -32021 },
+      );
     await client.close();
   });
 });

@@ -58,13 +58,20 @@ const requireExtension = (ctx: ServerContext) => {
 
 const notFound = () => new ProtocolError(ProtocolErrorCode.InvalidParams, "Failed to retrieve task: Task not found");
 
-/** Registers tasks/get and tasks/cancel on a 2026-07-28 server instance, for tasks of `caller` only. */
+/** Registers tasks/get, tasks/update and tasks/cancel on a 2026-07-28 server instance, for `caller`'s tasks. */
 export const registerTaskMethods = (server: Server, tasks: UpstreamTasks, caller: string): void => {
   server.setRequestHandler("tasks/get", { params: TaskIdParams }, async ({ taskId }, ctx) => {
     requireExtension(ctx as ServerContext);
     const task = await tasks.get(caller, taskId);
     if (task === undefined) throw notFound();
     return { ...task };
+  });
+  // The extension's tasks/update answers a task waiting for input; a task following an upstream operation never
+  // waits for input, so a known task refuses it as invalid params.
+  server.setRequestHandler("tasks/update", { params: TaskIdParams }, async ({ taskId }, ctx) => {
+    requireExtension(ctx as ServerContext);
+    if ((await tasks.get(caller, taskId)) === undefined) throw notFound();
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "The task is not waiting for input");
   });
   server.setRequestHandler("tasks/cancel", { params: TaskIdParams }, async ({ taskId }, ctx) => {
     requireExtension(ctx as ServerContext);
