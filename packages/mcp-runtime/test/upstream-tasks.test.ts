@@ -159,9 +159,9 @@ describe("protocol 2026-07-28 with the tasks extension", () => {
     const result = await client.callTool({ name: "failing" });
     expect(result.isError).toBe(true);
     for (const method of ["tasks/get", "tasks/update", "tasks/cancel"])
-      await expect(client.request({ method, params: { taskId: "anything" } } as never, AnyResult)).rejects.toMatchObject(
-        { code: -32021 },
-      );
+      await expect(
+        client.request({ method, params: { taskId: "anything" } } as never, AnyResult),
+      ).rejects.toMatchObject({ code: -32021 });
     await client.close();
   });
 });
