@@ -108,7 +108,8 @@ describe("UpstreamTasks", () => {
     expect((await b.get("caller", orphan.taskId))?.status).toBe("working");
     await vi.advanceTimersByTimeAsync(1);
     const failed = await b.get("caller", orphan.taskId);
-    expect(failed).toMatchObject({ status: "failed" });
+    expect(failed).toMatchObject({ status: "failed", error: { code: -32603 } });
+    expect(failed?.result).toBeUndefined();
     expect(failed?.statusMessage).toContain("stopped before it finished");
   });
 

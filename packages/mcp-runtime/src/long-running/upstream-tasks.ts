@@ -14,6 +14,8 @@ import { type FollowBounds, nextWaitMs, overdueResult, type Watch } from "./watc
 export const TASK_RETENTION_MS = 10 * 60_000;
 /** Tasks this instance polls at once; past it the oldest poll stops (its task then fails at its deadline). */
 export const MAX_TASKS = 50_000;
+/** JSON-RPC's internal error: the service, not the operation, failed the task. */
+const INTERNAL_ERROR = -32603;
 /** How often this instance deletes expired task records (at most). */
 const SWEEP_EVERY_MS = 60_000;
 
@@ -30,6 +32,8 @@ export interface TaskView {
   readonly ttlMs: number;
   readonly pollIntervalMs: number;
   readonly result?: CallToolResult;
+  /** A `failed` task's JSON-RPC error. */
+  readonly error?: { readonly code: number; readonly message: string };
 }
 
 /** The poll this instance holds for one of its tasks. */
@@ -205,13 +209,17 @@ export class UpstreamTasks {
       ttlMs: this.ttlMs,
       pollIntervalMs: row.pollIntervalMs,
     };
-    if (orphaned)
+    if (orphaned) {
+      const message = `the instance following the upstream operation stopped before it finished; its deadline of ${this.bounds.taskDeadlineMs} ms has passed`;
+      // The extension's failed task carries its JSON-RPC error inline, and no result.
       return {
         ...base,
         status: "failed",
-        statusMessage: `the instance following the upstream operation stopped before it finished; its deadline of ${this.bounds.taskDeadlineMs} ms has passed`,
+        statusMessage: message,
         lastUpdatedAt: new Date(row.deadline.getTime() + this.graceMs).toISOString(),
+        error: { code: INTERNAL_ERROR, message },
       };
+    }
     return {
       ...base,
       status: row.status,
