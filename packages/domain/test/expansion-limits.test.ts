@@ -47,6 +47,7 @@ const tool = (path: string): ToolRow => ({
   oauth2Scopes: [],
   imported: false,
   operationPath: "",
+  longRunning: false,
 });
 
 describe("prompt rendering limits", () => {

@@ -154,7 +154,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
   });
   const cache = new CompiledServerCache(runner);
   const inFlight = new InFlightCalls(options.cancellationRelay);
-  const longRunning = longRunningOf(settings);
+  const longRunning = longRunningOf(settings, runner);
   const onError = (error: Error) => log.warn({ err: error }, "mcp request failed");
   // Whether a 2025-era client declared URL elicitation is said once, in its `initialize`; stateless, that
   // request is answered by another server instance than its tools/call, so the answer is kept here per caller

@@ -35,6 +35,7 @@ const tool = (over: Partial<ToolRow>): ToolRow => ({
   oauth2Scopes: [],
   imported: false,
   operationPath: "",
+  longRunning: false,
   ...over,
 });
 

@@ -36,6 +36,7 @@ const tool: ToolRow = {
   oauth2Scopes: [],
   imported: true,
   operationPath: "/orders",
+  longRunning: false,
 };
 const provider = { name: "Shop", iconURL: "" } as ProviderRow;
 

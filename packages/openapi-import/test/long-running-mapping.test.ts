@@ -1,6 +1,8 @@
 import * as I from "@mcpsm/domain/openapi-import";
+import { Storage } from "@mcpsm/domain/storage";
+import { Effect } from "effect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { actor, importBody, makeServices, run, type Services } from "./support/services.js";
+import { actor, importBody, makeServices, resyncBody, run, type Services } from "./support/services.js";
 
 // docs/api-rules.md §22: an operation that describes a `202 Accepted` answer (or says
 // `x-ms-long-running-operation: true`) is long-running; its tool says so, and its outputSchema is the final
@@ -70,5 +72,29 @@ describe("long-running operations", () => {
     const tool = await imported();
     expect(tool("startJob").respBodyJSONSchema).toMatchObject({ properties: { size: { type: "integer" } } });
     expect(tool("startExport").respBodyJSONSchema).toBeNull();
+  });
+
+  it("the tool row keeps the flag (not only the description's note), and a re-sync that drops the 202 clears it", async () => {
+    const stored = async (provider: string) => {
+      const rows = await run(
+        services,
+        Effect.flatMap(Storage, (storage) => storage.read((tx) => tx.listTools(provider))),
+      );
+      return Object.fromEntries(rows.map((row) => [row.name, row.longRunning]));
+    };
+    const first = await run(services, I.importProvider(actor(), importBody(document)));
+    const id = first.result.provider.id!;
+    expect(await stored(id)).toEqual({ startJob: true, listJobs: false, startExport: true, createVm: true });
+    const { "202": _accepted, ...withoutAccepted } = document.paths["/jobs"].post.responses;
+    const changed = {
+      ...document,
+      paths: {
+        ...document.paths,
+        "/jobs": { ...document.paths["/jobs"], post: { ...document.paths["/jobs"].post, responses: withoutAccepted } },
+      },
+    };
+    const resync = await run(services, I.resyncProvider(actor(), resyncBody(id, changed)));
+    expect(resync.report.changed.find((tool) => tool.name === "startJob")?.fields).toContain("longRunning");
+    expect((await stored(id)).startJob).toBe(false);
   });
 });

@@ -82,6 +82,7 @@ export const tool = (n: number, owner: string, override: Partial<ToolRow> = {}):
   oauth2Scopes: ["items:read", "items:write"],
   imported: false,
   operationPath: "",
+  longRunning: false,
   ...override,
 });
 

@@ -1,6 +1,7 @@
 import type { Storage } from "@mcpsm/domain/storage";
 import { afterAll, beforeEach, describe } from "vitest";
 import { approvalCases } from "./cases/approvals.js";
+import { upstreamTaskCases } from "./cases/upstream-tasks.js";
 import { auditEventCases } from "./cases/audit-events.js";
 import { callerValueCases } from "./cases/caller-values.js";
 import { cascadeCases } from "./cases/cascades.js";
@@ -89,5 +90,6 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
 
     serverToolSettingsCases(h);
     approvalCases(h);
+    upstreamTaskCases(h);
   });
 };

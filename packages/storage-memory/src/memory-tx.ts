@@ -1,6 +1,7 @@
 import type { StorageTx } from "@mcpsm/domain/storage";
 import { memoryAuditEvents } from "./audit-events.js";
 import { memoryApprovals } from "./approvals.js";
+import { memoryUpstreamTasks } from "./upstream-tasks.js";
 import { memoryGitSync } from "./git-sync.js";
 import { memoryOAuthServerRecords } from "./oauth-server-records.js";
 import { memoryProviderChildren } from "./provider-children.js";
@@ -35,5 +36,6 @@ export const makeMemoryTx = (tables: Tables): StorageTx => {
     ...memoryServerRevisions(tables),
     ...memoryGitSync(tables, (reference) => references.referencingServers(reference)),
     ...memoryApprovals(tables),
+    ...memoryUpstreamTasks(tables),
   };
 };

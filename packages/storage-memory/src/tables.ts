@@ -1,5 +1,6 @@
 import type {
   ApprovalRow,
+  UpstreamTaskRow,
   AuditEventRow,
   CallerValueFormRow,
   CallerValueRow,
@@ -52,6 +53,8 @@ export interface Tables {
 
   /** Calls waiting for approval (docs/api-rules.md §20). */
   readonly approvals: Map<string, ApprovalRow>;
+  /** Tasks following long-running upstream operations (docs/api-rules.md §22). */
+  readonly upstreamTasks: Map<string, UpstreamTaskRow>;
 }
 
 /** An empty store. */
@@ -75,6 +78,7 @@ export const emptyTables = (): Tables => ({
   callerValueForms: new Map(),
 
   approvals: new Map(),
+  upstreamTasks: new Map(),
 });
 
 /** A snapshot a transaction may write to without touching `tables` (rows are shared, see `Tables`). */
@@ -98,4 +102,5 @@ export const copyTables = (tables: Tables): Tables => ({
   callerValueForms: new Map(tables.callerValueForms),
 
   approvals: new Map(tables.approvals),
+  upstreamTasks: new Map(tables.upstreamTasks),
 });

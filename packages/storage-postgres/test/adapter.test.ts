@@ -132,6 +132,7 @@ for (const target of targets)
         oauth2Scopes: [],
         imported: false,
         operationPath: "",
+        longRunning: false,
       });
       await run((tx) => Effect.zipRight(tx.insertProvider(p), tx.insertTool(t)));
       const stored = await run((tx) => Effect.all([tx.findProvider(p.id), tx.findTool(t.id)]));

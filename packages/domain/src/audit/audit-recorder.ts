@@ -224,6 +224,10 @@ const UNAUDITED_WRITES: ReadonlySet<string> = new Set([
   "insertApproval",
   // The sweep of approvals past their 10 minutes (nothing a person decided changes).
   "deleteExpiredApprovals",
+  // A long-running operation's task (docs/api-rules.md §22): the MCP endpoint's state of a flow.
+  "insertUpstreamTask",
+  "updateUpstreamTask",
+  "deleteExpiredUpstreamTasks",
 ]);
 
 /** The names the port gives its writes. */

@@ -41,6 +41,7 @@ export const toolRowOf = (tool: ExportedTool, base: Base): ToolRow => ({
   oauth2Scopes: tool.oauth2Scopes ?? [],
   imported: false,
   operationPath: "",
+  longRunning: false,
 });
 
 /** The stored row of a document's prompt. */

@@ -36,6 +36,7 @@ export const toolRow = (
   oauth2Scopes: draft.fields.oauth2Scopes ?? [],
   imported: true,
   operationPath: draft.operationPath,
+  longRunning: draft.longRunning,
 });
 
 /**
@@ -69,6 +70,7 @@ export const COMPARED = [
   "respBodyJSONSchema",
   "headers",
   "oauth2Scopes",
+  "longRunning",
 ] as const;
 
 export const changedFields = (stored: ToolRow, next: ToolRow): Array<string> =>

@@ -27,6 +27,8 @@ export interface ToolDraft {
   readonly key: string;
   /** The operation's path exactly as the description writes it (stored with the tool). */
   readonly operationPath: string;
+  /** The operation accepts and finishes later (a 202 answer): docs/api-rules.md §22. */
+  readonly longRunning: boolean;
   readonly baseName: string;
   readonly fields: ToolCreateType;
   /** The JSON Schema of the success answer's body, when the description gives one (not a wire field). */
@@ -281,6 +283,7 @@ const mapOperation = (
   return {
     key: matchKey(method, operation.path),
     operationPath: operation.path,
+    longRunning: operation.longRunning === true,
     baseName: fields.name,
     fields: decoded.right,
     ...keptResponseSchema(operation.responseSchema, location, warnings),

@@ -50,3 +50,10 @@ export {
   safeRegExpProblem,
   withRegExpBudget,
 } from "../regexp/safe-regexp.js";
+export {
+  createUpstreamTask,
+  sweepUpstreamTasks,
+  updateUpstreamTask,
+  upstreamTaskById,
+} from "../upstream-task/upstream-task-use-cases.js";
+export type { UpstreamTaskRow, UpstreamTaskStatus } from "../upstream-task/upstream-task-row.js";

@@ -46,8 +46,10 @@ export { ServerToolSettingsRow } from "../server/tool-settings-schema.js";
 export { isDefaultToolSettings, storedServerRow, storedToolSettings } from "../server/tool-settings-rows.js";
 export { type RecordKind, ReferenceViolation, UniqueViolation } from "../storage/storage-errors.js";
 export { ApprovalRow, type ApprovalStatus } from "../approval/approval-schema.js";
+export { UpstreamTaskRow, type UpstreamTaskStatus } from "../upstream-task/upstream-task-row.js";
 export {
   type ApprovalStore,
+  type UpstreamTaskStore,
   type AuditCursor,
   type AuditStore,
   type GitStore,

@@ -73,6 +73,12 @@ export const ToolRow = Schema.Struct({
    * "" for other tools (and for tools imported before this field: they match by `path`).
    */
   operationPath: Schema.String,
+  /**
+   * True when an OpenAPI import found the operation long-running (a `202` answer, or
+   * `x-ms-long-running-operation`: docs/api-rules.md §22). Not a wire field: what a client is told is the
+   * description's note; the flag keeps it as data for the service (and any later declaration).
+   */
+  longRunning: Schema.Boolean,
 });
 export type ToolRow = typeof ToolRow.Type;
 

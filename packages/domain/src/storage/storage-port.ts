@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect";
 import type { ApprovalRow, ApprovalStatus } from "../approval/approval-schema.js";
+import type { UpstreamTaskRow, UpstreamTaskStatus } from "../upstream-task/upstream-task-row.js";
 import type { AuditEventRow } from "../audit/audit-schema.js";
 import type { CallLogStore } from "./call-log-port.js";
 import type { CallerValueStore } from "../caller-value/caller-value-store.js";
@@ -301,6 +302,16 @@ export interface ApprovalStore {
   readonly deleteExpiredApprovals: (at: Date, limit: number) => Op<ReadonlyArray<ApprovalStatus>>;
 }
 
+/** Tasks following long-running upstream operations (docs/api-rules.md §22), shared by the instances. */
+export interface UpstreamTaskStore {
+  readonly insertUpstreamTask: (row: UpstreamTaskRow) => Op<void>;
+  readonly findUpstreamTask: (id: string) => Op<UpstreamTaskRow | undefined>;
+  /** Replaces a task if its stored status is `expected` (compare-and-set: a cancel and a finish race once). */
+  readonly updateUpstreamTask: (row: UpstreamTaskRow, expected: UpstreamTaskStatus) => Op<boolean>;
+  /** Deletes at most `limit` tasks that expired at or before `at`; answers how many. */
+  readonly deleteExpiredUpstreamTasks: (at: Date, limit: number) => Op<number>;
+}
+
 /**
  * What the use cases need of a store, inside one transaction. Lists come in creation order (then id).
  * Adapters enforce uniqueness and references themselves (so concurrent writers cannot break them) and
@@ -323,7 +334,8 @@ export interface StorageTx
     GitStore,
     ServerRevisionStore,
     CallerValueStore,
-    ApprovalStore {}
+    ApprovalStore,
+    UpstreamTaskStore {}
 
 /** The operations of a `StorageTx` that only read: what `Storage.read` offers. */
 export type ReadOperation = Extract<

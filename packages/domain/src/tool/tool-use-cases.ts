@@ -88,6 +88,7 @@ const tools = providerChildUseCases({
     oauth2Scopes: input.oauth2Scopes ?? [],
     imported: false,
     operationPath: "",
+    longRunning: false,
   }),
   merge: (stored, patch): ToolRow => ({
     ...stored,

@@ -73,7 +73,9 @@ export const answerAccepted = async (
   const status = statusUrlOf(response);
   if (status.kind === "none") return undefined;
   const waitMs = retryAfterMs(response.accepted?.retryAfter ?? "", Date.now());
-  if (call.taskOwner !== undefined)
-    return { resultType: "task", ...machinery.tasks.create(call.taskOwner, status.url, waitMs, watch) };
+  if (call.taskOwner !== undefined) {
+    const task = await machinery.tasks.create(call.taskOwner, status.url, waitMs, watch);
+    if (task !== undefined) return { resultType: "task", ...task };
+  }
   return followInCall(machinery.bounds, watch, { url: status.url, waitMs }, signal, call.progress);
 };

@@ -58,7 +58,7 @@ const requireExtension = (ctx: ServerContext) => {
 
 const notFound = () => new ProtocolError(ProtocolErrorCode.InvalidParams, "Failed to retrieve task: Task not found");
 
-/** Registers tasks/get and tasks/cancel on a 2026-07-28 server instance, for tasks of `caller` only. */
+/** Registers tasks/get, tasks/update and tasks/cancel on a 2026-07-28 server instance, for `caller`'s tasks. */
 export const registerTaskMethods = (server: Server, tasks: UpstreamTasks, caller: string): void => {
   server.setRequestHandler("tasks/get", { params: TaskIdParams }, async ({ taskId }, ctx) => {
     requireExtension(ctx as ServerContext);
@@ -66,9 +66,16 @@ export const registerTaskMethods = (server: Server, tasks: UpstreamTasks, caller
     if (task === undefined) throw notFound();
     return { ...task };
   });
-  server.setRequestHandler("tasks/cancel", { params: TaskIdParams }, ({ taskId }, ctx) => {
+  // The extension's tasks/update answers a task waiting for input; a task following an upstream operation never
+  // waits for input, so a known task refuses it as invalid params.
+  server.setRequestHandler("tasks/update", { params: TaskIdParams }, async ({ taskId }, ctx) => {
     requireExtension(ctx as ServerContext);
-    if (!tasks.cancel(caller, taskId)) throw notFound();
+    if ((await tasks.get(caller, taskId)) === undefined) throw notFound();
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "The task is not waiting for input");
+  });
+  server.setRequestHandler("tasks/cancel", { params: TaskIdParams }, async ({ taskId }, ctx) => {
+    requireExtension(ctx as ServerContext);
+    if (!(await tasks.cancel(caller, taskId))) throw notFound();
     return {};
   });
 };

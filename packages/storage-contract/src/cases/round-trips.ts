@@ -125,6 +125,7 @@ export const roundTripCases = (h: Harness) =>
           oauth2Scopes: ["admin"],
           imported: true,
           operationPath: "/items?archived#list",
+          longRunning: true,
         },
         write: (tx, row) => tx.updateTool(row),
       },

@@ -20,6 +20,8 @@ import { Migration20261128141343_server_revisions } from "./Migration20261128141
 import { Migration20261128145134_tool_calls } from "./Migration20261128145134_tool_calls.js";
 import { Migration20261128145706_tool_approvals } from "./Migration20261128145706_tool_approvals.js";
 import { Migration20261128211500_revision_documents_json } from "./Migration20261128211500_revision_documents_json.js";
+import { Migration20261128213000_upstream_tasks } from "./Migration20261128213000_upstream_tasks.js";
+import { Migration20261128214000_tool_long_running } from "./Migration20261128214000_tool_long_running.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -54,4 +56,6 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
     name: "Migration20261128211500_revision_documents_json",
     class: Migration20261128211500_revision_documents_json,
   },
+  { name: "Migration20261128213000_upstream_tasks", class: Migration20261128213000_upstream_tasks },
+  { name: "Migration20261128214000_tool_long_running", class: Migration20261128214000_tool_long_running },
 ];

@@ -24,6 +24,7 @@ import { VariableEntity } from "./variable-entity.js";
 import { ServerRevisionEntity } from "./server-revision-entity.js";
 
 import { ApprovalEntity } from "./approval-entity.js";
+import { UpstreamTaskEntity } from "./upstream-task-entity.js";
 import { CallerValueEntity, CallerValueFormEntity } from "./caller-value-entities.js";
 import { ToolCallEntity, ToolCallHourlyUsageEntity, ToolCallUsageEntity } from "./tool-call-entities.js";
 
@@ -97,4 +98,5 @@ export const ENTITIES = [
   CallerValueEntity,
   CallerValueFormEntity,
   ApprovalEntity,
+  UpstreamTaskEntity,
 ] as const;

@@ -176,6 +176,7 @@ export const ToolEntity = defineEntity({
     oauth2Scopes: p.json<string[]>().fieldName("oauth2_scopes"),
     imported: p.boolean().default(false),
     operationPath: p.text().default("").fieldName("operation_path"),
+    longRunning: p.boolean().default(false).fieldName("long_running"),
   },
   uniques: [{ name: "tools_provider_id_name_unique", properties: ["provider", "name"] }],
 });

@@ -1,5 +1,6 @@
 import {
   ApprovalRow,
+  UpstreamTaskRow,
   AuditEventRow,
   CallerValueFormRow,
   CallerValueRow,
@@ -33,6 +34,7 @@ import {
   VariableEntity,
 } from "../schema/entities.js";
 import { ApprovalEntity } from "../schema/approval-entity.js";
+import { UpstreamTaskEntity } from "../schema/upstream-task-entity.js";
 import { AuditEventEntity } from "../schema/audit-event-entity.js";
 import { OAuthServerRecordEntity } from "../schema/oauth-server-record-entity.js";
 import { GitConnectionEntity } from "../schema/git-entities.js";
@@ -67,6 +69,7 @@ export const describeRecordTables = (metadata: MetadataStorage) => ({
   callerValueForms: describeTable(metadata.get(CallerValueFormEntity), CallerValueFormRow),
 
   approvals: describeTable(metadata.get(ApprovalEntity), ApprovalRow),
+  upstreamTasks: describeTable(metadata.get(UpstreamTaskEntity), UpstreamTaskRow),
 });
 
 /**

@@ -1,6 +1,7 @@
 import type { StorageTx } from "@mcpsm/domain/storage";
 import type { Tables } from "../table/tables.js";
 import { approvalOperations } from "./approvals.js";
+import { upstreamTaskOperations } from "./upstream-tasks.js";
 import { auditEventOperations } from "./audit-events.js";
 import { gitSyncOperations } from "./git-sync.js";
 import { oauthServerRecordOperations } from "./oauth-server-records.js";
@@ -38,6 +39,7 @@ const PARTS = [
   callerValueOperations,
 
   approvalOperations,
+  upstreamTaskOperations,
 ] as const;
 
 // Compile-time proof that the parts together are a whole StorageTx (the assembly below casts).

@@ -56,13 +56,14 @@ export const targets: ReadonlyArray<{ readonly name: string; readonly create: ()
 /**
  * Empties every table of the adapter's schema. DELETE rather than TRUNCATE: on tables this small it is
  * much cheaper; servers go first (their links and tokens cascade), then providers (their tools, prompts
- * and resources cascade; their git outbox entries too), then variables, the audit trail and git connections.
+ * and resources cascade; their git outbox entries too), then variables, the audit trail, git connections
+ * and the tables without a parent (call logs, upstream tasks).
  */
 export const truncateAll = async (handle: PostgresStorage) => {
   await handle.orm.em
     .getConnection()
     .execute(
-      "delete from servers; delete from providers; delete from variables; delete from audit_events; delete from oauth_server_records; delete from git_connections; delete from tool_calls; delete from tool_call_usage; delete from tool_call_hourly_usage",
+      "delete from servers; delete from providers; delete from variables; delete from audit_events; delete from oauth_server_records; delete from git_connections; delete from tool_calls; delete from tool_call_usage; delete from tool_call_hourly_usage; delete from upstream_tasks",
     );
 };
 
