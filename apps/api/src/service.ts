@@ -1,5 +1,4 @@
-import { hkdfSync } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { DescriptionFetcher } from "@mcpsm/domain/openapi-import";
@@ -15,14 +14,12 @@ import {
   responseShapingLayer,
   UpstreamAddressCheck,
 } from "@mcpsm/domain/use-cases";
-import { authenticateServerToken } from "@mcpsm/domain/mcp";
-import { isId } from "@mcpsm/domain/schemas";
 import { MCP_SCOPE } from "@mcpsm/mcp-oauth";
 import { MemoryStorageLive } from "@mcpsm/storage-memory";
 import { createUpstreamOAuth } from "@mcpsm/upstream-oauth";
 import { credentialPages } from "@mcpsm/caller-credentials";
 import { ServerGraphCache } from "@mcpsm/storage-postgres/server-graph-cache";
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Redacted } from "effect";
+import { Effect, Layer, ManagedRuntime, Option } from "effect";
 import {
   combineInstrumentation,
   createMcpRuntime,
@@ -35,7 +32,7 @@ import {
 import type { Middleware } from "koa";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
-import { lazyAuthorizationServer } from "./auth/mcp-authorization-server.js";
+import { ownAuthorizationServer as ownAuthorizationServerOf } from "./auth/own-authorization-server.js";
 import { redisCancellationRelay } from "./mcp/redis-cancellation-relay.js";
 import type { AppConfig } from "./config/app-config.js";
 import { DEFAULT_GIT_SYNC_CONFIG } from "./config/git-sync-config.js";
@@ -54,6 +51,7 @@ import { ImportGate, importGate } from "./openapi-import/import-gate.js";
 import { upstreamAddressCheck } from "./security/upstream-address-check.js";
 import { DEFAULT_IMPORT_SETTINGS } from "./config/import-config.js";
 import { accessTokenVerifier } from "./auth/configured-verifiers.js";
+import { derivedKey } from "./security/derived-key.js";
 
 /** A running service. */
 export interface RunningService {
@@ -79,10 +77,6 @@ export interface ServiceOptions {
   readonly onClose?: () => Promise<void>;
   readonly logger?: Logger;
 }
-
-/** A second key for pagination tokens, derived from the encryption key so one secret configures both. */
-const derivedKey = (key: Uint8Array, purpose: string) =>
-  new Uint8Array(hkdfSync("sha256", key, new Uint8Array(0), `mcpsm:${purpose}`, 32));
 
 /** Starts the service with `config`: store, keys, authentication, then the HTTP listener. */
 export const startService = async (config: AppConfig, options: ServiceOptions = {}): Promise<RunningService> => {
@@ -185,67 +179,17 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       onSome: (url) => `${url.origin}${url.pathname.replace(/\/+$/, "")}`,
     });
   // The service as its MCP endpoints' authorization server (opt-in; on by default in dev-auth mode).
-  const signIn = config.mcpOAuthSignIn === undefined ? Option.none() : config.mcpOAuthSignIn;
-  if (Option.isSome(signIn) && config.auth.mode === "dev")
-    logger.warn("MCP_OAUTH_SIGNIN_CLIENT_ID is ignored in dev-auth mode (there is no identity provider to sign in at)");
-  const ownAuthorizationServer = Option.getOrElse(
-    config.mcpOAuthServer ?? Option.none(),
-    () => config.auth.mode === "dev",
-  )
-    ? lazyAuthorizationServer(() => ({
-        issuer: publicBase(),
-        serverIdOf: (resource: string) => {
-          const prefix = `${publicBase()}/mcp/`;
-          const id = resource.startsWith(prefix) ? resource.slice(prefix.length) : "";
-          return isId(id) ? id : undefined;
-        },
-        checkServerToken: async (serverId: string, token: string) => {
-          const exit = await runner.runPromiseExit(authenticateServerToken(serverId, token));
-          if (Exit.isSuccess(exit)) return { tenant: exit.value.tenant, tokenId: exit.value.id };
-          const failure = Cause.failureOption(exit.cause);
-          if (Option.isSome(failure) && failure.value._tag === "Unauthenticated") return undefined;
-          throw Cause.squash(exit.cause);
-        },
-        serverOwner: async (serverId: string) =>
-          (await runtime.runPromise(store.read((tx) => tx.findServer(serverId))))?.tenant,
-        runner: runtime,
-        registration: config.mcpOAuthRegistration,
-        // Client ID Metadata Documents (docs/api-rules.md §22) are fetched under the upstream address policy.
-        fetch: mcp.authFetch,
-        // Behind TRUST_PROXY_HOPS proxies, the address the nearest trusted proxy saw (as Koa's ctx.ip).
-        clientAddress: (req: IncomingMessage) => {
-          const hops = security.http.trustProxyHops;
-          const forwarded = String(req.headers["x-forwarded-for"] ?? "")
-            .split(",")
-            .map((entry) => entry.trim())
-            .filter((entry) => entry !== "");
-          if (hops === 0 || forwarded.length === 0) return req.socket.remoteAddress ?? "";
-          return forwarded[Math.max(0, forwarded.length - hops)] ?? "";
-        },
-        cookieKeys: [Buffer.from(derivedKey(encryptionKey, "mcp-oauth-cookies")).toString("base64url")],
-        // Derived from the encryption keys: the same on every instance, across restarts; see docs/decisions.md.
-        signingSecrets: [encryptionKey, ...oldKeys],
-        signIn:
-          Option.isNone(signIn) || config.auth.mode === "dev"
-            ? undefined
-            : {
-                issuer: config.auth.issuer,
-                clientId: signIn.value.clientId,
-                clientSecret: Option.getOrUndefined(Option.map(signIn.value.clientSecret, Redacted.value)),
-                scope: signIn.value.scope,
-                resource: config.auth.audience,
-                allowHttp: /^http:\/\/(?:127\.|localhost[:/]|\[::1\])/i.test(config.auth.issuer),
-                tenantOf: async (accessToken: string) => {
-                  const verified = await verifier.verify(accessToken);
-                  if ("_tag" in verified) {
-                    if (verified._tag === "Unavailable") throw verified;
-                    return undefined;
-                  }
-                  return verified.tenant;
-                },
-              },
-      }))
-    : undefined;
+  const ownAuthorizationServer = ownAuthorizationServerOf(config, {
+    logger,
+    publicBase,
+    runner,
+    runtime,
+    encryptionKey,
+    oldKeys,
+    trustProxyHops: security.http.trustProxyHops,
+    verifier,
+    fetch: () => mcp.authFetch,
+  });
   // Upstream OAuth (docs/api-rules.md §13): consent states are signed with a key derived from ENCRYPTION_KEY.
   const upstreamOAuth = createUpstreamOAuth({
     authorizationCode: {

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { aesGcmCipherLayer, keyIdOf, rekeySecrets } from "@mcpsm/domain/use-cases";
-import { Either, Layer, ManagedRuntime, Option } from "effect";
+import { Layer, ManagedRuntime, Option } from "effect";
 import pino from "pino";
 import { loadServiceConfigOrExit } from "../config/load-config.js";
 import { localEncryptionKey } from "../local-state/data-dir.js";
