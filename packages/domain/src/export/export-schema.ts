@@ -6,7 +6,7 @@ import { ResourceCreate, ResourceRecord } from "../resource/resource-schema.js";
 import { MaxResultTokens } from "../response-shaping/response-filter.js";
 import { ServerRecord, ServerToolRecord } from "../server/server-schema.js";
 import { ApprovalPolicy, ServerToolSettingsPatch } from "../server/tool-settings-schema.js";
-import { ToolCreate, ToolRecord } from "../tool/tool-schema.js";
+import { ToolCreate } from "../tool/tool-schema.js";
 import { optional } from "../validation/optional-field.js";
 import { Int32, LongText, Name } from "../validation/text.js";
 import { VariableName, VariableType } from "../variable/variable-schema.js";

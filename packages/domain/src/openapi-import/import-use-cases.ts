@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect";
-import { AlreadyExists, ResourceExhausted } from "../errors/domain-errors.js";
+import { ResourceExhausted } from "../errors/domain-errors.js";
 import { toProviderRecord } from "../provider/provider-record.js";
 import { mergeOAuth2 } from "../provider/provider-use-cases.js";
 import { secretPrefixOf } from "../provider/secret-prefix.js";
@@ -26,7 +26,8 @@ import { type ImportResult, ProviderImport, type ProviderResync } from "./import
 import { PROVIDER_RESYNCED, providerFields, resyncedProvider } from "./provider-from-description.js";
 import { mapOperations, usableOAuth2 } from "./operation-mapping.js";
 import { uniqueNames } from "./tool-naming.js";
-import { changedFields, emptyReport, reportTool, storedKeys, toolRow, withoutNewIds } from "./imported-tool-rows.js";
+import { emptyReport, reportTool, storedKeys, toolRow, withoutNewIds } from "./imported-tool-rows.js";
+import { plannedTools, renameClash, retiredTools, writeResync } from "./resync-steps.js";
 import { orderedIds } from "../ids/ordered-ids.js";
 import { canonical } from "../validation/canonical-json.js";
 import { newProviderRow, roomForProvider } from "../provider/new-provider.js";
@@ -154,26 +155,16 @@ const resync = (
     const byKey = new Map<string, ToolRow>();
     const keyOf = storedKeys(stored);
     for (const [tool, key] of keyOf) if (!byKey.has(key)) byKey.set(key, tool);
-    const draftKeys = new Set(mapped.drafts.map((d) => d.key));
     const report = emptyReport();
     report.skipped = [...mapped.skipped];
     report.warnings = [...description.warnings, ...mapped.warnings];
 
-    // Imported tools whose operation is gone: deleted, unless a server uses them.
-    const removed: Array<ToolRow> = [];
-    const kept: Array<ToolRow> = [];
-    for (const tool of stored) {
-      if (!tool.imported || (draftKeys.has(keyOf.get(tool) ?? "") && byKey.get(keyOf.get(tool) ?? "") === tool))
-        continue;
-      const users = yield* tx.serversReferencing({ kind: "tool", id: tool.id });
-      if (users.length === 0) {
-        removed.push(tool);
-        report.removed.push(reportTool(tool));
-      } else {
-        kept.push(tool);
-        report.kept.push({ ...reportTool(tool), reason: `its operation is gone but ${users.length} server(s) use it` });
-      }
-    }
+    const { removed, kept } = yield* retiredTools(
+      tx,
+      { stored, keyOf, byKey },
+      new Set(mapped.drafts.map((d) => d.key)),
+      report,
+    );
     const others = stored.filter((t) => !t.imported).length + kept.length;
     const quotas = yield* Quotas;
     if (mapped.drafts.length + others > quotas.toolsPerProvider)
@@ -185,80 +176,18 @@ const resync = (
       taken,
     );
     const at = yield* now;
-    const inserts: Array<ToolRow> = [];
-    const updates: Array<ToolRow> = [];
     const ids = orderedIds(mapped.drafts.length);
-    const result = new Map<string, ToolRow>();
-    for (const [i, draft] of mapped.drafts.entries()) {
-      const match = byKey.get(draft.key);
-      if (match === undefined) {
-        const row = toolRow(draft, names[i]!, { id: ids[i]!, providerId: id, createdAt: at, updatedAt: at });
-        inserts.push(row);
-        report.added.push(reportTool(row));
-        result.set(row.id, row);
-        continue;
-      }
-      const next = toolRow(
-        draft,
-        names[i]!,
-        {
-          id: match.id,
-          providerId: id,
-          createdAt: match.createdAt,
-          updatedAt: at,
-        },
-        match,
-      );
-      const fields = changedFields(match, next);
-      if (fields.length === 0) {
-        report.unchanged++;
-        result.set(match.id, match);
-      } else {
-        updates.push(next);
-        report.changed.push({ ...reportTool(next), fields });
-        result.set(next.id, next);
-      }
-    }
+    const { inserts, updates, result } = plannedTools(mapped.drafts, names, ids, byKey, id, at, report);
     // The provider's tools afterwards, in creation order: the ones this import does not own, then its own.
     const tools = [...stored.filter((t) => !removed.includes(t)).map((t) => result.get(t.id) ?? t), ...inserts];
-    // A renamed tool must not take the name of another tool chosen by a server that uses it (as names are
-    // after this re-sync: tools of this provider may swap names).
     const nameBefore = new Map(stored.map((t) => [t.id, t.name]));
     const renamed = updates.filter((row) => row.name !== nameBefore.get(row.id));
-    const nameAfter = new Map(tools.map((t) => [t.id, t.name]));
-    for (const row of renamed)
-      for (const user of yield* tx.serversReferencing({ kind: "tool", id: row.id })) {
-        const graph = yield* tx.findServerGraph(user.id);
-        const clash = graph?.tools.some(
-          (t) => t.id !== row.id && !removed.some((r) => r.id === t.id) && (nameAfter.get(t.id) ?? t.name) === row.name,
-        );
-        if (clash)
-          return yield* new AlreadyExists({
-            detail: `tool '${row.id}' would be renamed '${row.name}', a name server '${user.id}' already has`,
-          });
-      }
+    yield* renameClash(tx, renamed, tools, removed);
     const changed = inserts.length + updates.length + removed.length > 0 || providerChanged;
     const after: ProviderRow = changed ? { ...provider, version: provider.version + 1, updatedAt: at } : provider;
     if (dryRun || !changed) return { provider: after, tools, inserts, report };
 
-    for (const tool of removed)
-      yield* tx
-        .deleteTool(tool.id)
-        .pipe(Effect.catchTag("ReferenceViolation", (e) => Effect.fail(blockedByReference(e))));
-    // Renames may swap names between tools: park the renamed ones under names no tool can have first.
-    for (const row of renamed)
-      yield* tx
-        .updateTool({ ...row, name: `~${row.id}` })
-        .pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
-    for (const row of updates)
-      yield* tx.updateTool(row).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.fail(alreadyExists(e))));
-    for (const row of inserts)
-      yield* tx.insertTool(row).pipe(
-        Effect.catchTags({
-          UniqueViolation: (e) => Effect.fail(alreadyExists(e)),
-          ReferenceViolation: (e) => Effect.fail(blockedByReference(e)),
-        }),
-      );
+    yield* writeResync(tx, { removed, renamed, updates, inserts });
     yield* bumpProvider(tx, { ...provider, version: stored_.version }, at);
     return { provider: after, tools, inserts, report };
   });

@@ -5,7 +5,6 @@ import { toResourceRecord } from "../resource/resource-record.js";
 import type { ServerGraph, ServerRow } from "../storage/rows.js";
 import type { StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
-import { toToolRecord } from "../tool/tool-record.js";
 import { canSee, lockServer, now, read, transact } from "../use-case/use-case-kit.js";
 import { defineUseCase } from "../use-case/define-use-case.js";
 import { invalid } from "../validation/decode-write.js";
