@@ -5,6 +5,9 @@ import { join } from "node:path";
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { makePostgresStorage, type PostgresStorage } from "@mcpsm/storage-postgres";
 import { createServerDatabase, type ServerDatabase } from "@mcpsm/storage-postgres/testing";
+import { createServer as createHttpServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Option } from "effect";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -62,11 +65,17 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
       if (i === 0) await store.migrate();
       stores.push(store);
       services.push(
-        await startService(localConfig(dataDir, { encryptionKey }), {
-          storage: store.layer,
-          onClose: store.close,
-          logger: pino({ level: "silent" }),
-        }),
+        await startService(
+          localConfig(dataDir, {
+            encryptionKey,
+            mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }),
+          }),
+          {
+            storage: store.layer,
+            onClose: store.close,
+            logger: pino({ level: "silent" }),
+          },
+        ),
       );
     }
     [serviceA, serviceB] = services as [RunningService, RunningService];
@@ -82,6 +91,36 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
     await database?.dispose();
     if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
   });
+
+  /** A tools/call of `tool` through `service` (2026-07-28, one JSON-RPC request). */
+  const toolCalledBy = async (service: RunningService, serverId: string, serverToken: string, tool: string) => {
+    const response = await fetch(`${service.url}/mcp/${serverId}`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${serverToken}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": tool,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: tool,
+          arguments: {},
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    });
+    return { status: response.status, text: await response.text() };
+  };
 
   const toolsListedBy = async (service: RunningService, serverId: string, serverToken: string) => {
     const response = await fetch(`${service.url}/mcp/${serverId}`, {
@@ -168,5 +207,48 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
       "B refuses the revoked token",
       async () => (await toolsListedBy(serviceB, server.id, token.value)).status === 401,
     );
+  });
+
+  it("a SECRET variable changed through one instance: the other's next calls send the new value once heard", async () => {
+    // An upstream that answers with the API key each call carried.
+    const upstream: Server = createHttpServer((req, res) => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ key: req.headers["x-api-key"] ?? "" }));
+    });
+    await new Promise<void>((done) => upstream.listen(0, "127.0.0.1", done));
+    try {
+      const baseURL = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+      const provider = await createProvider(a, { baseURL });
+      const name = `${provider.secretPrefix}_KEY`;
+      const tool = await createTool(a, provider.id, {
+        name: "whoAmI",
+        method: "GET",
+        path: "/me",
+        headers: [{ key: "X-Api-Key", value: `\${${name}}` }],
+      });
+      const created = await a.post("/variables", { variable: { type: "SECRET", name, value: "first-key" } });
+      expect(created.status).toBe(201);
+      const server = await createServer(a, { providers: [{ id: provider.id, tools: [{ id: tool.id }] }] });
+      const { value: serverToken } = await createToken(a, server.id);
+      const keySentBy = async (service: RunningService) => {
+        const answer = await toolCalledBy(service, server.id, serverToken, "whoAmI");
+        expect(answer.status).toBe(200);
+        return answer.text;
+      };
+      expect(await keySentBy(serviceB)).toContain("first-key");
+      // B now answers from its caches (the token, the graph and the variables read are kept).
+      await eventually("B serves the call from its caches", async () => {
+        const hitsBefore = storeB.readCache!.hits;
+        expect(await keySentBy(serviceB)).toContain("first-key");
+        return storeB.readCache!.hits > hitsBefore;
+      });
+
+      const variableId = created.body.variable.id as string;
+      expect((await a.patch(`/variables/${variableId}`, { variable: { value: "second-key" } })).status).toBe(200);
+      expect(await keySentBy(serviceA)).toContain("second-key");
+      await eventually("B sends the new key", async () => (await keySentBy(serviceB)).includes("second-key"));
+    } finally {
+      await new Promise<void>((done) => upstream.close(() => done()));
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type { ReadTx, StorageTx } from "@mcpsm/domain/storage";
-import { server, serverId } from "@mcpsm/storage-contract";
+import { server, serverId, TENANT_A, variable } from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "../src/index.js";
@@ -163,6 +163,23 @@ for (const target of targets)
       expect(reread.statements).toBe(1);
       expect(reread.result?.name).toBe("rolled-back");
       await commit((tx) => tx.updateServer({ ...stored, version: stored.version + 2 }, stored.version + 1));
+    });
+
+    it("the variables a tool's headers name are read once until a variable changes", async () => {
+      await commit((tx) => tx.insertVariable(variable(1, { type: "SECRET", value: "cipher-1" })));
+      const names = ["VAR_1", "VAR_404"];
+      const first = await read((tx) => tx.findVariablesByName(TENANT_A, names));
+      expect(first.statements).toBe(1);
+      expect(first.result.map((row) => row.value)).toEqual(["cipher-1"]);
+      expect((await read((tx) => tx.findVariablesByName(TENANT_A, names))).statements).toBe(0);
+      // Another set of names, or another tenant, is another read.
+      expect((await read((tx) => tx.findVariablesByName(TENANT_A, ["VAR_1"]))).statements).toBe(1);
+      expect((await read((tx) => tx.findVariablesByName("tenant-b", names))).statements).toBe(1);
+
+      await commit((tx) => tx.updateVariable(variable(1, { type: "SECRET", value: "cipher-2" })));
+      const after = await read((tx) => tx.findVariablesByName(TENANT_A, names));
+      expect(after.statements).toBe(1);
+      expect(after.result.map((row) => row.value)).toEqual(["cipher-2"]);
     });
 
     it("concurrent misses of one record share one statement", async () => {

@@ -4,8 +4,9 @@ import type { PointReadCache } from "./point-read-cache.js";
 
 // The reads every management GET of a server and every MCP request make, outside transactions: a server
 // (its revision), a server's graph (the management answer and the compiled MCP server), a provider (the
-// revision of a served server), a server token by hash (MCP authentication). Inside a transaction nothing
-// is cached: a write reads what it locks.
+// revision of a served server), a server token by hash (MCP authentication), and the variables a tool's
+// headers name (every call of such a tool: SECRET values stay encrypted in the rows kept). Inside a
+// transaction nothing is cached: a write reads what it locks.
 
 /**
  * `read()`, or the cached answer of `key` when the cache has a current one. Concurrent misses of one key in
@@ -53,4 +54,14 @@ export const withCachedPointReads = (tx: StorageTx, cache: PointReadCache): Stor
   findServerGraph: (id) => cached(cache, serverGraphKey(id), () => tx.findServerGraph(id), found),
   findProvider: (id) => cached(cache, `provider:${id}`, () => tx.findProvider(id), found),
   findServerTokenByHash: (hash) => cached(cache, `server-token:${hash}`, () => tx.findServerTokenByHash(hash), found),
+  // Names come from the headers of stored tools, not from callers: an answer with none found is kept too.
+  findVariablesByName: (tenant, names) =>
+    cached(
+      cache,
+      `variables:${tenant}\u0000${names.join("\u0000")}`,
+      () => tx.findVariablesByName(tenant, names),
+      always,
+    ),
 });
+
+const always = () => true;
