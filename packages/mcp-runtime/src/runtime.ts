@@ -365,7 +365,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
       services.instrumentation.operation({ method: "tools/list", serverId }, async () => undefined, noError),
     runsDirectly: (compiled, tool) => runsWithoutRequestContext(services, compiled, tool),
     prepare: (admitted, tool) => prepareDirectCall(services, admitted.compiled, admitted.auth.caller, tool),
-    callTool: (admitted, tool, args, id, signal, prepared) =>
+    callTool: (admitted, tool, args, id, signal, prepared, era) =>
       callToolDirectly(
         services,
         admitted.compiled,
@@ -376,6 +376,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
         id,
         signal,
         prepared,
+        era,
       ),
     defect: (error, path) => httpFailure(Cause.die(error), { log, metadataUrl: "", path }),
     slow: slowNode,
