@@ -78,7 +78,7 @@ export interface McpRuntimeOptions {
   /** Carries 2025-era cancellations to the instance running the call (several instances); none by default. */
   readonly cancellationRelay?: CancellationRelay | undefined;
   /**
-   * Answers the common 2026-07-28 tools/list and tools/call POSTs of the Node face without the SDK's
+   * Answers the common tools/list and tools/call POSTs (both eras) of the Node face without the SDK's
    * per-exchange machinery (exchange/fast-lane.ts); on by default. Off: every request takes the SDK path.
    */
   readonly fastLane?: boolean | undefined;

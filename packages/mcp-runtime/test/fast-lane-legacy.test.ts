@@ -20,7 +20,11 @@ const refused = new Set<string>();
 const rateLimit = async (tenant: string): Promise<TenantRateDecision> => ({
   allowed: !refused.has(tenant),
   retryAfterSeconds: 7,
-  headers: { "RateLimit-Limit": "100", "RateLimit-Remaining": refused.has(tenant) ? "0" : "99", "RateLimit-Reset": "7" },
+  headers: {
+    "RateLimit-Limit": "100",
+    "RateLimit-Remaining": refused.has(tenant) ? "0" : "99",
+    "RateLimit-Reset": "7",
+  },
 });
 
 beforeAll(async () => {

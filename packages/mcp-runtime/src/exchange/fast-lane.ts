@@ -5,7 +5,7 @@ import type { CompiledServer, CompiledTool } from "../compiled-server.js";
 import type { TenantRateDecision } from "../runtime.js";
 import { takesTaskOrProgress } from "../long-running/sdk-path.js";
 
-// The fast lane: the common stateless 2026-07-28 POSTs (tools/list, tools/call) answered without the SDK's
+// The fast lane: the common stateless POSTs (tools/list, tools/call) answered without the SDK's
 // per-exchange server, web Request/Response objects and zod passes. It answers only what it can answer with
 // exactly the bytes, status and headers the SDK path would send; anything else — another method or era, a
 // batch, a browser origin, a body the SDK might refuse, an unknown tool, a failed authentication — goes to the
@@ -13,6 +13,8 @@ import { takesTaskOrProgress } from "../long-running/sdk-path.js";
 // learnt from the SDK itself: per compiled revision and request shape its result is asked once (a synthetic,
 // unobserved exchange) and kept serialised; a tools/call is accepted only with an envelope the SDK accepted
 // that way, and its result is encoded as the 2026-07-28 codec encodes it (fast-lane.test.ts compares the two).
+// 2025-11-25 requests (today's clients) take the same lane: the SDK is asked in that era, and the answer is the
+// one SSE event the stateless SDK transport sends (fast-lane-legacy.test.ts).
 
 const MODERN = "2026-07-28";
 /** The era today's clients speak: stateless here, so no session id; the answer is one SSE event. */
@@ -141,7 +143,8 @@ const SSE_HEADERS = {
 
 /** Response headers as the SDK's Node adapter writes them: lower-case names, in `Headers` order. */
 const wireHeaders = (era: Era, extra: Readonly<Record<string, string>> | undefined) => {
-  const headers: Record<string, string> = era === "modern" ? { "content-type": "application/json" } : { ...SSE_HEADERS };
+  const headers: Record<string, string> =
+    era === "modern" ? { "content-type": "application/json" } : { ...SSE_HEADERS };
   if (extra !== undefined) for (const [key, value] of Object.entries(extra)) headers[key.toLowerCase()] = value.trim();
   const sorted: Record<string, string> = {};
   for (const key of Object.keys(headers).sort()) sorted[key] = headers[key] as string;
@@ -373,11 +376,7 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
     if (encoded === undefined)
       return answer(
         res,
-        errorMessage(
-          id,
-          { kind: "error", code: -32603, message: "internal error: unexpected tool result shape" },
-          era,
-        ),
+        errorMessage(id, { kind: "error", code: -32603, message: "internal error: unexpected tool result shape" }, era),
         budget,
         era,
       );
