@@ -24,7 +24,8 @@
 // ANSWER_BYTES (e.g. 10240): the upstream answers every call with a JSON list of about that many bytes
 // (bench/lib/sized-upstream.mjs) instead of the harness's 56-byte object: response shaping on the wired
 // path. HEADER_VARIABLE=1: the called tool sends a header `${<prefix>_KEY}` resolved from a SECRET variable
-// on every call (variable resolution, docs/api-rules.md §9 and §23).
+// on every call (variable resolution, docs/api-rules.md §9 and §23). MCP_ERA=2025-11-25: the MCP rows speak
+// the era of today's clients (no standard headers, no `_meta` envelope; answers are one SSE event).
 //
 // The soak (the RSS goal: `ROWS=none SOAK_MIN=10 node bench/hot-paths.mjs`): the mix GET /servers/{id},
 // tools/call, tools/list, tools/call on every connection (c=16 by default), 10 s of warm-up, 20 s closed-loop
@@ -224,6 +225,7 @@ try {
   }
   const pids = { service: () => [service.pid], postgres: backendPids };
   let id = 1;
+  const legacy = process.env.MCP_ERA === "2025-11-25";
   const rpc = (message, method) => () => ({
     method: "POST",
     path: `/mcp/${seed.serverId}`,
@@ -231,17 +233,23 @@ try {
       Authorization: `Bearer ${seed.serverToken}`,
       "Content-Type": "application/json",
       Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2026-07-28",
-      "Mcp-Method": method,
-      ...(method === "tools/call" ? { "Mcp-Name": "getP0T0" } : {}),
+      ...(legacy
+        ? { "MCP-Protocol-Version": "2025-11-25" }
+        : {
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": method,
+            ...(method === "tools/call" ? { "Mcp-Name": "getP0T0" } : {}),
+          }),
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: id++, ...message }),
   });
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
+  const meta = legacy
+    ? undefined
+    : {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      };
   const call = rpc(
     {
       method: "tools/call",

@@ -78,7 +78,7 @@ export interface McpRuntimeOptions {
   /** Carries 2025-era cancellations to the instance running the call (several instances); none by default. */
   readonly cancellationRelay?: CancellationRelay | undefined;
   /**
-   * Answers the common 2026-07-28 tools/list and tools/call POSTs of the Node face without the SDK's
+   * Answers the common tools/list and tools/call POSTs (both eras) of the Node face without the SDK's
    * per-exchange machinery (exchange/fast-lane.ts); on by default. Off: every request takes the SDK path.
    */
   readonly fastLane?: boolean | undefined;
@@ -365,7 +365,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
       services.instrumentation.operation({ method: "tools/list", serverId }, async () => undefined, noError),
     runsDirectly: (compiled, tool) => runsWithoutRequestContext(services, compiled, tool),
     prepare: (admitted, tool) => prepareDirectCall(services, admitted.compiled, admitted.auth.caller, tool),
-    callTool: (admitted, tool, args, id, signal, prepared) =>
+    callTool: (admitted, tool, args, id, signal, prepared, era) =>
       callToolDirectly(
         services,
         admitted.compiled,
@@ -376,6 +376,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
         id,
         signal,
         prepared,
+        era,
       ),
     defect: (error, path) => httpFailure(Cause.die(error), { log, metadataUrl: "", path }),
     slow: slowNode,

@@ -1,7 +1,7 @@
-import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TenantRateDecision } from "../src/index.js";
 import { buildFixture } from "./support/fixture.js";
+import { send } from "./support/raw-exchange.js";
 import { makeServices, type RunningMcp, type Services, startMcp } from "./support/harness.js";
 import { startUpstream, type Upstream } from "./support/upstream.js";
 
@@ -48,32 +48,6 @@ afterAll(async () => {
   await upstream?.close();
   await services?.dispose();
 });
-
-interface Raw {
-  readonly status: number;
-  readonly headers: ReadonlyArray<string>;
-  readonly body: string;
-}
-
-/** One HTTP exchange, its raw answer (header lines in order, without Date, which moves). */
-const send = (base: string, path: string, headers: Record<string, string>, body: string): Promise<Raw> =>
-  new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { method: "POST", headers }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        text += chunk;
-      });
-      res.on("end", () => {
-        const lines: string[] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2)
-          if (res.rawHeaders[i]?.toLowerCase() !== "date") lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
-        resolve({ status: res.statusCode ?? 0, headers: lines, body: text });
-      });
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -58,13 +58,13 @@ export const callToolDirectly = async (
   id: string | number,
   signal: AbortSignal,
   prepared: PreparedCall = NOTHING_READ,
+  era: "modern" | "legacy" = "modern",
 ): Promise<
   | { readonly kind: "result"; readonly result: CallToolResult }
   | { readonly kind: "error"; readonly code: number; readonly message: string; readonly data?: unknown }
 > => {
   const { log, instrumentation } = services;
-  // The fast lane answers 2026-07-28 requests only.
-  const recording = recordCall(services.callLog, compiled, principal, "modern", tool.row.name, args);
+  const recording = recordCall(services.callLog, compiled, principal, era, tool.row.name, args);
   try {
     const result = await guarded(log, "tools/call", () =>
       instrumentation.operation(

@@ -5,7 +5,7 @@ import type { CompiledServer, CompiledTool } from "../compiled-server.js";
 import type { TenantRateDecision } from "../runtime.js";
 import { takesTaskOrProgress } from "../long-running/sdk-path.js";
 
-// The fast lane: the common stateless 2026-07-28 POSTs (tools/list, tools/call) answered without the SDK's
+// The fast lane: the common stateless POSTs (tools/list, tools/call) answered without the SDK's
 // per-exchange server, web Request/Response objects and zod passes. It answers only what it can answer with
 // exactly the bytes, status and headers the SDK path would send; anything else — another method or era, a
 // batch, a browser origin, a body the SDK might refuse, an unknown tool, a failed authentication — goes to the
@@ -13,8 +13,13 @@ import { takesTaskOrProgress } from "../long-running/sdk-path.js";
 // learnt from the SDK itself: per compiled revision and request shape its result is asked once (a synthetic,
 // unobserved exchange) and kept serialised; a tools/call is accepted only with an envelope the SDK accepted
 // that way, and its result is encoded as the 2026-07-28 codec encodes it (fast-lane.test.ts compares the two).
+// 2025-11-25 requests (today's clients) take the same lane: the SDK is asked in that era, and the answer is the
+// one SSE event the stateless SDK transport sends (fast-lane-legacy.test.ts).
 
 const MODERN = "2026-07-28";
+/** The era today's clients speak: stateless here, so no session id; the answer is one SSE event. */
+const LEGACY = "2025-11-25";
+type Era = "modern" | "legacy";
 const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
 const SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo";
 /** Larger bodies are not the common case; the SDK path reads and bounds them. */
@@ -74,6 +79,7 @@ export interface FastLaneParts {
     id: string | number,
     signal: AbortSignal,
     prepared: PreparedCall,
+    era: Era,
   ) => Promise<ToolAnswer>;
   /** The answer to whatever escaped the lane (a bug, a failing rate limiter), as the SDK path answers it. */
   readonly defect: (error: unknown, path: string) => Response;
@@ -94,6 +100,7 @@ const onlyKeys = (value: Json, allowed: ReadonlySet<string>) => {
 const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const LIST_KEYS = new Set(["_meta", "cursor"]);
 const CALL_KEYS = new Set(["name", "arguments", "_meta"]);
+const LANE_METHODS = new Set<unknown>(["tools/list", "tools/call"]);
 
 /** A header's single value (Node joins most repeats; a repeated singleton header is not the common case). */
 const single = (value: string | string[] | undefined) => (typeof value === "string" ? value : undefined);
@@ -126,9 +133,18 @@ const replay = (req: IncomingMessage, body: Buffer | Error): IncomingMessage =>
     { headers: req.headers, rawHeaders: req.rawHeaders, method: req.method, url: req.url },
   ) as unknown as IncomingMessage;
 
+/** The headers of the SDK's one-event SSE answer (2025-11-25). */
+const SSE_HEADERS = {
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "content-type": "text/event-stream",
+  "x-accel-buffering": "no",
+};
+
 /** Response headers as the SDK's Node adapter writes them: lower-case names, in `Headers` order. */
-const wireHeaders = (extra: Readonly<Record<string, string>> | undefined) => {
-  const headers: Record<string, string> = { "content-type": "application/json" };
+const wireHeaders = (era: Era, extra: Readonly<Record<string, string>> | undefined) => {
+  const headers: Record<string, string> =
+    era === "modern" ? { "content-type": "application/json" } : { ...SSE_HEADERS };
   if (extra !== undefined) for (const [key, value] of Object.entries(extra)) headers[key.toLowerCase()] = value.trim();
   const sorted: Record<string, string> = {};
   for (const key of Object.keys(headers).sort()) sorted[key] = headers[key] as string;
@@ -147,13 +163,13 @@ const writeResponse = async (res: ServerResponse, response: Response) => {
 /** The JSON-RPC message the SDK serialises for an answer: `result` first for results, `error` last for errors. */
 const resultMessage = (result: string, id: string | number) =>
   `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
-const errorMessage = (id: string | number, answer: Extract<ToolAnswer, { kind: "error" }>) =>
+const errorMessage = (id: string | number, answer: Extract<ToolAnswer, { kind: "error" }>, era: Era) =>
   JSON.stringify({
     jsonrpc: "2.0",
     id,
     error: {
       // The 2026-07-28 codec's error-code mapping (-32002, resource not found, is sent as invalid params).
-      code: answer.code === -32002 ? -32602 : answer.code,
+      code: era === "modern" && answer.code === -32002 ? -32602 : answer.code,
       message: answer.message,
       ...(answer.data !== undefined ? { data: answer.data } : {}),
     },
@@ -163,18 +179,29 @@ const errorMessage = (id: string | number, answer: Extract<ToolAnswer, { kind: "
  * A tools/call result as the 2026-07-28 codec sends it: validated (the wire schema's keys in its order, then
  * the `resultType` it defaults), then the server's identity stamped into `_meta`.
  */
-const encodeToolResult = (result: Readonly<Record<string, unknown>>, serverInfo: unknown): string | undefined => {
+const encodeToolResult = (
+  result: Readonly<Record<string, unknown>>,
+  serverInfo: unknown,
+  era: Era,
+): string | undefined => {
   // Only the shapes the runtime builds; anything else is not something the lane knows how the SDK encodes.
   if (!onlyKeys(result, RESULT_KEYS) || !Array.isArray(result.content)) return undefined;
   return JSON.stringify({
     content: result.content,
     ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
     ...(result.isError !== undefined ? { isError: result.isError } : {}),
-    resultType: "complete",
-    _meta: { [SERVER_INFO_META_KEY]: serverInfo },
+    // The 2025-11-25 codec sends the validated result as it is.
+    ...(era === "modern" ? { resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: serverInfo } } : {}),
   });
 };
 const RESULT_KEYS = new Set(["content", "structuredContent", "isError"]);
+
+const SSE_PREFIX = "event: message\ndata: ";
+/** The JSON of a one-event SSE answer the SDK wrote; undefined for any other stream. */
+const sseData = (text: string) =>
+  text.startsWith(SSE_PREFIX) && text.endsWith("\n\n") && text.indexOf("\n\n") === text.length - 2
+    ? text.slice(SSE_PREFIX.length, -2)
+    : undefined;
 
 /** The SDK's serialised tools/list result for one request shape of one revision; false: it answered otherwise. */
 type Learnt = string | false;
@@ -190,27 +217,32 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
   let answered = 0;
   const shapes = new WeakMap<CompiledServer, Map<string, Promise<Learnt>>>();
 
-  /** The SDK's tools/list answer for `params` (and the request's Accept) on this revision, asked once. */
-  const learnt = (admitted: Admitted, req: IncomingMessage, params: Json): Promise<Learnt> => {
+  /** The SDK's tools/list answer for `params` (and the request's era and Accept) on this revision, asked once. */
+  const learnt = (admitted: Admitted, req: IncomingMessage, params: Json | undefined, era: Era): Promise<Learnt> => {
     const accept = single(req.headers.accept) ?? "";
-    const key = `${accept}\n${JSON.stringify(params)}`;
+    const key = `${era}\n${accept}\n${JSON.stringify(params)}`;
     if (key.length > MAX_SHAPE_CHARS) return Promise.resolve(false);
     const known = shapes.get(admitted.compiled) ?? new Map<string, Promise<Learnt>>();
     shapes.set(admitted.compiled, known);
     const found = known.get(key);
     if (found !== undefined) return found;
     if (known.size >= MAX_SHAPES) known.clear();
-    const headers = new Headers({
-      "content-type": "application/json",
-      "mcp-protocol-version": MODERN,
-      "mcp-method": "tools/list",
-    });
+    const headers = new Headers(
+      era === "modern"
+        ? { "content-type": "application/json", "mcp-protocol-version": MODERN, "mcp-method": "tools/list" }
+        : { "content-type": "application/json", "mcp-protocol-version": LEGACY },
+    );
     if (accept !== "") headers.set("accept", accept);
     const asked = parts
       .askSdk(admitted, headers, JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/list", params }))
       .then(async (response): Promise<Learnt> => {
-        if (response.status !== 200 || response.headers.get("content-type") !== "application/json") return false;
-        const message: unknown = JSON.parse(await response.text());
+        const type = era === "modern" ? "application/json" : "text/event-stream";
+        if (response.status !== 200 || response.headers.get("content-type") !== type) return false;
+        const text = await response.text();
+        // The 2025-11-25 answer is one SSE event (no `id:` line: the transport is stateless).
+        const json = era === "modern" ? text : sseData(text);
+        if (json === undefined) return false;
+        const message: unknown = JSON.parse(json);
         return isPlainObject(message) && message.id === 0 && isPlainObject(message.result)
           ? JSON.stringify(message.result)
           : false;
@@ -220,10 +252,13 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
     return asked;
   };
 
-  const answer = (res: ServerResponse, body: string, budget: TenantRateDecision | undefined) => {
+  const answer = (res: ServerResponse, body: string, budget: TenantRateDecision | undefined, era: Era) => {
     answered++;
-    res.writeHead(200, wireHeaders(budget?.headers));
-    res.end(body);
+    res.writeHead(200, wireHeaders(era, budget?.headers));
+    if (era === "modern") return void res.end(body);
+    // Written, then ended: a stream of unknown length, chunked as the SDK's is.
+    res.write(`${SSE_PREFIX}${body}\n\n`);
+    res.end();
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -238,14 +273,17 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
 
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const h = req.headers;
-    const method = h["mcp-method"];
+    const version = h["mcp-protocol-version"];
+    const era: Era | undefined = version === MODERN ? "modern" : version === LEGACY ? "legacy" : undefined;
+    // A 2025-11-25 request names its method in the body only (a stray standard header: the SDK path).
+    const method = era === "modern" ? h["mcp-method"] : h["mcp-method"] === undefined ? "body" : undefined;
     const length = Number(h["content-length"]);
     const route = FAST_PATH.exec(req.url ?? "");
     if (
       req.method !== "POST" ||
       route === null ||
-      h["mcp-protocol-version"] !== MODERN ||
-      (method !== "tools/list" && method !== "tools/call") ||
+      era === undefined ||
+      (method !== "tools/list" && method !== "tools/call" && method !== "body") ||
       h["content-type"] !== "application/json" ||
       h.origin !== undefined ||
       h["transfer-encoding"] !== undefined ||
@@ -273,16 +311,22 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
       !isPlainObject(message) ||
       !onlyKeys(message, MESSAGE_KEYS) ||
       message.jsonrpc !== "2.0" ||
-      message.method !== method ||
+      (era === "modern" ? message.method !== method : !LANE_METHODS.has(message.method)) ||
       !(typeof message.id === "string" || Number.isSafeInteger(message.id)) ||
-      !isPlainObject(message.params)
+      !(isPlainObject(message.params) || (era === "legacy" && message.params === undefined))
     )
       return slow();
     const id = message.id as string | number;
-    const params = message.params;
-    if (!isPlainObject(params._meta) || params._meta[PROTOCOL_VERSION_META_KEY] !== MODERN) return slow();
+    const params = (message.params ?? {}) as Json;
+    const meta = params._meta;
     if (
-      method === "tools/list"
+      era === "modern"
+        ? !isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN
+        : !(meta === undefined || isPlainObject(meta))
+    )
+      return slow();
+    if (
+      message.method === "tools/list"
         ? !onlyKeys(params, LIST_KEYS) || h["mcp-name"] !== undefined
         : !onlyKeys(params, CALL_KEYS)
     )
@@ -291,28 +335,29 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
     if (admitted === undefined) return slow();
     const { compiled } = admitted;
 
-    if (method === "tools/list") {
-      const result = await learnt(admitted, req, params);
+    if (message.method === "tools/list") {
+      const result = await learnt(admitted, req, message.params as Json | undefined, era);
       if (result === false) return slow();
       const budget = await parts.charge(compiled.tenant);
       if (budget !== undefined && !budget.allowed) return writeResponse(res, parts.refusal(serverId, budget));
       await parts.observeList(compiled.id);
-      return answer(res, resultMessage(result, id), budget);
+      return answer(res, resultMessage(result, id), budget, era);
     }
 
     const name = params.name;
     const args = params.arguments;
     if (
       typeof name !== "string" ||
-      name !== h["mcp-name"] ||
+      (era === "modern" ? name !== h["mcp-name"] : h["mcp-name"] !== undefined) ||
       !PLAIN_NAME.test(name) ||
       !(args === undefined || isPlainObject(args))
     )
       return slow();
     const tool = compiled.discovery ? undefined : compiled.tools.get(name);
-    if (tool === undefined || !parts.runsDirectly(compiled, tool) || takesTaskOrProgress(params._meta)) return slow();
-    // The envelope is one the SDK accepts: it answered a tools/list carrying it.
-    if ((await learnt(admitted, req, { _meta: params._meta })) === false) return slow();
+    if (tool === undefined || !parts.runsDirectly(compiled, tool) || (isPlainObject(meta) && takesTaskOrProgress(meta)))
+      return slow();
+    // The envelope (and the Accept header) is one the SDK accepts: it answered a tools/list carrying it.
+    if ((await learnt(admitted, req, meta === undefined ? {} : { _meta: meta }, era)) === false) return slow();
     const prepared = await parts.prepare(admitted, tool);
     if (prepared === undefined) return slow();
     const budget = await parts.charge(compiled.tenant);
@@ -323,18 +368,19 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
       if (!res.writableFinished) abort.abort();
     };
     res.once("close", onClose);
-    const outcome = await parts.callTool(admitted, tool, args, id, abort.signal, prepared);
+    const outcome = await parts.callTool(admitted, tool, args, id, abort.signal, prepared, era);
     res.off("close", onClose);
     if (abort.signal.aborted) return;
-    if (outcome.kind === "error") return answer(res, errorMessage(id, outcome), budget);
-    const encoded = encodeToolResult(outcome.result, compiled.serverInfo);
+    if (outcome.kind === "error") return answer(res, errorMessage(id, outcome, era), budget, era);
+    const encoded = encodeToolResult(outcome.result, compiled.serverInfo, era);
     if (encoded === undefined)
       return answer(
         res,
-        errorMessage(id, { kind: "error", code: -32603, message: "internal error: unexpected tool result shape" }),
+        errorMessage(id, { kind: "error", code: -32603, message: "internal error: unexpected tool result shape" }, era),
         budget,
+        era,
       );
-    return answer(res, resultMessage(encoded, id), budget);
+    return answer(res, resultMessage(encoded, id), budget, era);
   };
   return { handle, answered: () => answered };
 };

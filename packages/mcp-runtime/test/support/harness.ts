@@ -124,9 +124,9 @@ export const manage = (services: Services, actor: Actor) => {
         ),
       ),
     revoke: (serverId: string, tokenId: string) => go<void>(U.revokeServerToken(actor, { serverId, tokenId })),
-    variable: (name: string, value: string, type = "SECRET") =>
+    variable: (name: string, value: string, type = "SECRET", perCaller = false) =>
       go<{ id: string }>(
-        Effect.flatMap(W.decodeVariableCreate({ variable: { type, name, value } }), (variable) =>
+        Effect.flatMap(W.decodeVariableCreate({ variable: { type, name, value, perCaller } }), (variable) =>
           U.createVariable(actor, { variable }),
         ),
       ),
