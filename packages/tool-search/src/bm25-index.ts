@@ -19,7 +19,7 @@ interface Postings {
   readonly scores: Float64Array;
 }
 
-/** A query term's weight and the concept (0-31: the query word it stands for; negative: none) it counts towards. */
+/** A query term's weight and the concept (0-31: the query word it stands for) it counts towards. */
 export interface QueryTerm {
   readonly weight: number;
   readonly concept: number;
@@ -105,12 +105,6 @@ export class Bm25Index {
     }
   }
 
-  /** How rare `term` is among the documents: log(1 + (N - df + 0.5) / (df + 0.5)), 0 when no document has it. */
-  idf(term: string): number {
-    const df = this.postings.get(term)?.docs.length ?? 0;
-    return df === 0 ? 0 : Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
-  }
-
   /** True when some document has `term`. */
   has(term: string): boolean {
     return this.postings.has(term);
@@ -124,11 +118,10 @@ export class Bm25Index {
       const postings = this.postings.get(term);
       if (postings === undefined) continue;
       const { docs, scores: termScores } = postings;
-      // A negative concept adds score only: a document it alone matches scores 0.
-      const bit = concept < 0 ? 0 : 1 << (concept & 31);
+      const bit = 1 << (concept & 31);
       for (let i = 0; i < docs.length; i++) {
         const d = docs[i] as number;
-        if (matched[d] === 0 && scores[d] === 0) touched.push(d);
+        if (matched[d] === 0) touched.push(d);
         matched[d] = (matched[d] as number) | bit;
         scores[d] = (scores[d] as number) + weight * (termScores[i] as number);
       }
@@ -139,7 +132,6 @@ export class Bm25Index {
       const score = (scores[d] as number) * bitCount(matched[d] as number);
       scores[d] = 0;
       matched[d] = 0;
-      if (score === 0) continue;
       if (best.length === limit && score <= (best[best.length - 1] as ScoredDoc).score) continue;
       let at = best.length;
       while (at > 0) {

@@ -1,6 +1,5 @@
 import { Bm25Index, type QueryTerm } from "./bm25-index.js";
 import { intentFactor, lastSegment, methodIntent } from "./intent.js";
-import { type FeedbackOptions, feedbackWords } from "./feedback.js";
 import { oneLine } from "./one-line.js";
 import { rewritePhrases } from "./phrases.js";
 import { EVERYDAY_WEIGHT, everydayWords } from "./everyday-words.js";
@@ -81,8 +80,6 @@ export interface ToolIndexOptions {
   readonly relatedWeight?: number;
   /** Widen only the query words that neither the server's tools nor the hand-written tables know. */
   readonly relatedOnlyUnknown?: boolean;
-  /** Pseudo-relevance feedback from the first pass's best tools (feedback.ts); off when absent. */
-  readonly feedback?: FeedbackOptions;
 }
 
 /** How much of each argument description is indexed. */
@@ -152,9 +149,6 @@ export class ToolIndex {
   private readonly related: ((word: string) => ReadonlyArray<string>) | undefined;
   private readonly relatedWeight: number;
   private readonly relatedOnlyUnknown: boolean;
-  private readonly feedback: FeedbackOptions | undefined;
-  /** Each tool's name, title and path words, for feedback (empty without it). */
-  private readonly docWords: ReadonlyArray<ReadonlyArray<string>>;
 
   constructor(tools: ReadonlyArray<SearchableTool>, options: ToolIndexOptions = {}) {
     this.tools = tools;
@@ -168,11 +162,6 @@ export class ToolIndex {
     this.related = options.related;
     this.relatedWeight = options.relatedWeight ?? 0.2;
     this.relatedOnlyUnknown = options.relatedOnlyUnknown ?? false;
-    this.feedback = options.feedback;
-    this.docWords =
-      options.feedback === undefined
-        ? []
-        : tools.map((tool) => [...new Set([...terms(tool.name), ...terms(tool.title ?? ""), ...terms(tool.path)])]);
     const intent = this.intent;
     const boosts = { ...FIELD_BOOSTS, ...options.boosts };
     const affixed = options.affixes !== false ? prefixBases(tools) : undefined;
@@ -246,32 +235,15 @@ export class ToolIndex {
       this.negation,
     );
     const tools = this.tools;
-    const rank = (w: ReadonlyMap<string, QueryTerm>) =>
-      this.index
-        .search(w, Math.max(limit, RERANK_DEPTH))
-        .map((r) => {
-          const tool = tools[r.doc] as SearchableTool;
-          return { doc: r.doc, score: r.score * intentFactor(intent, tool.method) * this.depthFactor(tool.path) };
-        })
-        .sort((a, b) => b.score - a.score || a.doc - b.doc);
-    let ranked = rank(weights);
-    const feedback = this.feedback;
-    if (feedback !== undefined && ranked.length > 0) {
-      const added = feedbackWords(
-        ranked.slice(0, feedback.docs),
-        (doc) => this.docWords[doc] ?? [],
-        (w) => this.index.idf(w),
-        (w) => weights.has(w),
-        feedback.terms,
-      );
-      // Without a concept of their own, feedback words add score but never count as a matched query word.
-      const concept = feedback.ownConcept
-        ? Math.min(31, new Set([...weights.values()].map((t) => t.concept)).size)
-        : -1;
-      for (const w of added) weights.set(w, { weight: feedback.weight, concept });
-      if (added.length > 0) ranked = rank(weights);
-    }
-    return ranked.slice(0, limit).map((r) => this.hit(r.doc, r.score));
+    return this.index
+      .search(weights, Math.max(limit, RERANK_DEPTH))
+      .map((r) => {
+        const tool = tools[r.doc] as SearchableTool;
+        return { doc: r.doc, score: r.score * intentFactor(intent, tool.method) * this.depthFactor(tool.path) };
+      })
+      .sort((a, b) => b.score - a.score || a.doc - b.doc)
+      .slice(0, limit)
+      .map((r) => this.hit(r.doc, r.score));
   }
 
   /** Adds a lexicon's related words of each query word, in that word's concept. */
