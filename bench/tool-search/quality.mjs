@@ -7,6 +7,8 @@
 //                                                      written before round two's tuning; score only at the end)
 //   node bench/tool-search/quality.mjs --held-aside-3  the third held-aside set (tasks-held-aside-3.json,
 //                                                      written before round three; score only at the end)
+//   node bench/tool-search/quality.mjs --held-aside-4  the fourth held-aside set (tasks-held-aside-4.json,
+//                                                      written before round four; score only at the end)
 //   node bench/tool-search/quality.mjs --probe-4     probe set 4 (tasks-probe-4.json, round four): fresh tuning
 //                                                      tasks for judging generic variants; no table reads them
 //   node bench/tool-search/quality.mjs --all         every task of tasks.json
@@ -22,15 +24,17 @@ import { loadCatalog } from "./catalog.mjs";
 const here = dirname(fileURLToPath(import.meta.url));
 const split = process.argv.includes("--probe-4")
   ? "probe-4"
-  : process.argv.includes("--held-aside-3")
-    ? "held-aside-3"
-    : process.argv.includes("--held-aside-2")
-      ? "held-aside-2"
-      : process.argv.includes("--held-aside")
-        ? "held-aside"
-        : process.argv.includes("--all")
-          ? "all"
-          : "dev";
+  : process.argv.includes("--held-aside-4")
+    ? "held-aside-4"
+    : process.argv.includes("--held-aside-3")
+      ? "held-aside-3"
+      : process.argv.includes("--held-aside-2")
+        ? "held-aside-2"
+        : process.argv.includes("--held-aside")
+          ? "held-aside"
+          : process.argv.includes("--all")
+            ? "all"
+            : "dev";
 const taskFile = split.startsWith("held-aside-") || split.startsWith("probe-") ? `tasks-${split}.json` : "tasks.json";
 const allTasks = JSON.parse(readFileSync(resolve(here, taskFile), "utf8")).tasks;
 const catalog = await loadCatalog();

@@ -1,5 +1,5 @@
 // R@5 / MRR of pipeline variants (ToolIndex options as JSON) on the tuning sets only: the dev tasks and the
-// first two held-aside sets, and probe set 4 (fresh tasks whose misses feed no word table). The third held-aside set is never scored here (quality.mjs --held-aside-3 is).
+// first two held-aside sets, and probe set 4 (fresh tasks whose misses feed no word table). Set 3, scored at the end of round three, is a tuning set from round four on; the fourth held-aside set is never scored here (quality.mjs --held-aside-4 is).
 //   node bench/tool-search/variants.mjs '{"feedbackDocs":3,"feedbackWeight":0.2}' '{...}'
 // The first row is always the default pipeline.
 import { readFileSync } from "node:fs";
@@ -8,7 +8,6 @@ import { fileURLToPath } from "node:url";
 import { ToolIndex } from "@mcpsm/tool-search";
 import MiniSearch from "minisearch";
 import { loadCatalog } from "./catalog.mjs";
-import { wordnetRelated } from "./wordnet.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const load = (file, split) =>
@@ -17,6 +16,7 @@ const SETS = {
   dev: load("tasks.json", "dev"),
   "set 1": load("tasks.json", "held-aside"),
   "set 2": load("tasks-held-aside-2.json", "held-aside-2"),
+  "set 3": load("tasks-held-aside-3.json", "held-aside-3"),
   "probe 4": load("tasks-probe-4.json", "probe-4"),
 };
 const catalog = await loadCatalog();
@@ -91,8 +91,11 @@ const score = ({ fusion, ...options }) => {
 
 // `"wordnet": {senses, symbols}` in a variant becomes the `related` option; `"fusion": {weight, k}` fuses the
 // ranking with plain BM25's by weighted reciprocal rank.
-const optionsOf = (arg) => {
+// wordnet.mjs reads an unpacked WordNet at load time, so it is loaded only when a variant asks for it.
+const optionsOf = async (arg) => {
   const { wordnet, ...options } = JSON.parse(arg);
-  return wordnet ? { ...options, related: wordnetRelated(wordnet) } : options;
+  if (!wordnet) return options;
+  const { wordnetRelated } = await import("./wordnet.mjs");
+  return { ...options, related: wordnetRelated(wordnet) };
 };
-for (const arg of ["{}", ...process.argv.slice(2)]) console.log(`${arg.padEnd(48)} ${score(optionsOf(arg))}`);
+for (const arg of ["{}", ...process.argv.slice(2)]) console.log(`${arg.padEnd(48)} ${score(await optionsOf(arg))}`);
