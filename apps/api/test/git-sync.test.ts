@@ -199,6 +199,30 @@ describe("pushes", () => {
     // Three pushes one after another: more than the default 30 s on a loaded machine.
   }, 90_000);
 
+  it("per-server tool settings and the approval policy land in the repository (docs/api-rules.md §20)", async () => {
+    const repo = await newRepository();
+    const conn = await connection({ name: `Settings ${uniq()}` });
+    const { server, family } = await syncedServer(conn, repo);
+    const first = await syncOf(server.id, synced());
+    const settings = {
+      alias: "forecastFor",
+      description: "The forecast, for the agent",
+      fixedArgs: {},
+      approval: "ALWAYS",
+    };
+    expectStatus(await alice.api.patch(`/servers/${server.id}/tools/${family.tools[0].id}`, { tool: settings }), 200);
+    expectStatus(await alice.api.patch(`/servers/${server.id}`, { server: { approvalPolicy: "WRITES" } }), 200);
+    await syncOf(server.id, synced(first.commit));
+    const exported = (await alice.api.get(`/servers/${server.id}/export`)).body;
+    expect(exported.server.approvalPolicy).toBe("WRITES");
+    // SYNCED after both writes: the repository holds the current state, whether as one commit or two.
+    const document = JSON.parse((await git.files(repo)).get(`${folderOf(server.name)}/export.json`) ?? "null");
+    expect(document).toEqual(exported);
+    expect(document.server.approvalPolicy).toBe("WRITES");
+    const tool = document.providers[0].tools.find((t: Json) => t.name === family.tools[0].name);
+    expect(tool.serverSettings).toEqual(settings);
+  }, 90_000);
+
   it("a burst of 20 changes lands as at most 3 commits holding the final state", async () => {
     const repo = await newRepository();
     const conn = await connection({ name: `Burst ${uniq()}` });
