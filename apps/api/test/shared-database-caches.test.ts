@@ -92,8 +92,14 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
     if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
   });
 
-  /** A tools/call of `tool` through `service` (2026-07-28, one JSON-RPC request). */
-  const toolCalledBy = async (service: RunningService, serverId: string, serverToken: string, tool: string) => {
+  /** One 2026-07-28 JSON-RPC request `method` through `service` (`name`: the tool a tools/call names). */
+  const requestThrough = async (
+    service: RunningService,
+    serverId: string,
+    serverToken: string,
+    method: "tools/list" | "tools/call",
+    name?: string,
+  ) => {
     const response = await fetch(`${service.url}/mcp/${serverId}`, {
       method: "POST",
       headers: {
@@ -101,16 +107,15 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
         "Content-Type": "application/json",
         Accept: "application/json, text/event-stream",
         "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": tool,
+        "Mcp-Method": method,
+        ...(name === undefined ? {} : { "Mcp-Name": name }),
       },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 1,
-        method: "tools/call",
+        method,
         params: {
-          name: tool,
-          arguments: {},
+          ...(name === undefined ? {} : { name, arguments: {} }),
           _meta: {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
@@ -121,32 +126,10 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
     });
     return { status: response.status, text: await response.text() };
   };
-
-  const toolsListedBy = async (service: RunningService, serverId: string, serverToken: string) => {
-    const response = await fetch(`${service.url}/mcp/${serverId}`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${serverToken}`,
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/list",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/list",
-        params: {
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
-            "io.modelcontextprotocol/clientCapabilities": {},
-          },
-        },
-      }),
-    });
-    return { status: response.status, text: await response.text() };
-  };
+  const toolsListedBy = (service: RunningService, serverId: string, serverToken: string) =>
+    requestThrough(service, serverId, serverToken, "tools/list");
+  const toolCalledBy = (service: RunningService, serverId: string, serverToken: string, tool: string) =>
+    requestThrough(service, serverId, serverToken, "tools/call", tool);
 
   const serverNameAt = async (api: Client, id: string) => (await api.get(`/servers/${id}`)).body.server.name;
 
