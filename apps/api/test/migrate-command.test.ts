@@ -47,8 +47,11 @@ const cases: ReadonlyArray<Case> = [
       ]),
 ];
 
+// Each step starts a process that opens the target's database; on the embedded target that includes PGlite
+// compiling PostgreSQL's module and running every migration, which took over 30 s on a loaded 2-core machine.
+// What is asserted is each exit and answer, never its time.
 for (const target of cases)
-  describe(`migrate command (${target.name})`, () => {
+  describe(`migrate command (${target.name})`, { timeout: 120_000 }, () => {
     let dataDir: string;
     let env: Record<string, string>;
     let dispose: (() => Promise<void>) | undefined;
