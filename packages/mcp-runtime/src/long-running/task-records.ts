@@ -8,7 +8,7 @@ import {
 } from "@mcpsm/domain/mcp";
 import type { Storage } from "@mcpsm/domain/storage";
 import type { EffectRunner } from "@mcpsm/upstream-http";
-import { type Effect, Exit } from "effect";
+import { Cause, type Effect, Exit } from "effect";
 
 // docs/api-rules.md §22: where the tasks live, shared by every instance on the same store. A failed store
 // operation rejects; the task registry decides what that means for the caller.
@@ -25,7 +25,8 @@ export interface TaskRecords {
 const run = async <A, E>(runner: EffectRunner, effect: Effect.Effect<A, E, Storage>): Promise<A> => {
   const exit = await runner.runPromiseExit(effect);
   if (Exit.isSuccess(exit)) return exit.value;
-  throw new Error("the task store failed");
+  // The store's own failure travels as the cause, so whoever logs the rejection sees what went wrong.
+  throw new Error("the task store failed", { cause: Cause.squash(exit.cause) });
 };
 
 /** The task records of the service's store (the domain's use cases through `runner`). */
