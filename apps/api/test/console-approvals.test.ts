@@ -127,7 +127,8 @@ describe("tool settings and approvals in the console", () => {
       await page.screenshot({ path: join(shots, "console-approvals-desktop.png"), fullPage: true });
 
       await table
-        .locator("tr", { hasText: "t1" })
+        // The arguments cell, not a bare "t1": random ids and the principal are in the row too.
+        .locator("tr", { hasText: '"id": "t1"' })
         .getByRole("button", { name: /^Approve/ })
         .click();
       await expect.poll(() => page.getByRole("status").textContent()).toContain("Approved the call of removeAcmeThing");
@@ -136,7 +137,7 @@ describe("tool settings and approvals in the console", () => {
       expect(ran.isError ?? false, textOf(ran)).toBe(false);
       expect(upstream.seen.at(-1)).toMatchObject({ method: "DELETE", url: "/orgs/acme/things?id=t1" });
 
-      await table.locator("tr", { hasText: "t2" }).getByRole("button", { name: /^Deny/ }).click();
+      await table.locator("tr", { hasText: '"id": "t2"' }).getByRole("button", { name: /^Deny/ }).click();
       await page.getByText("No call is waiting for approval.").waitFor();
       const denied = await client.callTool(other);
       expect(textOf(denied)).toContain("denied");
