@@ -197,7 +197,34 @@ describe("the tool-call log", () => {
     expect(server.body.totals.p95LatencyMs).toBeGreaterThanOrEqual(server.body.totals.p50LatencyMs);
     expect(server.body.totals.p50LatencyMs).toBeGreaterThan(0);
     expect(server.body.series.reduce((n: number, p: { calls: number }) => n + p.calls, 0)).toBe(3);
+    // Per tool: the average answer, before shaping and as the caller received it, from the calls listed.
+    const listed: Array<{ tool: string; tokensBefore: number; tokensAfter: number | null }> = (await calls(serverId))
+      .body.calls;
+    const average = (tool: string, pick: (c: (typeof listed)[number]) => number) => {
+      const of = listed.filter((c) => c.tool === tool);
+      return Math.round(of.reduce((n, c) => n + pick(c), 0) / of.length);
+    };
+    expect(server.body.tools).toEqual([
+      {
+        tool: "search",
+        calls: 2,
+        errors: 0,
+        errorRate: 0,
+        averageTokensBefore: average("search", (c) => c.tokensBefore),
+        averageTokensAfter: average("search", (c) => c.tokensAfter ?? c.tokensBefore),
+      },
+      {
+        tool: "broken",
+        calls: 1,
+        errors: 1,
+        errorRate: 1,
+        averageTokensBefore: average("broken", (c) => c.tokensBefore),
+        averageTokensAfter: average("broken", (c) => c.tokensBefore),
+      },
+    ]);
+    expect(server.body.tools[0].averageTokensBefore).toBeGreaterThan(0);
     const tenant = await alice.api.get("/usage");
+    expect(tenant.body.tools).toEqual([]);
     expect(tenant.body.totals.calls).toBe(4);
     expect(tenant.body.servers.map((s: { serverId: string; calls: number }) => [s.serverId, s.calls])).toEqual([
       [serverId, 3],

@@ -3232,6 +3232,24 @@ export interface components {
              */
             oauth2Scopes?: string[];
         };
+        ToolUsage: {
+            /** @description the name the caller used (the server's alias, if any) */
+            tool: string;
+            calls: components["schemas"]["Int"];
+            errors: components["schemas"]["Int"];
+            /** @description errors / calls */
+            errorRate: number;
+            /**
+             * int
+             * @description result tokens per call before response shaping, on average (rounded)
+             */
+            averageTokensBefore: number;
+            /**
+             * int
+             * @description result tokens per call as the caller received them (after shaping, where it ran), on average
+             */
+            averageTokensAfter: number;
+        };
         /** @description RFC 9457 problem details of a 429 answer */
         TooManyRequestsProblem: {
             /** @enum {string} */
@@ -3352,6 +3370,8 @@ export interface components {
             series: components["schemas"]["UsagePoint"][];
             /** @description per server, most calls first */
             servers: components["schemas"]["ServerUsage"][];
+            /** @description a server's usage only ([] for the tenant's): per tool, most calls first, counted over the whole hours the window touches */
+            tools: components["schemas"]["ToolUsage"][];
         };
         Variable: {
             id: components["schemas"]["Id"];

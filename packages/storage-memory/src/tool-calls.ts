@@ -6,6 +6,7 @@ import {
   emptyHistogram,
   latencyBucketOf,
   type ToolCallRow,
+  type ToolTally,
 } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 
@@ -84,6 +85,25 @@ export const makeMemoryCallLog = (): CallLogStore => {
             .sort(([a], [b]) => (a < b ? -1 : 1))
             .map(([key, tally]) => ({ serverId: String(key), ...tally })),
         };
+      }),
+    toolUsage: (query) =>
+      Effect.sync(() => {
+        const tools = new Map<string, { -readonly [K in keyof ToolTally]: ToolTally[K] }>();
+        for (const row of rows) {
+          if (row.tenant !== query.tenant || row.serverId !== query.serverId) continue;
+          const hour = Math.floor(row.at.getTime() / 3_600_000) * 3_600_000;
+          if (hour < query.since.getTime() || hour >= query.until.getTime()) continue;
+          let tally = tools.get(row.tool);
+          if (tally === undefined) {
+            tally = { tool: row.tool, calls: 0, errors: 0, tokensBefore: 0, tokensAfter: 0 };
+            tools.set(row.tool, tally);
+          }
+          tally.calls += 1;
+          if (row.status !== "ok") tally.errors += 1;
+          tally.tokensBefore += row.tokensBefore;
+          tally.tokensAfter += row.tokensAfter ?? row.tokensBefore;
+        }
+        return [...tools.values()];
       }),
     pruneCalls: (before, limit) =>
       Effect.sync(() => {

@@ -5,7 +5,7 @@ import { queryDecoder } from "../listing/query-parameters.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../provider/provider-schema.js";
 import { PageTokenSigner } from "../secrets/page-token-signer.js";
 import { Storage } from "../storage/storage-port.js";
-import type { CallCursor, CallTally } from "../storage/call-log-port.js";
+import type { CallCursor, CallTally, ToolTally } from "../storage/call-log-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { defineUseCase } from "../use-case/define-use-case.js";
 import { now, read } from "../use-case/use-case-kit.js";
@@ -27,6 +27,7 @@ import {
   UsageParameters,
   type UsageQuery,
   type UsageReport,
+  type ToolUsage,
 } from "./usage-schema.js";
 
 /** Decodes the query string of `GET /servers/{id}/calls` (every bad, repeated or unknown parameter at once). */
@@ -121,10 +122,14 @@ export const tailServerCalls = defineUseCase("listServerCalls", (actor: Actor, i
   }),
 );
 
+/** errors / calls to four places; 0 without calls. */
+const errorRateOf = (tally: { readonly calls: number; readonly errors: number }) =>
+  tally.calls === 0 ? 0 : Math.round((tally.errors / tally.calls) * 10_000) / 10_000;
+
 const figuresOf = (tally: CallTally): UsageFigures => ({
   calls: tally.calls,
   errors: tally.errors,
-  errorRate: tally.calls === 0 ? 0 : Math.round((tally.errors / tally.calls) * 10_000) / 10_000,
+  errorRate: errorRateOf(tally),
   p50LatencyMs: percentileOf(tally.latency, 0.5),
   p95LatencyMs: percentileOf(tally.latency, 0.95),
   tokens: tally.tokens,
@@ -145,6 +150,17 @@ const sumTallies = (tallies: ReadonlyArray<CallTally>): CallTally => {
   }
   return { calls: callsN, errors, tokens, latency };
 };
+
+const HOUR_MS = 3_600_000;
+
+const toolUsageOf = (tally: ToolTally): ToolUsage => ({
+  tool: tally.tool,
+  calls: tally.calls,
+  errors: tally.errors,
+  errorRate: errorRateOf(tally),
+  averageTokensBefore: tally.calls === 0 ? 0 : Math.round(tally.tokensBefore / tally.calls),
+  averageTokensAfter: tally.calls === 0 ? 0 : Math.round(tally.tokensAfter / tally.calls),
+});
 
 /** The usage of the actor's tenant, or of one of its servers, over a window cut in whole buckets. */
 const usage = (actor: Actor, serverId: string | undefined, query: UsageQuery) =>
@@ -171,6 +187,16 @@ const usage = (actor: Actor, serverId: string | undefined, query: UsageQuery) =>
       until: new Date(until),
       bucketSeconds: width / 1000,
     });
+    // Per tool, a store keeps hours: the window widens to whole hours (a minute series' hour or two).
+    const tools =
+      serverId === undefined
+        ? []
+        : yield* store.toolUsage({
+            tenant: actor.tenant,
+            serverId,
+            since: new Date(Math.floor(since / HOUR_MS) * HOUR_MS),
+            until: new Date(Math.ceil(until / HOUR_MS) * HOUR_MS),
+          });
     return {
       since: new Date(since).toISOString(),
       until: new Date(until).toISOString(),
@@ -180,6 +206,9 @@ const usage = (actor: Actor, serverId: string | undefined, query: UsageQuery) =>
       servers: [...tallies.servers]
         .sort((a, b) => b.calls - a.calls || (a.serverId < b.serverId ? -1 : 1))
         .map((s) => ({ serverId: s.serverId, ...figuresOf(s) })),
+      tools: [...tools]
+        .sort((a, b) => b.calls - a.calls || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0))
+        .map(toolUsageOf),
     } satisfies UsageReport;
   });
 

@@ -60,6 +60,21 @@ export const ServerUsage = Schema.extend(UsageFigures, Schema.Struct({ serverId:
   identifier: "ServerUsage",
 });
 
+/** One tool's calls in a server's usage, and the size of what it answered on average. */
+export const ToolUsage = Schema.Struct({
+  tool: Schema.String.annotations({ description: "the name the caller used (the server's alias, if any)" }),
+  calls: Schema.Int,
+  errors: Schema.Int,
+  errorRate: Schema.Number.annotations({ description: "errors / calls" }),
+  averageTokensBefore: Schema.Int.annotations({
+    description: "result tokens per call before response shaping, on average (rounded)",
+  }),
+  averageTokensAfter: Schema.Int.annotations({
+    description: "result tokens per call as the caller received them (after shaping, where it ran), on average",
+  }),
+}).annotations({ identifier: "ToolUsage" });
+export type ToolUsage = typeof ToolUsage.Type;
+
 /** A usage answer: the window, its totals and the series of buckets that had calls (oldest first). */
 export const UsageReport = Schema.Struct({
   since: Timestamp,
@@ -68,5 +83,9 @@ export const UsageReport = Schema.Struct({
   totals: UsageFigures,
   series: Schema.Array(UsagePoint),
   servers: Schema.Array(ServerUsage).annotations({ description: "per server, most calls first" }),
+  tools: Schema.Array(ToolUsage).annotations({
+    description:
+      "a server's usage only ([] for the tenant's): per tool, most calls first, counted over the whole hours the window touches",
+  }),
 }).annotations({ identifier: "UsageReport" });
 export type UsageReport = typeof UsageReport.Type;

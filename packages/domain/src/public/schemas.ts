@@ -119,6 +119,7 @@ export {
   UsageParameters,
   UsagePoint,
   UsageReport,
+  ToolUsage,
 } from "../call-log/usage-schema.js";
 export { decodeCallListQuery, decodeUsageQuery } from "../call-log/call-log-use-cases.js";
 export {

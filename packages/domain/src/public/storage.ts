@@ -13,6 +13,8 @@ export {
   type CallTally,
   type CallUsage,
   type CallUsageQuery,
+  type ToolTally,
+  type ToolUsageQuery,
 } from "../storage/call-log-port.js";
 export {
   addHistogram,

@@ -59,12 +59,35 @@ export interface CallUsage {
   readonly servers: ReadonlyArray<CallTally & { readonly serverId: string }>;
 }
 
+/** One server's calls in whole hours, per tool. */
+export interface ToolUsageQuery {
+  readonly tenant: string;
+  readonly serverId: string;
+  /** Both at whole hours: a store may keep per-tool counts per hour only. */
+  readonly since: Date;
+  readonly until: Date;
+}
+
+/**
+ * One tool's calls: `tokensBefore` sums the results' tokens before shaping, `tokensAfter` the tokens the
+ * caller received (after shaping where shaping saw the answer, else the same as before).
+ */
+export interface ToolTally {
+  readonly tool: string;
+  readonly calls: number;
+  readonly errors: number;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+}
+
 /** The tool-call log: appended off the request path, listed per server, aggregated, pruned by age. */
 export interface CallLogStore {
   /** Stores a batch of calls (of any tenants), all or none. */
   readonly appendCalls: (rows: ReadonlyArray<ToolCallRow>) => Effect.Effect<void, Unavailable>;
   readonly searchCalls: (search: CallSearch) => Effect.Effect<CallPage, Unavailable>;
   readonly callUsage: (query: CallUsageQuery) => Effect.Effect<CallUsage, Unavailable>;
+  /** The server's tools that had calls whose hour starts in [since, until), in no set order. */
+  readonly toolUsage: (query: ToolUsageQuery) => Effect.Effect<ReadonlyArray<ToolTally>, Unavailable>;
   /** Deletes up to `limit` calls (of any tenant) older than `before`, and their aggregates; answers how many. */
   readonly pruneCalls: (before: Date, limit: number) => Effect.Effect<number, Unavailable>;
 }

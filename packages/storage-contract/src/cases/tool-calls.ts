@@ -115,6 +115,43 @@ export const toolCallCases = (h: Harness) =>
       expect(one.buckets[0]?.latency.reduce((a, b) => a + b, 0)).toBe(3);
     });
 
+    it("counts one server's calls per tool over whole hours, with the tokens the callers received", async () => {
+      // Calls 1..4 in hour 0 (getPet: 1, 3; listPets: 2, 4), call 200 in hour 1 (4 and 200 tool errors); shaping
+      // saw call 2 (40 tokens after its 50) and call 3 (0 after 75); another server and tenant beside.
+      await append([
+        call(1),
+        call(2, { tokensAfter: 40 }),
+        call(3, { tokensAfter: 0 }),
+        call(4),
+        call(200),
+        call(5, { serverId: OTHER_SERVER }),
+        call(6, { tenant: TENANT_B }),
+      ]);
+      const tools = (since: number, until: number) =>
+        Effect.runPromise(
+          calls().toolUsage({ tenant: TENANT_A, serverId: SERVER, since: at(since), until: at(until) }),
+        ).then((tallies) => [...tallies].sort((a, b) => (a.tool < b.tool ? -1 : 1)));
+      expect(await tools(0, 3600)).toEqual([
+        { tool: "getPet", calls: 2, errors: 0, tokensBefore: 25 + 75, tokensAfter: 25 + 0 },
+        { tool: "listPets", calls: 2, errors: 1, tokensBefore: 50 + 100, tokensAfter: 40 + 100 },
+      ]);
+      expect(await tools(0, 7200)).toContainEqual({
+        tool: "listPets",
+        calls: 3,
+        errors: 2,
+        tokensBefore: 50 + 100 + 5000,
+        tokensAfter: 40 + 100 + 5000,
+      });
+      expect(await tools(3600, 7200)).toEqual([
+        { tool: "listPets", calls: 1, errors: 1, tokensBefore: 5000, tokensAfter: 5000 },
+      ]);
+      // Pruning at an hour takes that hour's per-tool counts with it.
+      await Effect.runPromise(calls().pruneCalls(at(3600), 100));
+      expect(await tools(0, 7200)).toEqual([
+        { tool: "listPets", calls: 1, errors: 1, tokensBefore: 5000, tokensAfter: 5000 },
+      ]);
+    });
+
     // A store's aggregates go by whole minutes and hours before the cutoff (the service prunes at a cutoff
     // it moves every hour); an hour-aligned cutoff leaves nothing of the pruned calls in any answer.
     it("prunes calls older than the cutoff in bounded batches, and their usage", async () => {

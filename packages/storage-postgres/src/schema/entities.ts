@@ -26,7 +26,12 @@ import { ServerRevisionEntity } from "./server-revision-entity.js";
 import { ApprovalEntity } from "./approval-entity.js";
 import { UpstreamTaskEntity } from "./upstream-task-entity.js";
 import { CallerValueEntity, CallerValueFormEntity } from "./caller-value-entities.js";
-import { ToolCallEntity, ToolCallHourlyUsageEntity, ToolCallUsageEntity } from "./tool-call-entities.js";
+import {
+  ToolCallEntity,
+  ToolCallHourlyUsageEntity,
+  ToolCallToolUsageEntity,
+  ToolCallUsageEntity,
+} from "./tool-call-entities.js";
 
 // The relational mapping of the stored records, and the one description of each table: the committed
 // migrations are generated from it (a test proves that migrating produces exactly this: an empty schema
@@ -95,6 +100,7 @@ export const ENTITIES = [
   ToolCallEntity,
   ToolCallUsageEntity,
   ToolCallHourlyUsageEntity,
+  ToolCallToolUsageEntity,
   CallerValueEntity,
   CallerValueFormEntity,
   ApprovalEntity,

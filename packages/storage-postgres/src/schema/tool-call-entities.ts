@@ -6,8 +6,9 @@ import { defineEntity, p } from "@mikro-orm/postgresql";
 // - tool_calls, one row per call: listed per server newest first, pruned by age.
 // - tool_call_usage, one row per (tenant, server, minute) with the minute's counts and latency histogram (a column
 //   per bucket of LATENCY_BOUNDS_MS: summing columns is what makes a usage answer over millions of calls
-//   fast), upserted by the same statement that appends the calls; and tool_call_hourly_usage, the same per
-//   hour. Usage reads only these.
+//   fast), upserted by the same statement that appends the calls; tool_call_hourly_usage, the same per
+//   hour; and tool_call_tool_usage, one row per (tenant, server, tool, hour) with its calls and tokens before
+//   and after shaping (a server's tools' average answer size). Usage reads only these.
 
 /** The latency histogram's columns, `l0` … `l30`. */
 export const LATENCY_COLUMNS: ReadonlyArray<string> = Array.from({ length: LATENCY_BUCKETS }, (_, i) => `l${i}`);
@@ -68,4 +69,24 @@ export const ToolCallHourlyUsageEntity = defineEntity({
   tableName: "tool_call_hourly_usage",
   properties: usageProperties(),
   indexes: [{ name: "tool_call_hourly_usage_minute_index", properties: ["minute"] }],
+});
+
+/**
+ * One tool's calls in one hour (`hour` its start): the per-tool figures of a server's usage. Hours only, and
+ * no latency histogram: a row per tool and minute would multiply the per-minute table by the tools called.
+ */
+export const ToolCallToolUsageEntity = defineEntity({
+  name: "ToolCallToolUsage",
+  tableName: "tool_call_tool_usage",
+  properties: {
+    tenant: p.text().primary(),
+    serverId: p.text().collation("C").primary(),
+    tool: p.text().primary(),
+    hour: p.datetime(3).primary(),
+    calls: p.integer(),
+    errors: p.integer(),
+    tokensBefore: p.bigint("number"),
+    tokensAfter: p.bigint("number"),
+  },
+  indexes: [{ name: "tool_call_tool_usage_hour_index", properties: ["hour"] }],
 });

@@ -28,11 +28,19 @@ const upsertUsage = (table: string, param: string) => `insert into ${table}
   on conflict (tenant, server_id, minute) do update set calls = ${table}.calls + excluded.calls,
     errors = ${table}.errors + excluded.errors, tokens = ${table}.tokens + excluded.tokens, ${latencyUpdates(table)}`;
 
-// One statement: the calls and their minutes' and hours' counts go in together (data-modifying CTEs are
-// atomic). Counts are upserted in key order, so two instances flushing at once lock them in the same order.
+const upsertToolUsage = (param: string) => `insert into tool_call_tool_usage
+    select * from json_populate_recordset(null::tool_call_tool_usage, ${param}::json) order by tenant, server_id, tool, hour
+  on conflict (tenant, server_id, tool, hour) do update set calls = tool_call_tool_usage.calls + excluded.calls,
+    errors = tool_call_tool_usage.errors + excluded.errors,
+    tokens_before = tool_call_tool_usage.tokens_before + excluded.tokens_before,
+    tokens_after = tool_call_tool_usage.tokens_after + excluded.tokens_after`;
+
+// One statement: the calls and their minutes', hours' and tools' counts go in together (data-modifying CTEs
+// are atomic). Counts are upserted in key order, so two instances flushing at once lock them in the same order.
 const APPEND = `with appended as (
     insert into tool_calls select * from json_populate_recordset(null::tool_calls, $1::json)),
-  hours as (${upsertUsage("tool_call_hourly_usage", "$3")})
+  hours as (${upsertUsage("tool_call_hourly_usage", "$3")}),
+  tools as (${upsertToolUsage("$4")})
   ${upsertUsage("tool_call_usage", "$2")}`;
 
 /** The stored form of a call (column names). */
@@ -85,6 +93,37 @@ const countsOf = (rows: ReadonlyArray<ToolCallRow>, widthMs: number) => {
   }));
 };
 
+/** The counts of a batch per (tenant, server, tool, hour). */
+const toolCountsOf = (rows: ReadonlyArray<ToolCallRow>) => {
+  const tools = new Map<
+    string,
+    Record<string, unknown> & { calls: number; errors: number; tokens_before: number; tokens_after: number }
+  >();
+  for (const row of rows) {
+    const hour = new Date(Math.floor(row.at.getTime() / 3_600_000) * 3_600_000).toISOString();
+    const key = `${row.tenant} ${row.serverId} ${hour} ${row.tool}`;
+    let entry = tools.get(key);
+    if (entry === undefined) {
+      entry = {
+        tenant: row.tenant,
+        server_id: row.serverId,
+        tool: row.tool,
+        hour,
+        calls: 0,
+        errors: 0,
+        tokens_before: 0,
+        tokens_after: 0,
+      };
+      tools.set(key, entry);
+    }
+    entry.calls += 1;
+    if (row.status !== "ok") entry.errors += 1;
+    entry.tokens_before += row.tokensBefore;
+    entry.tokens_after += row.tokensAfter ?? row.tokensBefore;
+  }
+  return [...tools.values()];
+};
+
 /** A call read back as `row_to_json` wrote it. */
 const decodeCall = (json: Record<string, unknown>): ToolCallRow => ({
   id: String(json.id),
@@ -121,6 +160,7 @@ export const postgresCallLog = (run: PoolStatement): CallLogStore => ({
             JSON.stringify(rows.map(callColumns)),
             JSON.stringify(countsOf(rows, 60_000)),
             JSON.stringify(countsOf(rows, 3_600_000)),
+            JSON.stringify(toolCountsOf(rows)),
           ]),
         ),
   searchCalls: (search: CallSearch) => {
@@ -188,6 +228,25 @@ export const postgresCallLog = (run: PoolStatement): CallLogStore => ({
       }),
     );
   },
+  toolUsage: (query) =>
+    Effect.map(
+      run(
+        `select u.tool, sum(u.calls)::int as calls, sum(u.errors)::int as errors,
+           sum(u.tokens_before)::float8 as tokens_before, sum(u.tokens_after)::float8 as tokens_after
+         from tool_call_tool_usage u
+         where u.tenant = $1 and u.server_id = $2 and u.hour >= $3::timestamptz and u.hour < $4::timestamptz
+         group by u.tool`,
+        [query.tenant, query.serverId, query.since.toISOString(), query.until.toISOString()],
+      ),
+      (rows) =>
+        rows.map((row) => ({
+          tool: String(row.tool),
+          calls: Number(row.calls),
+          errors: Number(row.errors),
+          tokensBefore: Number(row.tokens_before),
+          tokensAfter: Number(row.tokens_after),
+        })),
+    ),
   // Oldest first, so a batch always makes progress; SKIP LOCKED lets two instances prune side by side. The
   // minutes wholly before the cutoff go with them.
   pruneCalls: (before, limit) =>
@@ -198,7 +257,8 @@ export const postgresCallLog = (run: PoolStatement): CallLogStore => ({
              select id from tool_calls where at < $1::timestamptz order by at limit $2 for update skip locked)
            returning 1),
          minutes as (delete from tool_call_usage where minute < date_bin('60 seconds'::interval, $1::timestamptz, ${EPOCH})),
-         hours as (delete from tool_call_hourly_usage where minute < date_bin('3600 seconds'::interval, $1::timestamptz, ${EPOCH}))
+         hours as (delete from tool_call_hourly_usage where minute < date_bin('3600 seconds'::interval, $1::timestamptz, ${EPOCH})),
+         tools as (delete from tool_call_tool_usage where hour < date_bin('3600 seconds'::interval, $1::timestamptz, ${EPOCH}))
          select count(*)::int as n from doomed`,
         [before.toISOString(), Math.max(0, Math.floor(limit))],
       ),

@@ -63,7 +63,7 @@ export const truncateAll = async (handle: PostgresStorage) => {
   await handle.orm.em
     .getConnection()
     .execute(
-      "delete from servers; delete from providers; delete from variables; delete from audit_events; delete from oauth_server_records; delete from git_connections; delete from tool_calls; delete from tool_call_usage; delete from tool_call_hourly_usage; delete from upstream_tasks",
+      "delete from servers; delete from providers; delete from variables; delete from audit_events; delete from oauth_server_records; delete from git_connections; delete from tool_calls; delete from tool_call_usage; delete from tool_call_hourly_usage; delete from tool_call_tool_usage; delete from upstream_tasks",
     );
 };
 
