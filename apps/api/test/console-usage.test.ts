@@ -101,6 +101,16 @@ describe("the console's usage page and live tail", () => {
       (await totals.locator("div", { hasText: "Result tokens" }).locator("dd").textContent())?.replace(/,/g, ""),
     );
     expect(tokens).toBeGreaterThan(3);
+    // Per tool: calls, error rate and the average answer, the same before and after (no filter here).
+    const toolRows = page.getByTestId("usage-tools").locator("tbody tr");
+    expect(await toolRows.count()).toBe(2);
+    const [name, toolCalls, errorRate, before, after, saved] = await toolRows.first().locator("td").allTextContents();
+    expect([name, toolCalls, errorRate, saved]).toEqual(["listPets", "3", "0.0 %", ""]);
+    expect(Number(before)).toBeGreaterThan(0);
+    expect(after).toBe(before);
+    expect(await toolRows.nth(1).locator("td").allTextContents()).toEqual(
+      expect.arrayContaining(["brokenPets", "1", "100.0 %"]),
+    );
     // The calls chart holds the four calls, the error drawn apart.
     const calls = page.getByRole("img", { name: /^Calls/ });
     expect(await calls.getAttribute("data-total")).toBe("4");

@@ -4,7 +4,9 @@ import { Button } from "react-aria-components";
 import { api, run } from "../api/client.js";
 import type { Problem } from "../api/problem.js";
 import { ProblemBanner } from "../components/ProblemBanner.js";
+import { ToolUsageTable } from "./ToolUsageTable.js";
 import { UsageChart } from "./UsageChart.js";
+import { count, ms, percent } from "./usage-format.js";
 import "./usage.css";
 
 type UsageReport = components["schemas"]["UsageReport"];
@@ -45,10 +47,6 @@ const everyBucket = (report: UsageReport): ReadonlyArray<Point> => {
     );
   return points;
 };
-
-const count = (n: number) => n.toLocaleString("en");
-const ms = (n: number) => `${n < 10 ? n.toFixed(1) : Math.round(n).toLocaleString("en")} ms`;
-const percent = (n: number) => `${(n * 100).toFixed(n > 0 && n < 0.01 ? 2 : 1)} %`;
 
 /** The totals of a window as a row of figures. */
 const Totals = (props: { readonly figures: Figures }) => {
@@ -178,6 +176,7 @@ export const UsageView = (props: { readonly serverId?: string; readonly refresh?
               </tbody>
             </table>
           )}
+          {serverId !== undefined && report.tools.length > 0 && <ToolUsageTable tools={report.tools} />}
           {report.totals.calls === 0 && <p className="muted">No calls in this window.</p>}
         </>
       )}
