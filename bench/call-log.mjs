@@ -6,8 +6,8 @@
 //  2. usage: ROWS (default 10,000,000) calls loaded into tool_calls with generate_series (10 servers of one
 //     tenant over 7 days), their per-minute counts built as the writer builds them (tool_call_usage), then the
 //     usage queries timed through the adapter (median of 5): one server and the tenant over 24 h by minute (the
-//     per-minute rollup), one server and the tenant over 7 days by hour (the hourly rollup), and a server's
-//     first page of calls. Goal: ≤ 300 ms.
+//     per-minute rollup), one server and the tenant over 7 days by hour (the hourly rollup), one server's
+//     tools over 7 days (the per-tool hours), and a server's first page of calls. Goal: ≤ 300 ms.
 //
 //   ./run build && node bench/call-log.mjs [cost|usage|both=both]
 //
@@ -136,7 +136,13 @@ try {
          sum(l${LATENCY_BOUNDS_MS.length})
        from tool_call_usage where tenant = 'bench' group by 1, 2, 3`,
     );
-    for (const table of ["tool_calls", "tool_call_usage", "tool_call_hourly_usage"])
+    await pgQuery(
+      `insert into tool_call_tool_usage
+       select tenant, server_id, tool, date_bin('3600 seconds'::interval, at, timestamptz '1970-01-01 00:00:00+00'),
+         count(*), count(*) filter (where status <> 'ok'), sum(tokens_before), sum(coalesce(tokens_after, tokens_before))
+       from tool_calls where tenant = 'bench' group by 1, 2, 3, 4`,
+    );
+    for (const table of ["tool_calls", "tool_call_usage", "tool_call_hourly_usage", "tool_call_tool_usage"])
       await pgQuery(`vacuum analyze ${table}`);
     const rollupMs = performance.now() - start;
     const [{ n }] = await pgQuery("select count(*)::int as n from tool_call_usage");
@@ -192,13 +198,22 @@ try {
         bucketSeconds: 3600,
       }),
     );
+    const tools = await timed(
+      "one server's tools, 7 days (per-tool hours)",
+      store.toolUsage({
+        tenant: "bench",
+        serverId: "srvBench0001",
+        since: hourly(now - span),
+        until: hourly(now + 7_200_000),
+      }),
+    );
     await timed(
       "one server's first page of calls (50)",
       store.searchCalls({ tenant: "bench", serverId: "srvBench0001", limit: 51 }),
     );
     const sum = (tallies) => tallies.reduce((s, t) => s + t.calls, 0);
     console.log(
-      `usage: counted ${sum(day.buckets)} calls in ${day.buckets.length} buckets; tenant ${sum(tenantDay.buckets)} in ${tenantDay.buckets.length}; ${sum(week.buckets)} in ${week.buckets.length}; tenant ${sum(tenant.buckets)} in ${tenant.buckets.length} over ${tenant.servers.length} servers`,
+      `usage: counted ${sum(day.buckets)} calls in ${day.buckets.length} buckets; tenant ${sum(tenantDay.buckets)} in ${tenantDay.buckets.length}; ${sum(week.buckets)} in ${week.buckets.length}; tenant ${sum(tenant.buckets)} in ${tenant.buckets.length} over ${tenant.servers.length} servers; ${sum(tools)} over ${tools.length} tools`,
     );
   }
 } finally {
