@@ -8,6 +8,7 @@ import {
   type SandboxRequest,
   type SandboxStart,
 } from "./filter-worker.js";
+import { nextRunCheck } from "./run-deadline.js";
 
 /** Limits of the sandbox thread's JavaScript heap (jq's WebAssembly memory has its own cap). */
 export const SANDBOX_RESOURCE_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 };
@@ -18,15 +19,23 @@ type Job = {
   readonly settle: (outcome: FilterOutcome & { readonly text?: string }) => void;
 };
 
+/** The CPU time a thread has spent, in ms; undefined when it cannot be read (the thread is gone). */
+const cpuMsOf = (worker: Worker): Promise<number | undefined> =>
+  worker.cpuUsage().then(
+    (usage) => (usage.user + usage.system) / 1000,
+    () => undefined,
+  );
+
 /** `filter-worker.ts` beside this file: its `.js` build, or the source itself where Node runs TypeScript. */
 const workerURL = (): URL =>
   new URL(import.meta.url.endsWith(".ts") ? "./filter-worker.ts" : "./filter-worker.js", import.meta.url);
 
 /**
  * A thread that runs filters the caller's thread cannot bound itself (jq, and JMESPath expressions without
- * a static cost bound), one at a time, each under a wall-clock deadline counted from its start: a run past
- * it, or one that exhausts the thread's memory, ends the thread (a new one starts for the next run), and
- * the caller gets `over-budget`. The thread is `unref`ed: it never keeps a process alive.
+ * a static cost bound), one at a time, each under a deadline counted from its start in the thread's CPU time
+ * and capped in wall time (`run-deadline.ts`): a run past it, or one that exhausts the thread's memory, ends
+ * the thread (a new one starts for the next run), and the caller gets `over-budget`. The thread is
+ * `unref`ed: it never keeps a process alive.
  */
 export class FilterSandbox {
   /** The most runs that may wait; past it a run is refused at once as over-budget (none: no bound). */
@@ -39,10 +48,12 @@ export class FilterSandbox {
   /** jq's compiled WebAssembly module, shared by every thread (a restart does not compile it again). */
   #jqModule: Promise<object> | undefined;
   #ready = false;
+  /** The thread's CPU time at its last message: the next run's budget counts from it (the thread idles between). */
+  #threadCpuMs: number | undefined;
   #closed = false;
   #nextId = 1;
   #queue: Array<Job> = [];
-  #running: { readonly id: number; readonly job: Job; readonly timer: NodeJS.Timeout } | undefined;
+  #running: { readonly id: number; readonly job: Job; timer: NodeJS.Timeout } | undefined;
   /** True once `close` was called: a closed sandbox runs nothing more. */
   get closed(): boolean {
     return this.#closed;
@@ -84,7 +95,9 @@ export class FilterSandbox {
       () => worker.postMessage({ jqModule: undefined } satisfies SandboxStart),
     );
     this.#ready = false;
+    this.#threadCpuMs = undefined;
     worker.on("message", (message: SandboxReply | SandboxReady) => {
+      if (this.#worker === worker) this.#threadCpuMs = message.cpuMs;
       if ("ready" in message) {
         if (this.#worker !== worker) return;
         if (message.ready) {
@@ -151,14 +164,28 @@ export class FilterSandbox {
     const worker = this.#worker;
     const job = this.#queue.shift() as Job;
     const id = this.#nextId++;
-    const timer = setTimeout(() => {
+    const started = performance.now();
+    const cpuAtStart = this.#threadCpuMs;
+    const overBudget = () => {
       this.#replace(worker);
       this.#finish({
         ok: false,
         reason: "over-budget",
         message: `the filter ran past its ${job.deadlineMs} ms budget`,
       });
-    }, job.deadlineMs);
+    };
+    // At the budget in wall time, ask the thread how much CPU the run has had; wait for the rest if any.
+    const check = async () => {
+      const now = await cpuMsOf(worker);
+      const running = this.#running;
+      if (running?.id !== id) return;
+      const cpuMs = cpuAtStart === undefined || now === undefined ? undefined : now - cpuAtStart;
+      const next = nextRunCheck({ budgetMs: job.deadlineMs, elapsedMs: performance.now() - started, cpuMs });
+      if (next.stop) return overBudget();
+      running.timer = setTimeout(() => void check(), next.waitMs);
+      running.timer.unref();
+    };
+    const timer = setTimeout(() => void check(), job.deadlineMs);
     timer.unref();
     this.#running = { id, job, timer };
     worker.postMessage({ ...job.request, id } as SandboxRequest);

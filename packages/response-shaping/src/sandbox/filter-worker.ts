@@ -27,11 +27,19 @@ export type SandboxRequest =
     };
 
 /** The first message of a thread: jq is loaded (or could not be). */
-export type SandboxReady = { readonly ready: boolean; readonly message?: string };
+/** `cpuMs`: the thread's CPU time when it sent the message (where a run's budget starts counting). */
+export type SandboxReady = { readonly ready: boolean; readonly message?: string; readonly cpuMs?: number };
 
-export type SandboxReply =
+export type SandboxReply = (
   | { readonly id: number; readonly ok: true; readonly text: string }
-  | { readonly id: number; readonly ok: false; readonly over: boolean; readonly message: string };
+  | { readonly id: number; readonly ok: false; readonly over: boolean; readonly message: string }
+) & { readonly cpuMs?: number };
+
+/** This thread's CPU time so far, in ms. */
+const threadCpuMs = () => {
+  const usage = process.threadCpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
 
 /** A request without its id, as the pool takes it. */
 export type SandboxJob = SandboxRequest extends infer R ? (R extends unknown ? Omit<R, "id"> : never) : never;
@@ -149,20 +157,21 @@ parentPort?.on("message", (request: SandboxRequest | SandboxStart) => {
       (engine) => {
         engine.raw('{"a":[{"b":1}]}', ".a | map({b}) | length", ["-c"]);
         engine.raw("[1]", ". + 1", ["-c"]);
-        parentPort?.postMessage({ ready: true } satisfies SandboxReady);
+        parentPort?.postMessage({ ready: true, cpuMs: threadCpuMs() } satisfies SandboxReady);
       },
       (error: unknown) => parentPort?.postMessage({ ready: false, message: messageOf(error) } satisfies SandboxReady),
     );
     return;
   }
   run(request).then(
-    (reply) => parentPort?.postMessage(reply),
+    (reply) => parentPort?.postMessage({ ...reply, cpuMs: threadCpuMs() } satisfies SandboxReply),
     (error: unknown) =>
       parentPort?.postMessage({
         id: request.id,
         ok: false,
         over: error instanceof RangeError || /out of memory|memory access|^Aborted/i.test(messageOf(error)),
         message: messageOf(error),
+        cpuMs: threadCpuMs(),
       } satisfies SandboxReply),
   );
 });
