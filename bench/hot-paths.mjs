@@ -26,6 +26,9 @@
 // path. HEADER_VARIABLE=1: the called tool sends a header `${<prefix>_KEY}` resolved from a SECRET variable
 // on every call (variable resolution, docs/api-rules.md §9 and §23). MCP_ERA=2025-11-25: the MCP rows speak
 // the era of today's clients (no standard headers, no `_meta` envelope; answers are one SSE event).
+// SERVERS=N (issue 32's many servers, e.g. 10000): N servers of the same 5 × 10 tools, each with its own
+// token, and the MCP rows call them round-robin (the tenant's server quota is raised to N); compare the
+// rows and the RSS after the run with a run without it.
 //
 // The soak (the RSS goal: `ROWS=none SOAK_MIN=10 node bench/hot-paths.mjs`): the mix GET /servers/{id},
 // tools/call, tools/list, tools/call on every connection (c=16 by default), 10 s of warm-up, 20 s closed-loop
@@ -196,6 +199,7 @@ try {
       RATE_LIMIT_TENANT_BURST: "1000000000",
       RATE_LIMIT_ADDRESS_POINTS: "1000000000",
       RATE_LIMIT_ADDRESS_BURST: "1000000000",
+      QUOTA_SERVERS_PER_TENANT: String(Math.max(1_000, Number(process.env.SERVERS ?? 1))),
       DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${DB}`),
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       NODE_OPTIONS: [process.env.SERVICE_NODE_OPTIONS ?? "", soaking ? `--import=${PROBE}` : ""].join(" ").trim(),
@@ -223,26 +227,50 @@ try {
       tool: { headers: [{ key: "X-Api-Key", value: `\${${name}}` }] },
     });
   }
+  // Many servers: the seed's server first, then N - 1 more of the same links, 16 creations at a time.
+  const targets = [{ id: seed.serverId, token: seed.serverToken }];
+  const wanted = Number(process.env.SERVERS ?? 1);
+  if (wanted > 1) {
+    const api = apiClient(`http://127.0.0.1:${port}`, token);
+    const started = performance.now();
+    let next = 1;
+    const worker = async () => {
+      while (next < wanted) {
+        const n = next++;
+        const { server } = await api.post("/servers", { server: { name: `Bench server ${n}`, providers: seed.links } });
+        const { token: minted } = await api.post(`/servers/${server.id}/tokens`, { token: { name: "bench" } });
+        targets.push({ id: server.id, token: minted.value });
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    console.error(
+      `created ${wanted - 1} more servers with a token each in ${((performance.now() - started) / 1000).toFixed(0)} s; service RSS ${rssMiB(service.pid).toFixed(0)} MiB`,
+    );
+  }
+  let turn = 0;
   const pids = { service: () => [service.pid], postgres: backendPids };
   let id = 1;
   const legacy = process.env.MCP_ERA === "2025-11-25";
-  const rpc = (message, method) => () => ({
-    method: "POST",
-    path: `/mcp/${seed.serverId}`,
-    headers: {
-      Authorization: `Bearer ${seed.serverToken}`,
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      ...(legacy
-        ? { "MCP-Protocol-Version": "2025-11-25" }
-        : {
-            "MCP-Protocol-Version": "2026-07-28",
-            "Mcp-Method": method,
-            ...(method === "tools/call" ? { "Mcp-Name": "getP0T0" } : {}),
-          }),
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: id++, ...message }),
-  });
+  const rpc = (message, method) => () => {
+    const target = targets[turn++ % targets.length];
+    return {
+      method: "POST",
+      path: `/mcp/${target.id}`,
+      headers: {
+        Authorization: `Bearer ${target.token}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        ...(legacy
+          ? { "MCP-Protocol-Version": "2025-11-25" }
+          : {
+              "MCP-Protocol-Version": "2026-07-28",
+              "Mcp-Method": method,
+              ...(method === "tools/call" ? { "Mcp-Name": "getP0T0" } : {}),
+            }),
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: id++, ...message }),
+    };
+  };
   const meta = legacy
     ? undefined
     : {
@@ -257,7 +285,27 @@ try {
     },
     "tools/call",
   );
+  const okCall = (b) => b.includes("widget") && !b.includes('"isError":true');
   const list = rpc({ method: "tools/list", params: { _meta: meta } }, "tools/list");
+  if (targets.length > 1) {
+    // Every server's first call (its compile: what a restart costs), 16 at a time, before the rows.
+    const cpuBefore = cpuOf([service.pid]);
+    const started = performance.now();
+    let k = 0;
+    const first = async () => {
+      while (k < targets.length) {
+        k++;
+        const { path, headers, body } = call();
+        const answer = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers, body });
+        const text = await answer.text();
+        if (!okCall(text)) throw new Error(`a first call failed: ${answer.status} ${text.slice(0, 300)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, first));
+    console.error(
+      `first call of each of ${targets.length} servers: ${((performance.now() - started) / 1000).toFixed(1)} s, service ${(((cpuOf([service.pid]) - cpuBefore) * 1000) / targets.length).toFixed(2)} ms CPU a server; RSS ${rssMiB(service.pid).toFixed(0)} MiB`,
+    );
+  }
   const get = () => ({
     method: "GET",
     path: `/servers/${seed.serverId}`,
@@ -268,7 +316,6 @@ try {
     path: "/p0/t0/items/42?verbose=true",
     headers: { Accept: "application/json" },
   });
-  const okCall = (b) => b.includes("widget") && !b.includes('"isError":true');
   const rows = [];
   const want = new Set((process.env.ROWS ?? "get,call,list,c1").split(","));
   if (want.has("get")) rows.push(await measure("GET /servers/{id}", port, get, (b) => b.includes("getP4T9"), { pids }));
