@@ -132,6 +132,8 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
       : listenForChanges(options.url, {
           onChange: () => readCache.changed(),
           onListening: (listening) => readCache.setTrusted(listening),
+          onHeard: (sentAt) => readCache.heard(sentAt),
+          ...(cacheOptions?.now === undefined ? {} : { now: cacheOptions.now }),
         });
 
   /** Statements outside a transaction: each takes a pooled connection for itself. */

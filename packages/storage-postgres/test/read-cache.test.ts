@@ -3,7 +3,7 @@ import { server, serverId, TENANT_A, variable } from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "../src/index.js";
-import { PointReadCache } from "../src/read-cache/point-read-cache.js";
+import { IDLE_MS, PointReadCache } from "../src/read-cache/point-read-cache.js";
 import { migratedStorage, targets } from "./support/targets.js";
 
 // The point-read cache (`readCache`): what it answers without a statement, and what makes it read again.
@@ -63,6 +63,54 @@ describe("PointReadCache", () => {
     expect(cache.lookup("c")).toEqual({ found: false });
     expect(cache.size).toBe(1);
     expect(cache.lookup("d")).toEqual({ found: true, value: 4 });
+  });
+
+  it("serves an entry of any age while a ping sent within maxAgeMs was heard back", () => {
+    let now = 10_000;
+    const cache = new PointReadCache({ trusted: true, maxAgeMs: 1_000, now: () => now });
+    cache.store("k", 1, cache.current, now);
+    now += 5_000;
+    cache.heard(now - 200);
+    expect(cache.lookup("k")).toEqual({ found: true, value: 1 });
+    // No echo for longer than maxAgeMs (a connection lost silently): the entry's own age decides again.
+    now += 1_001;
+    expect(cache.lookup("k")).toEqual({ found: false });
+    // A change heard still ends the entry, echoes or not.
+    cache.store("k", 2, cache.current, now);
+    now += 5_000;
+    cache.heard(now);
+    expect(cache.lookup("k").found).toBe(true);
+    cache.changed();
+    expect(cache.lookup("k")).toEqual({ found: false });
+  });
+
+  it("does not take an echo of a former connection, or one heard while untrusted, as proof", () => {
+    let now = 10_000;
+    const cache = new PointReadCache({ trusted: true, maxAgeMs: 1_000, now: () => now });
+    cache.heard(now);
+    cache.setTrusted(false);
+    cache.heard(now);
+    cache.setTrusted(true);
+    cache.store("k", 1, cache.current, now);
+    now += 2_000;
+    expect(cache.lookup("k")).toEqual({ found: false });
+    expect(cache.echoes).toBe(1);
+  });
+
+  it("while echoes vouch for it, keeps the entries used in the last IDLE_MS and drops idle ones", () => {
+    let now = 10_000;
+    const cache = new PointReadCache({ trusted: true, maxAgeMs: 1_000, now: () => now });
+    cache.store("a", 1, cache.current, now);
+    cache.store("b", 2, cache.current, now);
+    now += IDLE_MS / 2;
+    cache.heard(now);
+    expect(cache.lookup("a").found).toBe(true);
+    now += IDLE_MS / 2 + 1;
+    cache.heard(now);
+    cache.store("c", 3, cache.current, now);
+    // b was last used IDLE_MS + 1 ago: dropped; a, used since, stays.
+    expect(cache.size).toBe(2);
+    expect([cache.lookup("a").found, cache.lookup("c").found]).toEqual([true, true]);
   });
 
   it("keeps at most maxEntries, least recently used out", () => {
@@ -209,5 +257,57 @@ for (const target of targets)
         counting = false;
       }
       expect(sent.filter((sql) => sql.trim().toLowerCase().startsWith("select"))).toHaveLength(1);
+    });
+  });
+
+for (const target of targets.filter((t) => t.name !== "pglite"))
+  describe(`the change listener's echoed pings (${target.name})`, () => {
+    // The cache's clock runs `offset` ahead of real time, so an entry can be made old without waiting.
+    let offset = 0;
+    let handle: PostgresStorage & { readonly dispose: () => Promise<void> };
+    let counting = false;
+    const sent: Array<string> = [];
+
+    beforeAll(async () => {
+      handle = await migratedStorage(await target.create(), {
+        readCache: { maxAgeMs: 1_000, now: () => performance.now() + offset },
+        onStatement: (sql) => {
+          if (counting) sent.push(sql);
+        },
+      });
+      const deadline = Date.now() + 30_000;
+      while (!handle.readCache?.serving) {
+        if (Date.now() > deadline) throw new Error("the change listener did not connect");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await Effect.runPromise(handle.storage.transaction((tx) => tx.insertServer(server(1))));
+    });
+    afterAll(() => handle?.dispose());
+
+    const statementsOfARead = async () => {
+      sent.length = 0;
+      counting = true;
+      try {
+        await Effect.runPromise(handle.storage.read((tx) => tx.findServer(serverId(1))));
+        return sent.length;
+      } finally {
+        counting = false;
+      }
+    };
+
+    it("serves a server read long ago without a statement once a ping sent since was heard back", async () => {
+      const cache = handle.readCache as PointReadCache;
+      // Once the insert's own notification has been heard, a read is served from the cache.
+      await expect.poll(statementsOfARead, { timeout: 30_000 }).toBe(0);
+      // The entry is now 10 s old, ten times maxAgeMs. Two echoes later, a ping sent after the jump was heard.
+      offset += 10_000;
+      const echoes = cache.echoes;
+      await expect.poll(() => cache.echoes, { timeout: 30_000 }).toBeGreaterThanOrEqual(echoes + 2);
+      expect(await statementsOfARead()).toBe(0);
+      // A change still ends it at once.
+      await Effect.runPromise(
+        handle.storage.transaction((tx) => tx.updateServer({ ...server(1), name: "renamed" }, 1)),
+      );
+      expect(await statementsOfARead()).toBeGreaterThan(0);
     });
   });

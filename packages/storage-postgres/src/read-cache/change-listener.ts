@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 
 /** The channel every transaction of the adapter notifies as it commits, so every instance hears every change. */
@@ -19,9 +20,19 @@ export interface ChangeListenerEvents {
   readonly onChange: () => void;
   /** Whether notifications are being received: false when the connection was lost, true once listening again. */
   readonly onListening: (listening: boolean) => void;
+  /**
+   * A ping sent at `sentAt` (by `now`) came back: every change committed before then has been reported.
+   * Pings are sent every PING_INTERVAL_MS while listening, one at a time.
+   */
+  readonly onHeard?: (sentAt: number) => void;
   /** A connection attempt or the connection failed (it is retried). */
   readonly onError?: (error: Error) => void;
+  /** The clock of `onHeard` (milliseconds); `performance.now` by default. */
+  readonly now?: () => number;
 }
+
+/** How often the listener proves its connection alive with a notification to itself. */
+export const PING_INTERVAL_MS = 100;
 
 /** A running listener. */
 export interface ChangeListener {
@@ -40,11 +51,16 @@ export const listenForChanges = (url: string, events: ChangeListenerEvents): Cha
   let closed = false;
   let client: pg.Client | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
+  let pingTimer: NodeJS.Timeout | undefined;
   let delay = RETRY_START_MS;
+  const now = events.now ?? (() => performance.now());
+  // A channel of this listener's own: its pings are heard by no other instance.
+  const pingChannel = `${CHANGES_CHANNEL}_ping_${randomBytes(8).toString("hex")}`;
 
   const lost = (current: pg.Client, error?: Error) => {
     if (client !== current) return;
     client = undefined;
+    clearInterval(pingTimer);
     events.onListening(false);
     if (error !== undefined) events.onError?.(error);
     current.removeAllListeners();
@@ -60,19 +76,37 @@ export const listenForChanges = (url: string, events: ChangeListenerEvents): Cha
     if (closed) return;
     const current = new pg.Client({ connectionString: url, keepAlive: true });
     client = current;
+    // The ping under way (its send time), or none: a ping is sent only once the last one came back, so a
+    // stalled connection does not pile pings up, and vouches for nothing until it answers again.
+    let pingSentAt: number | undefined;
     current.on("notification", (message) => {
       if (message.channel === CHANGES_CHANNEL) events.onChange();
+      else if (message.channel === pingChannel && pingSentAt !== undefined && client === current) {
+        const sentAt = pingSentAt;
+        pingSentAt = undefined;
+        events.onHeard?.(sentAt);
+      }
     });
+    const ping = () => {
+      if (client !== current || pingSentAt !== undefined) return;
+      pingSentAt = now();
+      current.query(`notify ${pingChannel}`).catch((error: Error) => lost(current, error));
+    };
     current.on("error", (error) => lost(current, error));
     current.on("end", () => lost(current, new Error("the notification connection ended")));
     current
       .connect()
-      .then(() => current.query(`listen ${CHANGES_CHANNEL}`))
+      .then(() => current.query(`listen ${CHANGES_CHANNEL}; listen ${pingChannel}`))
       .then(
         () => {
           if (client !== current) return;
           delay = RETRY_START_MS;
           events.onListening(true);
+          if (events.onHeard === undefined) return;
+          clearInterval(pingTimer);
+          pingTimer = setInterval(ping, PING_INTERVAL_MS);
+          pingTimer.unref();
+          ping();
         },
         (error: Error) => lost(current, error),
       );
@@ -83,6 +117,7 @@ export const listenForChanges = (url: string, events: ChangeListenerEvents): Cha
     close: async () => {
       closed = true;
       clearTimeout(retryTimer);
+      clearInterval(pingTimer);
       const current = client;
       client = undefined;
       if (current !== undefined) {

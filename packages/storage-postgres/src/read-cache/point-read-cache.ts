@@ -4,6 +4,12 @@
 // before a change is never served after it. The instance that commits moves it as the COMMIT returns (before
 // the writer's answer is sent); every other instance moves it when the change notification of that COMMIT
 // arrives (change-listener.ts), or, should that connection be lost silently, when `maxAgeMs` has passed.
+//
+// `maxAgeMs` bounds staleness, not an entry's life: the listener echoes a ping through PostgreSQL every
+// PING_INTERVAL_MS, and notifications arrive in commit order, so the echo of a ping sent at S proves every
+// change committed before S was heard. While the last echo's send time is within `maxAgeMs`, an entry of the
+// current generation is served whatever its age (a server called every few seconds is not read again each
+// time); without echoes (a silent loss, or no listener), an entry is served for `maxAgeMs` after its read.
 
 /** How long an entry may be served, how many are kept. */
 export interface PointReadCacheOptions {
@@ -22,7 +28,12 @@ interface Entry {
   readonly value: unknown;
   readonly generation: number;
   readonly readAt: number;
+  /** The last time it was stored or served: entries idle longer than IDLE_MS are dropped. */
+  usedAt: number;
 }
+
+/** While echoes vouch for the cache, entries not used for this long are dropped (they are re-read if needed). */
+export const IDLE_MS = 30_000;
 
 /** Point reads keyed by operation and argument, valid for one generation of the database's content. */
 export class PointReadCache {
@@ -30,6 +41,8 @@ export class PointReadCache {
   private generation = 0;
   /** False while changes made elsewhere could go unnoticed (the notification connection is down). */
   private trusted: boolean;
+  /** The send time of the latest ping heard back on the current notification connection. */
+  private heardAt: number | undefined;
   private readonly maxAgeMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
@@ -38,6 +51,8 @@ export class PointReadCache {
   /** Lookups answered from the cache, and lookups that read the database (tests, diagnostics). */
   hits = 0;
   misses = 0;
+  /** Pings heard back (tests, diagnostics). */
+  echoes = 0;
 
   constructor(options: PointReadCacheOptions & { readonly trusted: boolean }) {
     this.maxAgeMs = Math.max(0, options.maxAgeMs ?? 500);
@@ -56,6 +71,7 @@ export class PointReadCache {
       return { found: false };
     }
     // Most recently used last.
+    entry.usedAt = this.now();
     this.entries.delete(key);
     this.entries.set(key, entry);
     this.hits++;
@@ -71,9 +87,23 @@ export class PointReadCache {
     return entry !== undefined && this.isCurrent(entry) ? entry.value : undefined;
   }
 
-  /** Whether `lookup` and `peek` may answer `entry`: trusted, of the current generation, young enough. */
+  /** Whether `lookup` and `peek` may answer `entry`: trusted, of the current generation, vouched for or young. */
   private isCurrent(entry: Entry): boolean {
-    return this.trusted && entry.generation === this.generation && this.now() - entry.readAt <= this.maxAgeMs;
+    if (!this.trusted || entry.generation !== this.generation) return false;
+    const now = this.now();
+    return this.vouched(now) || now - entry.readAt <= this.maxAgeMs;
+  }
+
+  /** Whether a ping sent within `maxAgeMs` was heard back: every change committed before it was heard. */
+  private vouched(now: number): boolean {
+    return this.heardAt !== undefined && now - this.heardAt <= this.maxAgeMs;
+  }
+
+  /** A ping sent at `sentAt` (this cache's clock) came back on the notification connection. */
+  heard(sentAt: number): void {
+    if (!this.trusted) return;
+    this.echoes++;
+    if (this.heardAt === undefined || sentAt > this.heardAt) this.heardAt = sentAt;
   }
 
   /** The generation a read starting now belongs to: pass it to `store` with the read's answer. */
@@ -85,20 +115,22 @@ export class PointReadCache {
   store(key: string, value: unknown, readInGeneration: number, readStartedAt: number): void {
     if (!this.trusted || readInGeneration !== this.generation) return;
     this.entries.delete(key);
-    this.entries.set(key, { value, generation: readInGeneration, readAt: readStartedAt });
+    this.entries.set(key, { value, generation: readInGeneration, readAt: readStartedAt, usedAt: this.now() });
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.dropExpired();
   }
 
   /**
-   * Drops the entries too old to be served from the least recently used end, up to the first one still
-   * young: what the cache holds is then about what was read in the last `maxAgeMs`, not `maxEntries` answers
-   * (server graphs of tens of kilobytes each) that can only be pushed out.
+   * Drops entries from the least recently used end, up to the first one still worth keeping: used in the
+   * last IDLE_MS while echoes vouch for the cache, else read in the last `maxAgeMs` (older ones cannot be
+   * served). What the cache holds is then what is in use, not `maxEntries` answers (server graphs of tens of
+   * kilobytes each) that can only be pushed out.
    */
   private dropExpired(): void {
-    const oldest = this.now() - this.maxAgeMs;
+    const now = this.now();
+    const vouched = this.vouched(now);
     for (const [key, entry] of this.entries) {
-      if (entry.readAt >= oldest) return;
+      if (vouched ? entry.usedAt >= now - IDLE_MS : entry.readAt >= now - this.maxAgeMs) return;
       this.entries.delete(key);
     }
   }
@@ -116,6 +148,8 @@ export class PointReadCache {
    */
   setTrusted(trusted: boolean): void {
     this.trusted = trusted;
+    // Echoes of one connection vouch for that connection only.
+    this.heardAt = undefined;
     this.changed();
   }
 
