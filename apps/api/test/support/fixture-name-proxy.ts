@@ -1,4 +1,4 @@
-import { createServer, request } from "node:http";
+import { createServer, type OutgoingHttpHeaders, request } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -74,10 +74,15 @@ export const startFixtureNameProxy = async (target: string, token: string, names
       const body = Buffer.concat(chunks);
       const message = req.method === "POST" ? translatedRequest(body) : undefined;
       const sent = message === undefined ? body : Buffer.from(JSON.stringify(message));
-      const headers = { ...req.headers, authorization: `Bearer ${token}`, "content-length": String(sent.length) };
       const name = req.headers["mcp-name"];
-      if (req.headers["mcp-method"] === "tools/call" && typeof name === "string" && toTool.has(name))
-        headers["mcp-name"] = toTool.get(name);
+      const tool =
+        req.headers["mcp-method"] === "tools/call" && typeof name === "string" ? toTool.get(name) : undefined;
+      const headers: OutgoingHttpHeaders = {
+        ...req.headers,
+        authorization: `Bearer ${token}`,
+        "content-length": String(sent.length),
+        ...(tool === undefined ? {} : { "mcp-name": tool }),
+      };
       const forwarded = request(
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
         (answer) => {
