@@ -176,7 +176,9 @@ if (PHASES !== "in-call") {
         Array.from({ length: Math.min(100, TASKS - i) }, () => modern("tools/call", { name: "startJob" }, "startJob")),
       )),
     );
-  if (!created.every((task) => task.resultType === "task")) throw new Error("a call did not become a task");
+  const notTasks = created.filter((task) => task.resultType !== "task");
+  if (notTasks.length > 0)
+    throw new Error(`${notTasks.length} calls did not become tasks, e.g. ${JSON.stringify(notTasks[0]).slice(0, 500)}`);
   await measure("idle tasks", "jobs", () => sleep(SECONDS * 1000));
   let gets = 0;
   await measure("polled tasks", "jobs", async () => {
