@@ -217,6 +217,11 @@ if (PHASES !== "tasks") {
             if (settled === 0) console.log(`  first failed call: ${String(error)} ${String(error.cause ?? "")}`);
             return { thrown: String(error) };
           })
+          .then((result) => {
+            if (settled === 0 && (!result || result.isError))
+              console.log(`  first failed call: ${JSON.stringify(result).slice(0, 500)}`);
+            return result;
+          })
           .finally(() => settled++),
       );
     // A call that fails before reaching the upstream never posts (and no posted call settles before `done`).
