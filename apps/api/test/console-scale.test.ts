@@ -25,6 +25,8 @@ let github: { id: string; tools: Array<{ id: string; name: string }> };
 
 const GITHUB_FIXTURE = join(import.meta.dirname, "fixtures", "github.openapi.json.gz");
 const PHONE = { width: 390, height: 844 };
+/** How long to wait for what needs an answer of the service (tool pages, the filter after its 200 ms pause). */
+const SERVICE = { timeout: 30_000 };
 const DESKTOP = { width: 1280, height: 900 };
 
 /** GitHub's description, calling `url` instead of api.github.com. */
@@ -166,10 +168,16 @@ describe("the console at real-API scale", () => {
     expect(provider.tools.length).toBe(5_000);
     const { page, check } = await watchedPage(browser);
     await signIn(page, big.token);
+    // What the page asks the service for its tools: pages of 50, never the whole list (issue 31).
+    const toolRequests: Array<URL> = [];
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === `/providers/${provider.id}/tools`) toolRequests.push(url);
+    });
     await page.goto(`${svc.url}/console#/providers/${provider.id}`);
     await page.getByRole("tab", { name: "Tools (5000)" }).waitFor();
     const rows = page.locator(".tool-table tbody tr");
-    await expect.poll(() => rows.count()).toBe(50);
+    await expect.poll(() => rows.count(), SERVICE).toBe(50);
     expect(await page.getByTestId("tool-range").textContent()).toBe("1–50 of 5000");
     // Small and fixed: the page is a few screens tall, the description keeps its width, the actions show.
     expect(await page.evaluate<number>("document.documentElement.scrollHeight")).toBeLessThan(20_000);
@@ -189,12 +197,27 @@ describe("the console at real-API scale", () => {
     expect(await page.evaluate<unknown>("window.hostile")).toBeUndefined();
     await bothWidths(page, "provider-tools");
 
-    // Paging and the filter (every word must occur).
+    // Paging and the filter (one text, ignoring case), both done by the service.
+    expect(toolRequests.map((url) => url.search)).toEqual(["?limit=50"]);
     await page.getByRole("button", { name: "Next page" }).click();
-    await expect.poll(() => page.getByTestId("tool-range").textContent()).toBe("51–100 of 5000");
+    await expect.poll(() => page.getByTestId("tool-range").textContent(), SERVICE).toBe("51–100 of 5000");
+    expect(await rows.first().locator(".tool-name").textContent()).toBe("getThing50");
+    expect(toolRequests.at(-1)?.searchParams.get("limit")).toBe("50");
+    expect(toolRequests.at(-1)?.searchParams.get("token")).not.toBeNull();
+    await page.getByRole("button", { name: "Previous page" }).click();
+    await expect.poll(() => page.getByTestId("tool-range").textContent(), SERVICE).toBe("1–50 of 5000");
+    await page.getByRole("button", { name: "Next page" }).click();
+    await expect.poll(() => page.getByTestId("tool-range").textContent(), SERVICE).toBe("51–100 of 5000");
     await page.getByRole("searchbox", { name: "Filter tools" }).fill("thing number 4999");
-    await expect.poll(() => rows.count()).toBe(1);
+    await expect.poll(() => rows.count(), SERVICE).toBe(1);
     expect(await page.getByTestId("tool-range").textContent()).toBe("1–1 of 1 matching (5000 tools)");
+    // The filter went as `q` once typing paused (one request, not one per keystroke), from the first page.
+    const filtered = toolRequests.filter((url) => url.searchParams.has("q"));
+    expect(filtered.map((url) => [url.searchParams.get("q"), url.searchParams.get("limit")])).toEqual([
+      ["thing number 4999", "50"],
+    ]);
+    expect(filtered[0]?.searchParams.has("token")).toBe(false);
+    expect(toolRequests.every((url) => url.searchParams.get("limit") === "50")).toBe(true);
 
     // Edit opens under its row, in view, with focus in its first field.
     await page.getByRole("button", { name: "Edit getThing4999", exact: true }).click();

@@ -344,7 +344,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List a provider's tools
+         * List a provider's tools: every one, or one page at a time with `limit`
          * @description Needs the scope `provider:list` (List providers).
          */
         get: operations["listProviderTools"];
@@ -2442,6 +2442,16 @@ export interface components {
                 value: string;
             }[];
             oauth2Scopes: string[];
+        };
+        ProviderToolPage: {
+            tools: components["schemas"]["ProviderTool"][];
+            /**
+             * int
+             * @description tools matching `q` over all pages
+             */
+            matchCount: number;
+            /** @description pass as `token` for the next page; "" on the last page */
+            nextToken: string;
         };
         PublicJwk: {
             kty: string;
@@ -4681,7 +4691,14 @@ export interface operations {
     };
     listProviderTools: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description page size, at least 1; values above 1000 are treated as 1000; absent: every tool on one page */
+                limit?: number;
+                /** @description the nextToken of the previous page (opaque; valid only for the same provider and q); absent or empty for the first page */
+                token?: string;
+                /** @description only tools whose name, title, description, method or path contains this text (case-insensitive) */
+                q?: string;
+            };
             header?: never;
             path: {
                 /** @description id of the provider (11 letters or digits; anything else answers 400) */
@@ -4702,9 +4719,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        tools: components["schemas"]["ProviderTool"][];
-                    };
+                    "application/json": components["schemas"]["ProviderToolPage"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -49,7 +49,7 @@ describe("every use case on the memory store", () => {
     });
     const toolId = tool.id;
     expect((await ok(alice, "getProviderTool", { providerId, toolId })).name).toBe("getRepo");
-    expect((await ok(alice, "listProviderTools", { providerId })).map((t) => t.id)).toEqual([toolId]);
+    expect((await ok(alice, "listProviderTools", { providerId })).tools.map((t) => t.id)).toEqual([toolId]);
     expect(
       (await ok(alice, "updateProviderTool", { providerId, toolId, tool: { title: "Get a repository" } })).title,
     ).toBe("Get a repository");

@@ -21,6 +21,7 @@ import { transactionCases } from "./cases/transactions.js";
 import { uniquenessCases } from "./cases/uniqueness.js";
 import { upstreamConnectionCases } from "./cases/upstream-connections.js";
 import { toolCallCases } from "./cases/tool-calls.js";
+import { toolSearchCases } from "./cases/tool-search.js";
 import { versionCases } from "./cases/versions.js";
 import { makeHarness } from "./harness.js";
 
@@ -74,6 +75,7 @@ export const storageContract = (name: string, setup: () => Promise<ContractSubje
     versionCases(h);
     orderingCases(h);
     providerSearchCases(h);
+    toolSearchCases(h);
     serverGraphCases(h);
     lookupCases(h);
     transactionCases(h);

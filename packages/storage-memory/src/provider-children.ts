@@ -5,11 +5,12 @@ import {
   type ResourceRow,
   type ResourceStore,
   type ToolRow,
+  type ToolSearch,
   type ToolStore,
   UniqueViolation,
 } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
-import { inCreationOrder } from "./creation-order.js";
+import { compareCreation, inCreationOrder } from "./creation-order.js";
 import { clone, cloneAll, insertNew, nameTaken } from "./row-copies.js";
 import type { MemoryReferences } from "./server-references.js";
 import type { Tables } from "./tables.js";
@@ -55,6 +56,22 @@ export const memoryProviderChildren = (
   });
 
   const toolOps = providerChildren("tool", tools);
+  // The page is cut before copying: only the rows handed out are cloned.
+  const searchTools = (search: ToolSearch) => {
+    const part = search.contains?.toLowerCase();
+    const matches = inCreationOrder(
+      [...tools.values()].filter(
+        (t) =>
+          t.providerId === search.providerId &&
+          (part === undefined ||
+            [t.name, t.title, t.description, t.method, t.path].some((text) => text.toLowerCase().includes(part))),
+      ),
+    );
+    const { after, limit } = search;
+    const rest = after === undefined ? matches : matches.filter((t) => compareCreation(t, after) > 0);
+    const page = limit === undefined ? rest : rest.slice(0, Math.max(0, limit));
+    return { items: cloneAll(page), matchCount: matches.length };
+  };
   const promptOps = providerChildren("prompt", prompts);
   const resourceOps = providerChildren("resource", resources);
   return {
@@ -63,6 +80,7 @@ export const memoryProviderChildren = (
     deleteTool: toolOps.remove,
     findTool: toolOps.find,
     listTools: toolOps.list,
+    searchTools: (search) => Effect.sync(() => searchTools(search)),
 
     insertPrompt: promptOps.insert,
     updatePrompt: promptOps.update,

@@ -123,6 +123,8 @@ export const ProviderPage = (props: { readonly id: string }) => {
   const [actionProblem, setActionProblem] = useState<Problem>();
   const [busy, setBusy] = useState(false);
   const [generation, setGeneration] = useState(0);
+  // The provider's tool count: from its record, or from the tool table's unfiltered page, whichever is newer.
+  const [toolCount, setToolCount] = useState<number>();
 
   const load = useCallback(async () => {
     const [p, pr, rs] = await Promise.all([
@@ -133,45 +135,69 @@ export const ProviderPage = (props: { readonly id: string }) => {
     if (!p.ok) return setProblem(p.problem);
     setProblem(undefined);
     setProvider({ record: p.data.provider, etag: p.etag });
+    setToolCount(p.data.provider.tools.length);
     if (pr.ok) setPrompts(pr.data.prompts);
     if (rs.ok) setResources(rs.data.resources);
-    setGeneration((g) => g + 1);
   }, [id]);
+  /** After a change: the provider again, and the tool page on screen (and open editors) from the store. */
+  const reload = useCallback(() => {
+    setGeneration((g) => g + 1);
+    void load();
+  }, [load]);
 
   useEffect(() => {
     void load();
   }, [load]);
 
-  if (provider === undefined)
-    return problem === undefined ? <Busy label="Loading the provider" /> : <ProblemBanner problem={problem} />;
-  const p = provider.record;
-  const ifMatch = provider.etag === null ? {} : { header: { "If-Match": provider.etag } };
+  // The tool table does not wait for the provider: it fetches its own first page (issue 31), so the rows
+  // paint while the provider's record (which carries every tool) is still on its way.
+  const tools = (
+    <ToolTable
+      providerId={id}
+      generation={generation}
+      total={toolCount}
+      onTotal={setToolCount}
+      onChanged={reload}
+      onDelete={async (t) => {
+        const out = await run(api.DELETE("/providers/{id}/tools/{toolID}", { params: { path: { id, toolID: t.id } } }));
+        if (out.ok) reload();
+        else setActionProblem(out.problem);
+      }}
+    />
+  );
+  if (provider === undefined && problem !== undefined) return <ProblemBanner problem={problem} />;
+  const p = provider?.record;
+  const ifMatch = provider?.etag == null ? {} : { header: { "If-Match": provider.etag } };
+  // One tree whether or not the provider has arrived, so the tool table keeps its state when it does.
   return (
     <section aria-labelledby="provider-title">
       <div className="heading">
-        <h1 id="provider-title">{p.name}</h1>
-        <div className="actions">
-          <span className="muted">
-            version {p.version} · secret prefix <code>{p.secretPrefix}</code>
-          </span>
-          <Button
-            className="button danger"
-            onPress={async () => {
-              if (!window.confirm(`Delete the provider ${p.name}?`)) return;
-              const out = await run(api.DELETE("/providers/{id}", { params: { path: { id }, ...ifMatch } }));
-              if (out.ok) navigate("/providers");
-              else setActionProblem(out.problem);
-            }}
-          >
-            Delete provider
-          </Button>
-        </div>
+        <h1 id="provider-title">{p?.name ?? "Provider"}</h1>
+        {p !== undefined && (
+          <div className="actions">
+            <span className="muted">
+              version {p.version} · secret prefix <code>{p.secretPrefix}</code>
+            </span>
+            <Button
+              className="button danger"
+              onPress={async () => {
+                if (!window.confirm(`Delete the provider ${p.name}?`)) return;
+                const out = await run(api.DELETE("/providers/{id}", { params: { path: { id }, ...ifMatch } }));
+                if (out.ok) navigate("/providers");
+                else setActionProblem(out.problem);
+              }}
+            >
+              Delete provider
+            </Button>
+          </div>
+        )}
       </div>
+      {p === undefined && <Busy label="Loading the provider" />}
       <ProblemBanner
         problem={actionProblem}
         onReload={() => {
           setActionProblem(undefined);
-          void load();
+          reload();
         }}
       />
       {actionProblem?.references !== undefined && actionProblem.references.length > 0 && (
@@ -186,65 +212,59 @@ export const ProviderPage = (props: { readonly id: string }) => {
       )}
       <Tabs>
         <TabList aria-label="Provider" className="tabs">
-          <Tab id="tools">Tools ({p.tools.length})</Tab>
-          <Tab id="settings">Settings</Tab>
-          <Tab id="prompts">Prompts ({prompts.length})</Tab>
-          <Tab id="resources">Resources ({resources.length})</Tab>
-          <Tab id="resync">Re-sync</Tab>
+          <Tab id="tools">Tools ({toolCount ?? "…"})</Tab>
+          {p !== undefined && (
+            <>
+              <Tab id="settings">Settings</Tab>
+              <Tab id="prompts">Prompts ({prompts.length})</Tab>
+              <Tab id="resources">Resources ({resources.length})</Tab>
+              <Tab id="resync">Re-sync</Tab>
+            </>
+          )}
         </TabList>
-        <TabPanel id="tools">
-          <ToolTable
-            providerId={id}
-            tools={p.tools}
-            generation={generation}
-            onChanged={() => void load()}
-            onDelete={async (t) => {
-              const out = await run(
-                api.DELETE("/providers/{id}/tools/{toolID}", { params: { path: { id, toolID: t.id } } }),
-              );
-              if (out.ok) void load();
-              else setActionProblem(out.problem);
-            }}
-          />
-        </TabPanel>
-        <TabPanel id="settings">
-          <ProviderForm
-            key={generation}
-            initial={fieldsOf(p)}
-            submitLabel="Save provider"
-            problem={saveProblem}
-            busy={busy}
-            onReload={() => {
-              setSaveProblem(undefined);
-              void load();
-            }}
-            onSubmit={async (f) => {
-              setBusy(true);
-              const out = await run(
-                api.PATCH("/providers/{id}", {
-                  params: { path: { id }, ...ifMatch },
-                  body: { provider: providerBody(f) },
-                }),
-              );
-              setBusy(false);
-              if (out.ok) {
-                setSaveProblem(undefined);
-                void load();
-              } else setSaveProblem(out.problem);
-            }}
-          />
-        </TabPanel>
-        <TabPanel id="prompts">
-          <PromptsSection providerId={id} prompts={prompts} onChanged={() => void load()} />
-        </TabPanel>
-        <TabPanel id="resources">
-          <ResourcesSection providerId={id} resources={resources} onChanged={() => void load()} />
-        </TabPanel>
-        <TabPanel id="resync">
-          <Resync provider={p} etag={provider.etag} onApplied={() => void load()} />
-        </TabPanel>
+        <TabPanel id="tools">{tools}</TabPanel>
+        {p !== undefined && provider !== undefined && (
+          <>
+            <TabPanel id="settings">
+              <ProviderForm
+                key={generation}
+                initial={fieldsOf(p)}
+                submitLabel="Save provider"
+                problem={saveProblem}
+                busy={busy}
+                onReload={() => {
+                  setSaveProblem(undefined);
+                  reload();
+                }}
+                onSubmit={async (f) => {
+                  setBusy(true);
+                  const out = await run(
+                    api.PATCH("/providers/{id}", {
+                      params: { path: { id }, ...ifMatch },
+                      body: { provider: providerBody(f) },
+                    }),
+                  );
+                  setBusy(false);
+                  if (out.ok) {
+                    setSaveProblem(undefined);
+                    reload();
+                  } else setSaveProblem(out.problem);
+                }}
+              />
+            </TabPanel>
+            <TabPanel id="prompts">
+              <PromptsSection providerId={id} prompts={prompts} onChanged={reload} />
+            </TabPanel>
+            <TabPanel id="resources">
+              <ResourcesSection providerId={id} resources={resources} onChanged={reload} />
+            </TabPanel>
+            <TabPanel id="resync">
+              <Resync provider={p} etag={provider.etag} onApplied={reload} />
+            </TabPanel>
+          </>
+        )}
       </Tabs>
-      <ProviderConnections providerId={id} hasOAuth={p.oauth2Config !== undefined} />
+      {p !== undefined && <ProviderConnections providerId={id} hasOAuth={p.oauth2Config !== undefined} />}
     </section>
   );
 };

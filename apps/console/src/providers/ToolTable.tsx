@@ -1,29 +1,17 @@
 import type { ProviderTool } from "@mcpsm/client";
-import { useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Button, Input, Label, SearchField } from "react-aria-components";
+import { ProblemBanner } from "../components/ProblemBanner.js";
 import { Markdown } from "../markdown/Markdown.js";
 import { ToolEditor } from "./ToolEditor.js";
+import { PAGE_SIZE, useToolPages } from "./use-tool-pages.js";
 
-// A provider's tools at any size (GitHub: 845 operations; a provider may hold 5,000): a filter over name,
-// title, description and path (every word must occur), PAGE rows at a time with a pager, a fixed layout
-// (the description column keeps its width, the actions stay on screen), descriptions as sanitised Markdown
-// clamped to three lines. "Edit" opens the editor in place, in a row under the tool, scrolled into view
-// with focus on its first field; "New tool" opens it above the table.
-
-const PAGE = 50;
-
-const matcher = (query: string) => {
-  const words = query
-    .trim()
-    .toLowerCase()
-    .split(/\s+/)
-    .filter((w) => w !== "");
-  return (t: ProviderTool) => {
-    if (words.length === 0) return true;
-    const haystack = `${t.name}\n${t.title}\n${t.description}\n${t.method} ${t.path}`.toLowerCase();
-    return words.every((w) => haystack.includes(w));
-  };
-};
+// A provider's tools at any size (GitHub: 845 operations; a provider may hold 5,000), paged by the service
+// (use-tool-pages.ts): a filter over name, title, description, method and path (one text, ignoring case),
+// PAGE_SIZE rows at a time with a pager, a fixed layout (the description column keeps its width, the
+// actions stay on screen), descriptions as sanitised Markdown clamped to three lines. "Edit" opens the
+// editor in place, in a row under the tool, scrolled into view with focus on its first field; "New tool"
+// opens it above the table.
 
 /** The editor's container: scrolled into view and its first field focused when it opens. */
 const InPlace = (props: { readonly children: React.ReactNode }) => {
@@ -41,20 +29,24 @@ const InPlace = (props: { readonly children: React.ReactNode }) => {
 
 export const ToolTable = (props: {
   readonly providerId: string;
-  readonly tools: ReadonlyArray<ProviderTool>;
-  /** Bumped on every reload, so an open editor starts from the stored tool. */
+  /** Bumped on every reload, so an open editor starts from the stored tool and the page is fetched again. */
   readonly generation: number;
+  /** How many tools the provider has, when known (shown beside a filtered count). */
+  readonly total: number | undefined;
+  /** Told the provider's tool count whenever an unfiltered page tells it. */
+  readonly onTotal: (count: number) => void;
   readonly onChanged: () => void;
   readonly onDelete: (tool: ProviderTool) => void;
 }) => {
-  const [query, setQuery] = useState("");
-  const deferred = useDeferredValue(query);
-  const [page, setPage] = useState(0);
+  const pages = useToolPages(props.providerId, props.generation);
   const [editing, setEditing] = useState<string>();
-  const matching = useMemo(() => props.tools.filter(matcher(deferred)), [props.tools, deferred]);
-  const pages = Math.max(1, Math.ceil(matching.length / PAGE));
-  const current = Math.min(page, pages - 1);
-  const rows = matching.slice(current * PAGE, current * PAGE + PAGE);
+  const { answer, filter } = pages;
+  const { onTotal } = props;
+  useEffect(() => {
+    if (answer !== undefined && filter === "") onTotal(answer.data.matchCount);
+  }, [answer, filter, onTotal]);
+  const rows = answer?.data.tools ?? [];
+  const matchCount = answer?.data.matchCount ?? 0;
   const editor = (tool: ProviderTool | undefined) => (
     <InPlace>
       <ToolEditor
@@ -69,21 +61,13 @@ export const ToolTable = (props: {
       />
     </InPlace>
   );
-  const first = matching.length === 0 ? 0 : current * PAGE + 1;
+  const first = rows.length === 0 ? 0 : (answer?.page ?? 0) * PAGE_SIZE + 1;
   return (
     <div className="tool-table">
       <div className="picker-bar">
-        <SearchField
-          className="field"
-          value={query}
-          onChange={(q) => {
-            setQuery(q);
-            setPage(0);
-          }}
-          aria-label="Filter tools"
-        >
+        <SearchField className="field" value={pages.query} onChange={pages.setQuery} aria-label="Filter tools">
           <Label>Filter tools</Label>
-          <Input placeholder="name, title, description or path (all words)" />
+          <Input placeholder="name, title, description, method or path" />
         </SearchField>
         <div className="actions">
           <Button className="button" onPress={() => setEditing("new")} isDisabled={editing === "new"}>
@@ -92,15 +76,21 @@ export const ToolTable = (props: {
         </div>
       </div>
       {editing === "new" && editor(undefined)}
+      <ProblemBanner problem={pages.problem} />
       <nav className="pager" aria-label="Tool pages">
         <span aria-live="polite" data-testid="tool-range">
-          {first}–{current * PAGE + rows.length} of {matching.length}
-          {matching.length === props.tools.length ? "" : ` matching (${props.tools.length} tools)`}
+          {answer === undefined
+            ? "Loading the tools…"
+            : `${first}–${first === 0 ? 0 : first + rows.length - 1} of ${matchCount}${
+                filter === "" || props.total === undefined || props.total === matchCount
+                  ? ""
+                  : ` matching (${props.total} tools)`
+              }`}
         </span>
-        <Button className="button small" isDisabled={current === 0} onPress={() => setPage(current - 1)}>
+        <Button className="button small" isDisabled={!pages.hasPrevious} onPress={pages.previous}>
           Previous page
         </Button>
-        <Button className="button small" isDisabled={current >= pages - 1} onPress={() => setPage(current + 1)}>
+        <Button className="button small" isDisabled={!pages.hasNext} onPress={pages.next}>
           Next page
         </Button>
       </nav>
@@ -132,7 +122,7 @@ export const ToolTable = (props: {
           ))}
         </tbody>
       </table>
-      {matching.length === 0 && <p className="muted">No tool matches.</p>}
+      {answer !== undefined && rows.length === 0 && <p className="muted">No tool matches.</p>}
     </div>
   );
 };

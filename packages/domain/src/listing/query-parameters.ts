@@ -51,14 +51,19 @@ export const optionalFilterFromQuery = (isValid: (value: string) => boolean, mes
 /**
  * The decoder of one list route's query string: every bad, repeated or unknown parameter is reported at
  * once, located by its name. What needs more than the query (a page token's signature) the use case checks.
+ * `unknown: "ignore"` leaves other parameters unread instead, for a route that has always ignored them.
  */
 export const queryDecoder = <A extends object, I>(
   parameters: Schema.Schema<A, I> & { readonly fields: Schema.Struct.Fields },
+  options: { readonly unknown: "refuse" | "ignore" } = { unknown: "refuse" },
 ) => {
   const decode = Schema.decodeUnknownEither(parameters, { errors: "all", onExcessProperty: "error" });
   const known: ReadonlyArray<string> = Object.keys(parameters.fields);
+  const read = (name: string) => options.unknown === "refuse" || known.includes(name);
   return (query: RawQuery): Effect.Effect<A, InvalidArgument> => {
-    const present = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
+    const present = Object.fromEntries(
+      Object.entries(query).filter(([name, value]) => value !== undefined && read(name)),
+    );
     const decoded = decode(present);
     if (Either.isRight(decoded)) return Effect.succeed(markDecoded(decoded.right));
     return Effect.fail(

@@ -40,6 +40,12 @@ export {
   VisibilityType,
 } from "../provider/provider-schema.js";
 export type { ProviderListPage } from "../provider/provider-listing.js";
+export {
+  decodeProviderToolListQuery,
+  ProviderToolListParameters,
+  type ProviderToolListQuery,
+  type ProviderToolPage,
+} from "../tool/tool-listing.js";
 export { ResourceAnnotations, ResourceCreate, ResourcePatch, ResourceRecord } from "../resource/resource-schema.js";
 export { ALL_SCOPES, Scope, SCOPES } from "../scopes/scope.js";
 export {

@@ -80,6 +80,8 @@ export {
   Storage,
   type StorageTx,
   type StoredSecret,
+  type ToolPage,
+  type ToolSearch,
 } from "../storage/storage-port.js";
 export {
   GitConnectionRow,

@@ -36,6 +36,8 @@ import type {
   ProviderSearch,
   SecretCursor,
   StoredSecret,
+  ToolPage,
+  ToolSearch,
 } from "./storage-queries.js";
 
 export type {
@@ -48,6 +50,8 @@ export type {
   SecretCursor,
   SecretKind,
   StoredSecret,
+  ToolPage,
+  ToolSearch,
 } from "./storage-queries.js";
 
 /** Which record a server may reference. */
@@ -100,6 +104,8 @@ export interface ToolStore {
   readonly deleteTool: (id: string) => Op<void, ReferenceViolation>;
   readonly findTool: (id: string) => Op<ToolRow | undefined>;
   readonly listTools: (providerId: string) => Op<ReadonlyArray<ToolRow>>;
+  /** A page of a provider's tools in list order, after `after`, filtered by `contains`, and the match count. */
+  readonly searchTools: (search: ToolSearch) => Op<ToolPage>;
 }
 
 /** A provider's prompts. */

@@ -1,6 +1,6 @@
 import type { AuditEventRow } from "../audit/audit-schema.js";
 import type { ApiType, VisibilityType } from "../provider/provider-schema.js";
-import type { ProviderWithTools } from "./rows.js";
+import type { ProviderWithTools, ToolRow } from "./rows.js";
 
 // The searches, pages and cursors the storage port's listings take and answer, and the stored secrets the
 // operator's key rotation walks.
@@ -27,6 +27,22 @@ export interface ProviderSearch {
 /** One page of a provider search, and how many records match over all pages. */
 export interface ProviderPage {
   readonly items: ReadonlyArray<ProviderWithTools>;
+  readonly matchCount: number;
+}
+
+/** A filtered, paged search of one provider's tools, in creation order (then id). */
+export interface ToolSearch {
+  readonly providerId: string;
+  /** Case-insensitive, literal substring of the name, title, description, method or path (any of them). */
+  readonly contains?: string | undefined;
+  readonly after?: ProviderCursor | undefined;
+  /** At most this many tools; absent: every one. */
+  readonly limit?: number | undefined;
+}
+
+/** One page of a tool search, and how many tools match over all pages. */
+export interface ToolPage {
+  readonly items: ReadonlyArray<ToolRow>;
   readonly matchCount: number;
 }
 

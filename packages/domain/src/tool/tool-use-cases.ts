@@ -10,6 +10,7 @@ import { invalid } from "../validation/decode-write.js";
 import type { JsonObject } from "../validation/text.js";
 import { oauth2HeaderProblems } from "../provider/oauth2-credentials.js";
 import { responseFilterProblems } from "../response-shaping/response-shaping-port.js";
+import { type ListProviderToolsInput, listProviderToolsPage } from "./tool-listing.js";
 import { toToolRecord } from "./tool-record.js";
 import { DEFAULT_REQ_CONTENT_TYPE } from "./tool-body-fields.js";
 import { pathPlaceholders, ToolCreate, ToolPatch } from "./tool-schema.js";
@@ -61,6 +62,8 @@ const checkTool = (tx: StorageTx, row: ToolRow, previous: ToolRow | undefined) =
         return yield* new ResourceExhausted({ detail: `the provider already has ${quotas.toolsPerProvider} tools` });
     } else if (previous.name !== row.name) yield* serverNameClash(tx, row);
   });
+
+export type { ListProviderToolsInput };
 
 /** The steps of a provider's tools; the use cases below put each behind its scope. */
 const tools = providerChildUseCases({
@@ -114,11 +117,6 @@ const tools = providerChildUseCases({
   inspect: (input) => rejectProblems(responseFilterProblems(input.responseFilter, "tool.responseFilter")),
 });
 
-/** Input of `listProviderTools`. */
-export interface ListProviderToolsInput {
-  readonly providerId: string;
-}
-
 /** Input of `createProviderTool`: the tool's fields. */
 export interface CreateProviderToolInput {
   readonly providerId: string;
@@ -136,9 +134,9 @@ export interface UpdateProviderToolInput extends ProviderToolRef {
   readonly tool: ToolPatch;
 }
 
-/** The tools of a provider the actor can see. */
+/** The tools of a provider the actor can see: every one, or a page of them (`limit`, `token`, `q`). */
 export const listProviderTools = defineUseCase("listProviderTools", (actor: Actor, input: ListProviderToolsInput) =>
-  tools.list(actor, input.providerId),
+  listProviderToolsPage(actor, input),
 );
 
 /** Adds a tool to a provider of the actor's tenant (a new version of the provider). */

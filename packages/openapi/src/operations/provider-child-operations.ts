@@ -1,7 +1,7 @@
 import * as D from "@mcpsm/domain/schemas";
 import { type AnyUseCase, USE_CASES as U } from "@mcpsm/domain/use-cases";
 import type { DomainError } from "@mcpsm/domain/errors";
-import type { Effect, Schema } from "effect";
+import { type Effect, Schema } from "effect";
 import { defineOperation, envelope, type ManagementOperation, list } from "./define-operation.js";
 import type { Tag } from "./management-route.js";
 
@@ -17,6 +17,8 @@ const providerChildOperations = (child: {
   readonly decodeCreate: (body: unknown) => Effect.Effect<unknown, DomainError>;
   readonly decodePatch: (body: unknown) => Effect.Effect<unknown, DomainError>;
   readonly quota?: boolean;
+  /** The list's own declaration (a paged one), instead of the plain list of every record. */
+  readonly listOperation?: ManagementOperation;
   readonly useCases: { readonly [K in "list" | "create" | "get" | "update" | "remove"]: AnyUseCase };
 }): ReadonlyArray<ManagementOperation> => {
   const { segment, param, key, tag, useCases } = child;
@@ -27,17 +29,18 @@ const providerChildOperations = (child: {
   /** The parent's id and the child's, under the use case's names (`providerId`, `toolId`). */
   const ids = (params: Readonly<Record<string, string>>) => ({ providerId: params.id, [`${key}Id`]: params[param] });
   return [
-    defineOperation({
-      method: "GET",
-      path: base,
-      useCase: useCases.list,
-      summary: `List a provider's ${noun}s`,
-      tag,
-      status: 200,
-      response: list(segment, child.record),
-      input: ({ params }) => ({ providerId: params.id }),
-      answer: (records) => ({ body: { [segment]: records } }),
-    }),
+    child.listOperation ??
+      defineOperation({
+        method: "GET",
+        path: base,
+        useCase: useCases.list,
+        summary: `List a provider's ${noun}s`,
+        tag,
+        status: 200,
+        response: list(segment, child.record),
+        input: ({ params }) => ({ providerId: params.id }),
+        answer: (records) => ({ body: { [segment]: records } }),
+      }),
     defineOperation({
       method: "POST",
       path: base,
@@ -105,6 +108,24 @@ export const PROVIDER_CHILD_OPERATIONS: ReadonlyArray<ManagementOperation> = [
     decodeCreate: D.decodeToolCreate,
     decodePatch: D.decodeToolPatch,
     quota: true,
+    // Every tool, or a page of them (docs/api-rules.md §9): the paging of GET /providers, opt-in by `limit`.
+    listOperation: defineOperation({
+      method: "GET",
+      path: "/providers/{id}/tools",
+      useCase: U.listProviderTools,
+      summary: "List a provider's tools: every one, or one page at a time with `limit`",
+      tag: "Provider tools",
+      status: 200,
+      query: D.ProviderToolListParameters,
+      response: Schema.Struct({
+        tools: Schema.Array(D.ToolRecord),
+        matchCount: Schema.Int.annotations({ description: "tools matching `q` over all pages" }),
+        nextToken: Schema.String.annotations({ description: 'pass as `token` for the next page; "" on the last page' }),
+      }).annotations({ identifier: "ProviderToolPage" }),
+      decodeQuery: D.decodeProviderToolListQuery,
+      input: ({ params, query }) => ({ ...query, providerId: params.id }),
+      answer: (page) => ({ body: page }),
+    }),
     useCases: {
       list: U.listProviderTools,
       create: U.createProviderTool,
