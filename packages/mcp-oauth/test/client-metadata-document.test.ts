@@ -20,15 +20,12 @@ import {
 import { createMcpRuntime, defaultMcpSettings, type McpRuntime } from "@mcpsm/mcp-runtime";
 import { makeMemoryStorage } from "@mcpsm/storage-memory";
 import { networkPolicy, policyAgent, policyFetch } from "@mcpsm/upstream-http";
-import {
-  Client,
-  type OAuthClientProvider,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from "@modelcontextprotocol/client";
+import { userAgent } from "@mcpsm/upstream-http/testing";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { Exit, Layer, ManagedRuntime } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpAuthorizationServer, type McpAuthorizationServer } from "../src/index.js";
+import { CALLBACK, MemoryOAuthClient } from "./support/oauth-user-agent.js";
 
 // docs/api-rules.md §22: a client whose client_id is the https URL of its Client ID Metadata Document, with the
 // SDK client's own flow (it skips registration when the metadata says documents are supported). The document
@@ -45,7 +42,6 @@ const services = ManagedRuntime.make(
 );
 const run = <A>(effect: unknown) => services.runPromise(effect as never) as Promise<A>;
 
-const REDIRECT = "http://127.0.0.1:1/callback";
 /** Name resolution sending every host (client.example) to this machine. */
 const toLoopback = ((_host: string, options: unknown, callback: (...args: Array<unknown>) => void) =>
   lookup("127.0.0.1", options as never, callback as never)) as unknown as typeof lookup;
@@ -70,7 +66,7 @@ const serve = (path: string, document: Record<string, unknown> | string, cacheCo
   });
 const metadata = {
   client_name: "Metadata document client",
-  redirect_uris: [REDIRECT],
+  redirect_uris: [CALLBACK],
   grant_types: ["authorization_code", "refresh_token"],
   response_types: ["code"],
   token_endpoint_auth_method: "none",
@@ -152,78 +148,26 @@ afterAll(async () => {
   await services.dispose();
 });
 
-/** An OAuth client of the SDK's flow whose identity is a metadata document at `path`. */
-class DocumentClient implements OAuthClientProvider {
-  saved: Parameters<OAuthClientProvider["saveTokens"]>[0] | undefined;
-  info: Parameters<NonNullable<OAuthClientProvider["saveClientInformation"]>>[0] | undefined;
-  verifier = "";
-  authorizationUrl: URL | undefined;
-  constructor(readonly clientMetadataUrl: string) {}
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return metadata;
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: NonNullable<DocumentClient["info"]>) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: NonNullable<DocumentClient["saved"]>) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
+/** An OAuth client of the SDK's flow whose identity is the metadata document at `url`. */
+const documentClient = (url: string) => new MemoryOAuthClient(metadata, url);
 
 /** The person's browser: the consent page, a pasted server token, the redirect to the client. */
 const consent = async (authorizationUrl: URL): Promise<Response | URL> => {
-  const jar: Array<string> = [];
-  const send = async (url: string, init: RequestInit = {}) => {
-    const res = await fetch(url, {
-      ...init,
-      redirect: "manual",
-      headers: { ...(init.headers as Record<string, string>), Cookie: jar.join("; ") },
-    });
-    for (const cookie of res.headers.getSetCookie()) jar.push(cookie.split(";")[0] ?? "");
-    return res;
-  };
-  let url = authorizationUrl.href;
-  let res = await send(url);
-  for (let hops = 0; res.status >= 300 && res.status < 400 && hops < 10; hops++) {
-    url = new URL(res.headers.get("location") ?? "", url).href;
-    if (url.startsWith(REDIRECT)) return new URL(url);
-    res = await send(url);
-  }
-  if (res.status !== 200) return res;
-  const action = /action="([^"]+)"/.exec(await res.text())?.[1] ?? "";
-  res = await send(new URL(action, url).href, {
+  const agent = userAgent(CALLBACK);
+  const page = await agent.follow(authorizationUrl.href);
+  if (page.url.startsWith(CALLBACK)) return new URL(page.url);
+  if (page.res.status !== 200) return page.res;
+  const action = /action="([^"]+)"/.exec(await page.res.text())?.[1] ?? "";
+  const answer = await agent.follow(new URL(action, page.url).href, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ token: serverToken, decision: "allow" }).toString(),
   });
-  for (let hops = 0; res.status >= 300 && res.status < 400 && hops < 10; hops++) {
-    url = new URL(res.headers.get("location") ?? "", url).href;
-    if (url.startsWith(REDIRECT)) return new URL(url);
-    res = await send(url);
-  }
-  return res;
+  return answer.url.startsWith(CALLBACK) ? new URL(answer.url) : answer.res;
 };
 
 /** The SDK client's flow up to the authorization URL (it skips registration for a document client). */
-const authorize = async (provider: DocumentClient) => {
+const authorize = async (provider: MemoryOAuthClient) => {
   const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${serverId}`), { authProvider: provider });
   await expect(new Client({ name: "cimd-test", version: "1" }).connect(transport)).rejects.toBeInstanceOf(
     UnauthorizedError,
@@ -243,7 +187,7 @@ describe("Client ID Metadata Documents", () => {
 
   it("the SDK client's document flow: no registration, consent, a token for its client_id, once fetched", async () => {
     serve("/clients/good.json", metadata, "max-age=600");
-    const provider = new DocumentClient(docUrl("/clients/good.json"));
+    const provider = documentClient(docUrl("/clients/good.json"));
     const { transport, url } = await authorize(provider);
     expect(url.searchParams.get("client_id")).toBe(docUrl("/clients/good.json"));
     const callback = await consent(url);
@@ -267,7 +211,7 @@ describe("Client ID Metadata Documents", () => {
 
   it("a redirect URI the document does not list is refused, never redirected to", async () => {
     serve("/clients/other-redirect.json", { ...metadata, redirect_uris: ["https://elsewhere.example/cb"] });
-    const { url } = await authorize(new DocumentClient(docUrl("/clients/other-redirect.json")));
+    const { url } = await authorize(documentClient(docUrl("/clients/other-redirect.json")));
     const answer = await consent(url);
     expect(answer).toBeInstanceOf(Response);
     expect(await (answer as Response).text()).toContain("redirect_uri");
@@ -275,10 +219,10 @@ describe("Client ID Metadata Documents", () => {
 
   it("a document over the size cap, or naming another client_id, is refused", async () => {
     serve("/clients/huge.json", { ...metadata, client_name: "x".repeat(6 * 1024) });
-    const huge = await consent((await authorize(new DocumentClient(docUrl("/clients/huge.json")))).url);
+    const huge = await consent((await authorize(documentClient(docUrl("/clients/huge.json")))).url);
     expect(await (huge as Response).text()).toContain("invalid_client");
     serve("/clients/liar.json", JSON.stringify({ ...metadata, client_id: "https://someone.example/else.json" }));
-    const liar = await consent((await authorize(new DocumentClient(docUrl("/clients/liar.json")))).url);
+    const liar = await consent((await authorize(documentClient(docUrl("/clients/liar.json")))).url);
     expect(await (liar as Response).text()).toMatch(/invalid_client/);
   });
 
@@ -302,7 +246,7 @@ describe("Client ID Metadata Documents", () => {
     await new Promise<void>((resolve) => strictHttp.listen(0, "127.0.0.1", resolve));
     const query = new URLSearchParams({
       client_id: docUrl("/clients/private.json"),
-      redirect_uri: REDIRECT,
+      redirect_uri: CALLBACK,
       response_type: "code",
       scope: "mcp",
       code_challenge: "x".repeat(43),

@@ -11,10 +11,11 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
+import { userAgent } from "@mcpsm/upstream-http/testing";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { services, run, signingSecret, asOptions } from "./support/oauth-instances.js";
-import { consent, MemoryOAuthClient, userAgent } from "./support/oauth-user-agent.js";
+import { CALLBACK, consent, MemoryOAuthClient } from "./support/oauth-user-agent.js";
 import { deriveSigningKey, createMcpAuthorizationServer, type McpAuthorizationServer } from "../src/index.js";
 
 // Issue 16: an OAuth-only MCP client (the SDK client's own OAuth flow) connects to the service with the
@@ -167,7 +168,7 @@ describe("the service as its MCP endpoints' authorization server", () => {
 
     const wrongResource = new URL(provider.authorizationUrl as URL);
     wrongResource.searchParams.set("resource", "https://elsewhere.example/api");
-    const page = await userAgent().follow(wrongResource.href);
+    const page = await userAgent(CALLBACK).follow(wrongResource.href);
     expect(
       page.url.startsWith("http://127.0.0.1:1/callback")
         ? new URL(page.url).searchParams.get("error")

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { request as httpRequest } from "node:http";
 import { Unavailable } from "@mcpsm/domain/errors";
 import type { Storage } from "@mcpsm/domain/storage";
 import { makeMemoryStorage } from "@mcpsm/storage-memory";
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpLogger } from "../src/index.js";
 import { buildFixture } from "./support/fixture.js";
 import { makeServices, type RunningMcp, type Services, startMcp } from "./support/harness.js";
+import { postJson } from "./support/raw-exchange.js";
 import { startUpstream, type Upstream } from "./support/upstream.js";
 
 // One error model at the MCP edge: an outage is 503 with Retry-After (or JSON-RPC -32000 inside an exchange)
@@ -57,38 +57,8 @@ const recordingLogger = () => {
   return { logger, lines };
 };
 
-const post = (url: string, token: string, body: unknown) =>
-  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>(
-    (resolve, reject) => {
-      const target = new URL(url);
-      const req = httpRequest(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: "POST",
-          headers: {
-            "Content-Type": "application/json",
-            Accept: "application/json, text/event-stream",
-            Authorization: `Bearer ${token}`,
-          },
-        },
-        (res) => {
-          const chunks: Array<Buffer> = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              text: Buffer.concat(chunks).toString("utf8"),
-            }),
-          );
-        },
-      );
-      req.on("error", reject);
-      req.end(JSON.stringify(body));
-    },
-  );
+/** A raw JSON POST under a server token. */
+const post = (url: string, token: string, body: unknown) => postJson(url, { Authorization: `Bearer ${token}` }, body);
 
 /** The JSON-RPC message of a response body, plain JSON or a one-event SSE stream. */
 const rpcBody = (text: string) => {
@@ -164,7 +134,7 @@ describe("an outage", () => {
         const answer = await post(endpoint(served.mcp), token, INITIALIZE);
         expect(answer.status, token).toBe(503);
         expect(answer.headers["retry-after"]).toBe("1");
-        expect(rpcBody(answer.text)).toEqual({
+        expect(rpcBody(answer.body)).toEqual({
           jsonrpc: "2.0",
           error: { code: -32000, message: "the database is unavailable (test outage); retry later" },
           id: null,
@@ -185,7 +155,7 @@ describe("an outage", () => {
     try {
       const answer = await post(endpoint(served.mcp), fixture.token.value, CALL_GET_ITEM);
       expect(answer.status).toBe(200);
-      expect(rpcBody(answer.text).error).toEqual({
+      expect(rpcBody(answer.body).error).toEqual({
         code: -32000,
         message: "the database is unavailable (test outage); retry later",
         data: { retryAfterSeconds: 1 },
@@ -205,12 +175,12 @@ describe("a defect", () => {
       const answer = await post(endpoint(served.mcp), fixture.token.value, INITIALIZE);
       expect(answer.status).toBe(500);
       expect(answer.headers["retry-after"]).toBeUndefined();
-      expect(rpcBody(answer.text)).toEqual({
+      expect(rpcBody(answer.body)).toEqual({
         jsonrpc: "2.0",
         error: { code: -32603, message: "internal error" },
         id: null,
       });
-      expect(answer.text).not.toContain("boom");
+      expect(answer.body).not.toContain("boom");
     } finally {
       switchable.state.mode = "up";
     }
@@ -227,7 +197,7 @@ describe("a configuration fault", () => {
     const seen = upstream.seen.length;
     const answer = await post(endpoint(misconfigured.mcp), fixture.token.value, CALL_GET_ITEM);
     expect(answer.status).toBe(200);
-    const error = rpcBody(answer.text).error;
+    const error = rpcBody(answer.body).error;
     expect(error?.code).toBe(-32603);
     expect(error?.message).toMatch(
       /^configuration fault: the SECRET variable 'LOCALHOST_TOKEN' is encrypted under a key/,
@@ -243,6 +213,6 @@ describe("a configuration fault", () => {
       ...CALL_GET_ITEM,
       params: { name: "createItem", arguments: { bodyArgs: { name: "x" } } },
     });
-    expect(rpcBody(plain.text).error).toBeUndefined();
+    expect(rpcBody(plain.body).error).toBeUndefined();
   });
 });

@@ -1,40 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TenantRateDecision } from "../src/index.js";
-import { buildFixture, ref } from "./support/fixture.js";
-import { makeServices, type RunningMcp, type Services, startMcp } from "./support/harness.js";
-import { send } from "./support/raw-exchange.js";
-import { startUpstream, type Upstream } from "./support/upstream.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ref } from "./support/fixture.js";
+import { postToBoth, useLanePair } from "./support/lane-pair.js";
 
 // The fast lane for 2025-11-25, the era Claude Desktop, Claude Code, Cursor and VS Code speak: its tools/list
 // and tools/call answers are one SSE event. Every request below goes to a runtime with the lane and to one
 // without it (same store, same upstream); the raw answers (status, header lines, body) must be equal.
 
-let services: Services;
-let upstream: Upstream;
-let fast: RunningMcp;
-let slow: RunningMcp;
-let fixture: Awaited<ReturnType<typeof buildFixture>>;
+const pair = useLanePair();
 let guarded: { server: { id: string }; token: { value: string } };
-const refused = new Set<string>();
-
-const rateLimit = async (tenant: string): Promise<TenantRateDecision> => ({
-  allowed: !refused.has(tenant),
-  retryAfterSeconds: 7,
-  headers: {
-    "RateLimit-Limit": "100",
-    "RateLimit-Remaining": refused.has(tenant) ? "0" : "99",
-    "RateLimit-Reset": "7",
-  },
-});
 
 beforeAll(async () => {
-  services = makeServices();
-  upstream = await startUpstream();
-  const settings = { upstreamAllowedNetworks: ["127.0.0.0/8"], upstreamTimeoutMs: 400, upstreamMaxResponseBytes: 4096 };
-  fast = await startMcp(services, settings, { tenantRateLimit: rateLimit });
-  slow = await startMcp(services, settings, { tenantRateLimit: rateLimit, fastLane: false });
-  fixture = await buildFixture(services, upstream);
-  const { m, provider } = fixture;
+  const { m, provider } = pair.fixture;
   // A per-caller value nobody entered yet, and a server whose destructive calls wait for an approval.
   await m.variable("LOCALHOST_CALLER_KEY", "shared-default", "SECRET", true);
   const perCaller = await m.tool(provider.id, {
@@ -43,16 +19,9 @@ beforeAll(async () => {
     path: "/echo/mine",
     headers: [{ key: "X-Key", value: ref("LOCALHOST_CALLER_KEY") }],
   });
-  await m.addTool(fixture.server.id, provider.id, perCaller.id);
+  await m.addTool(pair.fixture.server.id, provider.id, perCaller.id);
   const server = await m.server({ name: "Guarded", approvalPolicy: "DESTRUCTIVE", providers: [{ id: provider.id }] });
   guarded = { server, token: await m.token(server.id) };
-});
-
-afterAll(async () => {
-  await fast?.close();
-  await slow?.close();
-  await upstream?.close();
-  await services?.dispose();
 });
 
 interface Exchange {
@@ -68,24 +37,12 @@ const both = async (exchange: Exchange) => {
     "Content-Type": "application/json",
     Accept: "application/json, text/event-stream",
     "MCP-Protocol-Version": "2025-11-25",
-    Authorization: `Bearer ${exchange.token ?? fixture.token.value}`,
+    Authorization: `Bearer ${exchange.token ?? pair.fixture.token.value}`,
     ...exchange.headers,
   };
-  const defined = Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<
-    string,
-    string
-  >;
   const body = JSON.stringify({ jsonrpc: "2.0", ...exchange.message });
-  const path = `/mcp/${(exchange.server ?? fixture.server).id}`;
-  const before = fast.runtime.fastLaneAnswers();
-  const answered = await send(fast.url, path, defined, body);
-  const fromFast = {
-    ...answered,
-    headers: answered.headers.map((line) => line.replaceAll(fast.url, slow.url)),
-    body: answered.body.replaceAll(fast.url, slow.url),
-  };
-  const laned = fast.runtime.fastLaneAnswers() > before;
-  const fromSlow = await send(slow.url, path, defined, body);
+  const path = `/mcp/${(exchange.server ?? pair.fixture.server).id}`;
+  const { fromFast, fromSlow, laned } = await postToBoth(pair, path, headers, body);
   // An elicitation's id is new in every answer.
   const unique = (raw: typeof fromSlow) => ({ ...raw, body: raw.body.replaceAll(UUID, "<uuid>") });
   return { fromFast: unique(fromFast), fromSlow: unique(fromSlow), laned };
@@ -162,13 +119,13 @@ describe("the 2025-11-25 fast lane answers exactly what the SDK path answers", (
   });
 
   it("answers a tenant over its limit as the SDK path does", async () => {
-    refused.add("acme");
+    pair.rateLimit.refused.add("acme");
     try {
       const { fromFast, fromSlow } = await both(call("array"));
       expect(fromFast).toEqual(fromSlow);
       expect(fromFast.status).toBe(429);
     } finally {
-      refused.delete("acme");
+      pair.rateLimit.refused.delete("acme");
     }
   });
 });

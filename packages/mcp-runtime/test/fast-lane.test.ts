@@ -1,53 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TenantRateDecision } from "../src/index.js";
-import { buildFixture } from "./support/fixture.js";
-import { send } from "./support/raw-exchange.js";
-import { makeServices, type RunningMcp, type Services, startMcp } from "./support/harness.js";
-import { startUpstream, type Upstream } from "./support/upstream.js";
+import { describe, expect, it } from "vitest";
+import { postToBoth, useLanePair } from "./support/lane-pair.js";
 
 // The fast lane answers the common 2026-07-28 tools/list and tools/call POSTs without the SDK's per-exchange
 // machinery. Whatever it answers must be byte for byte what the SDK path answers: every request below is sent
 // to a runtime with the lane and to one without it (same store, same upstream), and the two answers compared.
 
-let services: Services;
-let upstream: Upstream;
-let fast: RunningMcp;
-let slow: RunningMcp;
-let fixture: Awaited<ReturnType<typeof buildFixture>>;
-/** Tenants over their limit (the rate limit answers the same way on both runtimes). */
-const refused = new Set<string>();
-
-/** Set: the rate limiter fails (its store is down), which the runtime answers as an internal error. */
-let limiterDown = false;
-
-const rateLimit = async (tenant: string): Promise<TenantRateDecision> => {
-  if (limiterDown) throw new Error("the rate limiter's store is down");
-  return {
-    allowed: !refused.has(tenant),
-    retryAfterSeconds: 7,
-    headers: {
-      "RateLimit-Limit": "100",
-      "RateLimit-Remaining": refused.has(tenant) ? "0" : "99",
-      "RateLimit-Reset": "7",
-    },
-  };
-};
-
-beforeAll(async () => {
-  services = makeServices();
-  upstream = await startUpstream();
-  const settings = { upstreamAllowedNetworks: ["127.0.0.0/8"], upstreamTimeoutMs: 400, upstreamMaxResponseBytes: 4096 };
-  fast = await startMcp(services, settings, { tenantRateLimit: rateLimit });
-  slow = await startMcp(services, settings, { tenantRateLimit: rateLimit, fastLane: false });
-  fixture = await buildFixture(services, upstream);
-});
-
-afterAll(async () => {
-  await fast?.close();
-  await slow?.close();
-  await upstream?.close();
-  await services?.dispose();
-});
+const pair = useLanePair();
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -72,26 +30,11 @@ const both = async (exchange: Exchange) => {
     "MCP-Protocol-Version": "2026-07-28",
     "Mcp-Method": method,
     ...(method === "tools/call" && typeof params?.name === "string" ? { "Mcp-Name": params.name } : {}),
-    Authorization: `Bearer ${exchange.token ?? fixture.token.value}`,
+    Authorization: `Bearer ${exchange.token ?? pair.fixture.token.value}`,
     ...exchange.headers,
   };
-  const defined = Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<
-    string,
-    string
-  >;
   const body = JSON.stringify({ jsonrpc: "2.0", ...exchange.message });
-  const path = exchange.path ?? `/mcp/${fixture.server.id}`;
-  const before = fast.runtime.fastLaneAnswers();
-  // Answers name the runtime's own URL (metadata links): each is read as if it were the other's.
-  const answered = await send(fast.url, path, defined, body);
-  const fromFast = {
-    ...answered,
-    headers: answered.headers.map((line) => line.replaceAll(fast.url, slow.url)),
-    body: answered.body.replaceAll(fast.url, slow.url),
-  };
-  const laned = fast.runtime.fastLaneAnswers() > before;
-  const fromSlow = await send(slow.url, path, defined, body);
-  return { fromFast, fromSlow, laned };
+  return postToBoth(pair, exchange.path ?? `/mcp/${pair.fixture.server.id}`, headers, body);
 };
 
 const call = (name: string, args?: Record<string, unknown>, id: string | number = 7) => ({
@@ -192,13 +135,13 @@ describe("the fast lane answers exactly what the SDK path answers", () => {
       // Authentication and access.
       { message: { id: 12, method: "tools/list", params: { _meta: META } }, token: "mcps_not-a-real-token" },
       { message: { id: 13, method: "tools/list", params: { _meta: META } }, headers: { Authorization: undefined } },
-      { message: { id: 14, method: "tools/list", params: { _meta: META } }, token: fixture.proxyToken.value },
+      { message: { id: 14, method: "tools/list", params: { _meta: META } }, token: pair.fixture.proxyToken.value },
       { message: { id: 15, method: "tools/list", params: { _meta: META } }, path: "/mcp/srv_nope" },
       // Forwarding servers need the request's headers: the SDK path runs them.
       {
         ...call("getItem", { pathArgs: { itemId: "1" } }),
-        path: `/mcp/${fixture.proxyServer.id}`,
-        token: fixture.proxyToken.value,
+        path: `/mcp/${pair.fixture.proxyServer.id}`,
+        token: pair.fixture.proxyToken.value,
       },
       // A tool name sent in the header's encoded form.
       {
@@ -216,15 +159,15 @@ describe("the fast lane answers exactly what the SDK path answers", () => {
       expect(fromFast, JSON.stringify(exchange)).toEqual(fromSlow);
     }
     // None of these is answered by the lane: each goes to the SDK path.
-    const before = fast.runtime.fastLaneAnswers();
+    const before = pair.fast.runtime.fastLaneAnswers();
     await both(unknownTool);
     await both(badEnvelope);
     await both(largeShape);
-    expect(fast.runtime.fastLaneAnswers()).toBe(before);
+    expect(pair.fast.runtime.fastLaneAnswers()).toBe(before);
   });
 
   it("answers a tenant over its limit as the SDK path does, without calling the upstream", async () => {
-    refused.add("acme");
+    pair.rateLimit.refused.add("acme");
     try {
       for (const exchange of [
         call("getItem", { pathArgs: { itemId: "1" } }),
@@ -235,12 +178,12 @@ describe("the fast lane answers exactly what the SDK path answers", () => {
         expect(fromFast.status).toBe(429);
       }
     } finally {
-      refused.delete("acme");
+      pair.rateLimit.refused.delete("acme");
     }
   });
 
   it("answers a failing rate limiter as the SDK path does (an internal error, not a hang)", async () => {
-    limiterDown = true;
+    pair.rateLimit.down = true;
     try {
       for (const exchange of [
         call("getItem", { pathArgs: { itemId: "1" } }),
@@ -251,14 +194,18 @@ describe("the fast lane answers exactly what the SDK path answers", () => {
         expect(fromFast.status).toBe(500);
       }
     } finally {
-      limiterDown = false;
+      pair.rateLimit.down = false;
     }
   });
 
   it("serves a changed server's new tools at once (the kept answers are per revision)", async () => {
     const first = await both({ message: { id: 1, method: "tools/list", params: { _meta: META } } });
-    const tool = await fixture.m.tool(fixture.provider.id, { name: "lateTool", method: "GET", path: "/echo/late" });
-    await fixture.m.addTool(fixture.server.id, fixture.provider.id, tool.id);
+    const tool = await pair.fixture.m.tool(pair.fixture.provider.id, {
+      name: "lateTool",
+      method: "GET",
+      path: "/echo/late",
+    });
+    await pair.fixture.m.addTool(pair.fixture.server.id, pair.fixture.provider.id, tool.id);
     const second = await both({ message: { id: 1, method: "tools/list", params: { _meta: META } } });
     expect(second.fromFast).toEqual(second.fromSlow);
     expect(second.laned).toBe(true);
@@ -270,12 +217,12 @@ describe("the fast lane answers exactly what the SDK path answers", () => {
   });
 
   it("refuses a revoked token at once (the lane reads the token with the server's revision on every request)", async () => {
-    const token = await fixture.m.token(fixture.server.id, { name: "short-lived" });
+    const token = await pair.fixture.m.token(pair.fixture.server.id, { name: "short-lived" });
     const list = { message: { id: 1, method: "tools/list", params: { _meta: META } }, token: token.value };
     const before = await both(list);
     expect(before.laned).toBe(true);
     expect(before.fromFast.status).toBe(200);
-    await fixture.m.revoke(fixture.server.id, token.id);
+    await pair.fixture.m.revoke(pair.fixture.server.id, token.id);
     for (const exchange of [list, { ...call("getItem", { pathArgs: { itemId: "1" } }), token: token.value }]) {
       const after = await both(exchange);
       expect(after.fromFast).toEqual(after.fromSlow);

@@ -1,19 +1,10 @@
 import * as I from "@mcpsm/domain/openapi-import";
 import { openApiReaderLayer } from "@mcpsm/openapi-import";
-import type { Client } from "@modelcontextprotocol/client";
 import { Effect } from "effect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  actorOf,
-  connect,
-  ERAS,
-  makeServices,
-  manage,
-  type RunningMcp,
-  type Services,
-  startMcp,
-} from "./support/harness.js";
-import { type ParsingUpstream, startParsingUpstream, type Understood } from "./support/parsing-upstream.js";
+import { beforeAll, expect, it } from "vitest";
+import { actorOf, manage } from "./support/harness.js";
+import { describeEachEra, serveWithToken, useMcpSuite } from "./support/mcp-suite.js";
+import { startParsingUpstream, type Understood } from "./support/parsing-upstream.js";
 
 // docs/api-rules.md §15a: an operation with a form or multipart body, imported from its description, becomes
 // a tool whose call the upstream reads as the real API would. The operations are Stripe's `POST /v1/customers`
@@ -115,16 +106,11 @@ const STRIPE_AND_OPENAI = {
 
 const WAV = Buffer.from("RIFF\u0024\u0000\u0000\u0000WAVEfmt ", "latin1");
 
-let services: Services;
-let upstream: ParsingUpstream;
-let mcp: RunningMcp;
-let serverId: string;
-let token: string;
+const suite = useMcpSuite(startParsingUpstream, { upstreamAllowedNetworks: ["127.0.0.0/8"] });
+let served: { serverId: string; token: string };
 
 beforeAll(async () => {
-  services = makeServices();
-  upstream = await startParsingUpstream();
-  mcp = await startMcp(services, { upstreamAllowedNetworks: ["127.0.0.0/8"] });
+  const { services, upstream } = suite;
   const actor = actorOf("imported-bodies");
   const imported = (await services.runPromise(
     Effect.provide(
@@ -137,72 +123,59 @@ beforeAll(async () => {
   )) as { result: { provider: { id: string; tools: Array<{ id: string; name: string }> } } };
   const provider = imported.result.provider;
   const m = manage(services, actor);
-  const server = await m.server({
+  served = await serveWithToken(m, {
     name: "Imported bodies",
     providers: [{ id: provider.id, tools: provider.tools.map((t) => ({ id: t.id })) }],
   });
-  serverId = server.id;
-  token = (await m.token(server.id)).value;
 });
 
-afterAll(async () => {
-  await mcp?.close();
-  await upstream?.close();
-  await services?.dispose();
-});
+describeEachEra(
+  () => ({ url: suite.mcp.url, ...served }),
+  (client) => {
+    const call = async (name: string, args: Record<string, unknown>) => {
+      await client().listTools();
+      const result = await client().callTool({ name, arguments: args });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      return result.structuredContent as unknown as Understood;
+    };
 
-describe.each(ERAS)("protocol %s", (era) => {
-  let client: Client;
-  beforeAll(async () => {
-    client = await connect(mcp.url, serverId, era, token);
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
-
-  const call = async (name: string, args: Record<string, unknown>) => {
-    await client.listTools();
-    const result = await client.callTool({ name, arguments: args });
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    return result.structuredContent as unknown as Understood;
-  };
-
-  it("Stripe's POST /v1/customers reaches the upstream as the form Stripe reads", async () => {
-    const seen = await call("postCustomers", {
-      bodyArgs: {
+    it("Stripe's POST /v1/customers reaches the upstream as the form Stripe reads", async () => {
+      const seen = await call("postCustomers", {
+        bodyArgs: {
+          email: "jenny@example.com",
+          address: { city: "Paris", line1: "1 rue" },
+          metadata: { order_id: "6735" },
+          expand: ["tax", "default_source"],
+          preferred_locales: ["fr", "en"],
+        },
+      });
+      expect(seen).toMatchObject({ method: "POST", url: "/v1/customers" });
+      expect(seen.contentType).toBe("application/x-www-form-urlencoded");
+      expect(seen.form).toEqual({
         email: "jenny@example.com",
         address: { city: "Paris", line1: "1 rue" },
         metadata: { order_id: "6735" },
         expand: ["tax", "default_source"],
         preferred_locales: ["fr", "en"],
-      },
+      });
+      expect(seen.raw).toContain("expand%5B0%5D=tax");
     });
-    expect(seen).toMatchObject({ method: "POST", url: "/v1/customers" });
-    expect(seen.contentType).toBe("application/x-www-form-urlencoded");
-    expect(seen.form).toEqual({
-      email: "jenny@example.com",
-      address: { city: "Paris", line1: "1 rue" },
-      metadata: { order_id: "6735" },
-      expand: ["tax", "default_source"],
-      preferred_locales: ["fr", "en"],
-    });
-    expect(seen.raw).toContain("expand%5B0%5D=tax");
-  });
 
-  it("OpenAI's POST /audio/transcriptions sends the audio as a file part, the rest as fields", async () => {
-    const seen = await call("createTranscription", {
-      bodyArgs: { file: WAV.toString("base64"), model: "whisper-1", timestamp_granularities: ["word", "segment"] },
+    it("OpenAI's POST /audio/transcriptions sends the audio as a file part, the rest as fields", async () => {
+      const seen = await call("createTranscription", {
+        bodyArgs: { file: WAV.toString("base64"), model: "whisper-1", timestamp_granularities: ["word", "segment"] },
+      });
+      expect(seen).toMatchObject({ method: "POST", url: "/audio/transcriptions" });
+      expect(seen.parts).toHaveLength(4);
+      expect(seen.parts).toEqual(
+        expect.arrayContaining([
+          // The bytes are a WAV file: named and typed so, as OpenAI tells formats by the file name.
+          { name: "file", filename: "file.wav", mimeType: "audio/wav", base64: WAV.toString("base64") },
+          { name: "model", value: "whisper-1", mimeType: "text/plain" },
+          { name: "timestamp_granularities", value: "word", mimeType: "text/plain" },
+          { name: "timestamp_granularities", value: "segment", mimeType: "text/plain" },
+        ]),
+      );
     });
-    expect(seen).toMatchObject({ method: "POST", url: "/audio/transcriptions" });
-    expect(seen.parts).toHaveLength(4);
-    expect(seen.parts).toEqual(
-      expect.arrayContaining([
-        // The bytes are a WAV file: named and typed so, as OpenAI tells formats by the file name.
-        { name: "file", filename: "file.wav", mimeType: "audio/wav", base64: WAV.toString("base64") },
-        { name: "model", value: "whisper-1", mimeType: "text/plain" },
-        { name: "timestamp_granularities", value: "word", mimeType: "text/plain" },
-        { name: "timestamp_granularities", value: "segment", mimeType: "text/plain" },
-      ]),
-    );
-  });
-});
+  },
+);

@@ -1,10 +1,10 @@
 import { connect as tcpConnect } from "node:net";
 import { lookup as systemLookup } from "node:dns";
-import { request as httpRequest } from "node:http";
 import { Unauthenticated } from "@mcpsm/domain/errors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFixture, SECRET_VALUE, textOf } from "./support/fixture.js";
 import { actorOf, connect, makeServices, manage, type RunningMcp, type Services, startMcp } from "./support/harness.js";
+import { postJson } from "./support/raw-exchange.js";
 import { startUpstream, type Upstream } from "./support/upstream.js";
 
 // Who may call, what crosses to the upstream, the network policy, DNS-rebinding protection and freshness.
@@ -43,36 +43,6 @@ afterAll(async () => {
   await services?.dispose();
 });
 
-/** A raw POST to the MCP endpoint with full control of the headers (Host included). */
-const rawPost = (url: string, headers: Record<string, string>, body: unknown) =>
-  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>(
-    (resolve, reject) => {
-      const target = new URL(url);
-      const req = httpRequest(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: "POST",
-          headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
-        },
-        (res) => {
-          const chunks: Array<Buffer> = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body: Buffer.concat(chunks).toString("utf8"),
-            }),
-          );
-        },
-      );
-      req.on("error", reject);
-      req.end(JSON.stringify(body));
-    },
-  );
-
 const INITIALIZE = {
   jsonrpc: "2.0",
   id: 1,
@@ -84,17 +54,17 @@ describe("authentication", () => {
   it("answers 401 with the protected resource metadata URL when no or a bad token is given", async () => {
     const serverId = fixture.server.id;
     const metadata = `${mcp.url}/.well-known/oauth-protected-resource/mcp/${serverId}`;
-    const none = await rawPost(`${mcp.url}/mcp/${serverId}`, {}, INITIALIZE);
+    const none = await postJson(`${mcp.url}/mcp/${serverId}`, {}, INITIALIZE);
     expect(none.status).toBe(401);
     expect(none.headers["www-authenticate"]).toBe(`Bearer resource_metadata="${metadata}"`);
     for (const token of ["mcps_notAToken", fixture.proxyToken.value, "good-", "garbage"]) {
-      const bad = await rawPost(`${mcp.url}/mcp/${serverId}`, { Authorization: `Bearer ${token}` }, INITIALIZE);
+      const bad = await postJson(`${mcp.url}/mcp/${serverId}`, { Authorization: `Bearer ${token}` }, INITIALIZE);
       expect(bad.status, token).toBe(401);
       expect(bad.headers["www-authenticate"]).toMatch(
         new RegExp(`^Bearer resource_metadata="${metadata}", error="invalid_token"`),
       );
     }
-    const ok = await rawPost(
+    const ok = await postJson(
       `${mcp.url}/mcp/${serverId}`,
       { Authorization: `Bearer ${fixture.token.value}` },
       INITIALIZE,
@@ -118,12 +88,12 @@ describe("authentication", () => {
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     await client.close();
     // Another tenant's server answers exactly as a missing one: 404, the same body shape, no challenge.
-    const other = await rawPost(
+    const other = await postJson(
       `${mcp.url}/mcp/${fixture.server.id}`,
       { Authorization: "Bearer good-mallory" },
       INITIALIZE,
     );
-    const missing = await rawPost(`${mcp.url}/mcp/AAAAAAAAAAA`, { Authorization: "Bearer good-mallory" }, INITIALIZE);
+    const missing = await postJson(`${mcp.url}/mcp/AAAAAAAAAAA`, { Authorization: "Bearer good-mallory" }, INITIALIZE);
     expect(other.status).toBe(404);
     expect(other.headers["www-authenticate"]).toBeUndefined();
     expect(JSON.parse(other.body)).toEqual({
@@ -145,7 +115,7 @@ describe("authentication", () => {
   });
 
   it("answers 404 for a server that does not exist (to a valid OAuth caller)", async () => {
-    const missing = await rawPost(`${mcp.url}/mcp/AAAAAAAAAAA`, { Authorization: "Bearer good-acme" }, INITIALIZE);
+    const missing = await postJson(`${mcp.url}/mcp/AAAAAAAAAAA`, { Authorization: "Bearer good-acme" }, INITIALIZE);
     expect(missing.status).toBe(404);
   });
 });
@@ -154,7 +124,7 @@ describe("DNS-rebinding protection", () => {
   it("refuses a Host or Origin outside the allow-list before anything else", async () => {
     const url = `${mcp.url}/mcp/${fixture.server.id}`;
     const auth = { Authorization: `Bearer ${fixture.token.value}` };
-    expect((await rawPost(url, { ...auth, Host: "evil.example" }, INITIALIZE)).status).toBe(403);
+    expect((await postJson(url, { ...auth, Host: "evil.example" }, INITIALIZE)).status).toBe(403);
     // Issue 10: an empty Host header passed the check (sent byte by byte: Node's client fills an empty one in).
     const target = new URL(url);
     const body = JSON.stringify(INITIALIZE);
@@ -182,11 +152,11 @@ describe("DNS-rebinding protection", () => {
     });
     expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 403 Forbidden");
     expect(answer).toContain("Host");
-    expect((await rawPost(url, { ...auth, Origin: "http://evil.example" }, INITIALIZE)).status).toBe(403);
-    expect((await rawPost(url, { ...auth, Origin: "null" }, INITIALIZE)).status).toBe(403);
+    expect((await postJson(url, { ...auth, Origin: "http://evil.example" }, INITIALIZE)).status).toBe(403);
+    expect((await postJson(url, { ...auth, Origin: "null" }, INITIALIZE)).status).toBe(403);
     expect(
       (
-        await rawPost(
+        await postJson(
           url,
           { ...auth, Host: `localhost:${new URL(mcp.url).port}`, Origin: "http://localhost:6274" },
           INITIALIZE,

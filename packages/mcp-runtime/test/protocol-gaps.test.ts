@@ -2,43 +2,24 @@ import { once } from "node:events";
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFixture, ref, textOf } from "./support/fixture.js";
-import {
-  actorOf,
-  connect,
-  ERAS,
-  makeServices,
-  manage,
-  type RunningMcp,
-  type Services,
-  startMcp,
-} from "./support/harness.js";
-import { startUpstream, type Upstream } from "./support/upstream.js";
+import { actorOf, connect, manage } from "./support/harness.js";
+import { describeEachEra, useMcpSuite } from "./support/mcp-suite.js";
+import { startUpstream } from "./support/upstream.js";
 
 // Issue 16, protocol gaps: resources/templates/list, cancellation reaching the upstream call, and no `${…}`
 // template ever sent upstream unresolved (IP-address hosts get a usable secretPrefix).
 
-let services: Services;
-let upstream: Upstream;
-let mcp: RunningMcp;
+// A long timeout: an aborted upstream call below can only have been cancelled, never timed out.
+const suite = useMcpSuite(startUpstream, { upstreamAllowedNetworks: ["127.0.0.0/8"], upstreamTimeoutMs: 60_000 });
 let fixture: Awaited<ReturnType<typeof buildFixture>>;
 
 beforeAll(async () => {
-  services = makeServices();
-  upstream = await startUpstream();
-  // A long timeout: an aborted upstream call below can only have been cancelled, never timed out.
-  mcp = await startMcp(services, { upstreamAllowedNetworks: ["127.0.0.0/8"], upstreamTimeoutMs: 60_000 });
-  fixture = await buildFixture(services, upstream);
-});
-
-afterAll(async () => {
-  await mcp?.close();
-  await upstream?.close();
-  await services?.dispose();
+  fixture = await buildFixture(suite.services, suite.upstream);
 });
 
 /** A raw 2025-era JSON-RPC POST (no SDK client: the test controls each HTTP request). */
 const post = (serverId: string, token: string, message: object) =>
-  fetch(`${mcp.url}/mcp/${serverId}`, {
+  fetch(`${suite.mcp.url}/mcp/${serverId}`, {
     method: "POST",
     headers: {
       Authorization: `Bearer ${token}`,
@@ -49,35 +30,30 @@ const post = (serverId: string, token: string, message: object) =>
     body: JSON.stringify({ jsonrpc: "2.0", ...message }),
   });
 
-describe.each(ERAS)("protocol %s", (era) => {
-  let client: Client;
-  beforeAll(async () => {
-    client = await connect(mcp.url, fixture.server.id, era, fixture.token.value);
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+describeEachEra(
+  () => ({ url: suite.mcp.url, serverId: fixture.server.id, token: fixture.token.value }),
+  (client) => {
+    it("answers resources/templates/list (the resources capability is declared): no templates", async () => {
+      expect((await client().listResourceTemplates()).resourceTemplates).toEqual([]);
+    });
 
-  it("answers resources/templates/list (the resources capability is declared): no templates", async () => {
-    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
-  });
-
-  it("a client cancelling a slow tools/call aborts the upstream request", async () => {
-    const controller = new AbortController();
-    const hang = once(upstream.events, "hang");
-    const call = client.callTool({ name: "slow" }, { signal: controller.signal });
-    await hang;
-    const aborted = once(upstream.events, "hang-aborted");
-    controller.abort("the user changed their mind");
-    await expect(call).rejects.toThrow();
-    await aborted;
-  });
-});
+    it("a client cancelling a slow tools/call aborts the upstream request", async () => {
+      const controller = new AbortController();
+      const hang = once(suite.upstream.events, "hang");
+      const call = client().callTool({ name: "slow" }, { signal: controller.signal });
+      await hang;
+      const aborted = once(suite.upstream.events, "hang-aborted");
+      controller.abort("the user changed their mind");
+      await expect(call).rejects.toThrow();
+      await aborted;
+    });
+  },
+);
 
 describe("notifications/cancelled (2025-era, a request of its own)", () => {
   it("aborts the upstream call it names, and only the same credential's call", async () => {
     const other = await fixture.m.token(fixture.server.id, { name: "someone else" });
-    const hang = once(upstream.events, "hang");
+    const hang = once(suite.upstream.events, "hang");
     const pending = post(fixture.server.id, fixture.token.value, {
       id: 7,
       method: "tools/call",
@@ -85,7 +61,7 @@ describe("notifications/cancelled (2025-era, a request of its own)", () => {
     });
     await hang;
     let abortedEarly = false;
-    upstream.events.once("hang-aborted", () => {
+    suite.upstream.events.once("hang-aborted", () => {
       abortedEarly = true;
     });
     // Another token naming the same id cancels nothing.
@@ -95,7 +71,7 @@ describe("notifications/cancelled (2025-era, a request of its own)", () => {
     });
     expect(foreign.status).toBe(202);
     expect(abortedEarly).toBe(false);
-    const aborted = once(upstream.events, "hang-aborted");
+    const aborted = once(suite.upstream.events, "hang-aborted");
     const cancel = await post(fixture.server.id, fixture.token.value, {
       method: "notifications/cancelled",
       params: { requestId: 7, reason: "user pressed stop" },
@@ -109,48 +85,46 @@ describe("notifications/cancelled (2025-era, a request of its own)", () => {
 
 describe("${…} is never sent upstream unresolved", () => {
   let client: Client;
-  let tools: Record<string, { id: string }>;
   let serverId: string;
-  const seenBefore = () => upstream.seen.length;
+  const seenBefore = () => suite.upstream.seen.length;
 
   beforeAll(async () => {
-    const m = manage(services, actorOf("ipco"));
+    const m = manage(suite.services, actorOf("ipco"));
     // The upstream reached by IP address: its secretPrefix must still start a valid variable name.
-    const provider = await m.provider({ name: "By IP", baseURL: `http://127.0.0.1:${upstream.port}/api/` });
+    const provider = await m.provider({ name: "By IP", baseURL: `http://127.0.0.1:${suite.upstream.port}/api/` });
     expect(provider.secretPrefix).toBe("_127_0_0_1");
     await m.variable("_127_0_0_1_KEY", "ip-secret");
     const templated = await m.provider({
       name: "Templated base",
-      baseURL: `http://127.0.0.1:${upstream.port}/\${_127_0_0_1_KEY}/`,
+      baseURL: `http://127.0.0.1:${suite.upstream.port}/\${_127_0_0_1_KEY}/`,
     });
     const t = (providerId: string, body: Record<string, unknown>) => m.tool(providerId, { method: "GET", ...body });
-    tools = {
-      resolved: await t(provider.id, {
-        name: "resolved",
-        path: "/echo/ip",
-        headers: [{ key: "X-Key", value: ref("_127_0_0_1_KEY") }],
-      }),
-      invalidName: await t(provider.id, {
-        name: "invalidName",
-        path: "/echo/ip",
-        headers: [{ key: "X-Key", value: ref("127_0_0_1_KEY") }],
-      }),
-      unclosed: await t(provider.id, {
-        name: "unclosed",
-        path: "/echo/ip",
-        headers: [{ key: "X-Key", value: "token ${_127_0_0_1_KEY" }],
-      }),
-      empty: await t(provider.id, { name: "empty", path: "/echo/ip", headers: [{ key: "X-Key", value: "${}" }] }),
-      inPath: await t(provider.id, {
-        name: "inPath",
-        path: "/echo/${KEY}",
-        pathArgsJSONSchema: { type: "object", properties: { KEY: { type: "string" } }, required: ["KEY"] },
-      }),
-      inBaseUrl: await t(templated.id, { name: "inBaseUrl", path: "/echo/x" }),
-    };
+    // The server serves every tool of both providers: the tests call them by name.
+    await t(provider.id, {
+      name: "resolved",
+      path: "/echo/ip",
+      headers: [{ key: "X-Key", value: ref("_127_0_0_1_KEY") }],
+    });
+    await t(provider.id, {
+      name: "invalidName",
+      path: "/echo/ip",
+      headers: [{ key: "X-Key", value: ref("127_0_0_1_KEY") }],
+    });
+    await t(provider.id, {
+      name: "unclosed",
+      path: "/echo/ip",
+      headers: [{ key: "X-Key", value: "token ${_127_0_0_1_KEY" }],
+    });
+    await t(provider.id, { name: "empty", path: "/echo/ip", headers: [{ key: "X-Key", value: "${}" }] });
+    await t(provider.id, {
+      name: "inPath",
+      path: "/echo/${KEY}",
+      pathArgsJSONSchema: { type: "object", properties: { KEY: { type: "string" } }, required: ["KEY"] },
+    });
+    await t(templated.id, { name: "inBaseUrl", path: "/echo/x" });
     const resource = await m.resource(provider.id, {
       name: "templated",
-      uri: `http://127.0.0.1:${upstream.port}/api/text?key=\${_127_0_0_1_KEY}`,
+      uri: `http://127.0.0.1:${suite.upstream.port}/api/text?key=\${_127_0_0_1_KEY}`,
       mimeType: "text/plain",
     });
     const server = await m.server({
@@ -160,7 +134,7 @@ describe("${…} is never sent upstream unresolved", () => {
     });
     serverId = server.id;
     const token = await m.token(server.id);
-    client = await connect(mcp.url, server.id, "2026-07-28", token.value);
+    client = await connect(suite.mcp.url, server.id, "2026-07-28", token.value);
   });
   afterAll(async () => {
     await client?.close();
@@ -169,7 +143,7 @@ describe("${…} is never sent upstream unresolved", () => {
   it("resolves a reference under an IP-address host's secretPrefix", async () => {
     const result = await client.callTool({ name: "resolved" });
     expect(result.isError).toBeFalsy();
-    expect(upstream.last().headers["x-key"]).toBe("ip-secret");
+    expect(suite.upstream.last().headers["x-key"]).toBe("ip-secret");
   });
 
   it.each([
@@ -184,7 +158,7 @@ describe("${…} is never sent upstream unresolved", () => {
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain(shown);
       expect(textOf(result)).toContain("refused");
-      expect(upstream.seen.length).toBe(before);
+      expect(suite.upstream.seen.length).toBe(before);
     },
   );
 
@@ -196,14 +170,14 @@ describe("${…} is never sent upstream unresolved", () => {
     const inBase = await client.callTool({ name: "inBaseUrl" });
     expect(inBase.isError).toBe(true);
     expect(textOf(inBase)).toContain("the provider's base URL holds a ${…} reference");
-    expect(upstream.seen.length).toBe(before);
+    expect(suite.upstream.seen.length).toBe(before);
   });
 
   it("refuses to read a resource whose URI holds a reference", async () => {
     const before = seenBefore();
     const { resources } = await client.listResources();
     await expect(client.readResource({ uri: resources[0]?.uri ?? "" })).rejects.toThrow(/\$\{…\} reference/);
-    expect(upstream.seen.length).toBe(before);
+    expect(suite.upstream.seen.length).toBe(before);
     expect(serverId).toBeDefined();
   });
 });

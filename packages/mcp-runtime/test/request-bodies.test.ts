@@ -1,34 +1,20 @@
-import type { Client } from "@modelcontextprotocol/client";
 import qs from "qs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  actorOf,
-  connect,
-  ERAS,
-  makeServices,
-  manage,
-  type RunningMcp,
-  type Services,
-  startMcp,
-} from "./support/harness.js";
-import { type ParsingUpstream, startParsingUpstream, type Understood } from "./support/parsing-upstream.js";
+import { beforeAll, expect, it } from "vitest";
+import { actorOf, manage } from "./support/harness.js";
+import { describeEachEra, serveWithToken, useMcpSuite } from "./support/mcp-suite.js";
+import { startParsingUpstream, type Understood } from "./support/parsing-upstream.js";
 
 // docs/api-rules.md §15a: bodies go upstream in the media type the tool names (reqContentType), with the
 // encoding rules of reqBodyEncoding, proved against an upstream that reads them as real APIs do (qs for
 // Stripe's brackets, busboy for multipart); and fixed query values (const properties) are filled in.
 
-let services: Services;
-let upstream: ParsingUpstream;
-let mcp: RunningMcp;
-let serverId: string;
-let token: string;
+const suite = useMcpSuite(startParsingUpstream, { upstreamAllowedNetworks: ["127.0.0.0/8"] });
+let served: { serverId: string; token: string };
 
 const AUDIO = Buffer.from([0xff, 0xfb, 0x90, 0x44, 0x00, 0x01, 0x02, 0xfe]);
 
 beforeAll(async () => {
-  services = makeServices();
-  upstream = await startParsingUpstream();
-  mcp = await startMcp(services, { upstreamAllowedNetworks: ["127.0.0.0/8"] });
+  const { services, upstream } = suite;
   const m = manage(services, actorOf("bodies"));
   const provider = await m.provider({ name: "Bodies", baseURL: `http://localhost:${upstream.port}/v1` });
   const post = (name: string, reqContentType: string, fields: Record<string, unknown> = {}) =>
@@ -99,151 +85,138 @@ beforeAll(async () => {
       },
     }),
   ];
-  const server = await m.server({
+  served = await serveWithToken(m, {
     name: "Bodies",
     providers: [{ id: provider.id, tools: tools.map((t) => ({ id: t.id })) }],
   });
-  serverId = server.id;
-  token = (await m.token(server.id)).value;
 });
 
-afterAll(async () => {
-  await mcp?.close();
-  await upstream?.close();
-  await services?.dispose();
-});
+describeEachEra(
+  () => ({ url: suite.mcp.url, ...served }),
+  (client) => {
+    /** Calls a tool and answers what the upstream understood of its request. */
+    const call = async (name: string, args: Record<string, unknown>): Promise<Understood> => {
+      const result = await client().callTool({ name, arguments: args });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      return result.structuredContent as unknown as Understood;
+    };
 
-describe.each(ERAS)("protocol %s", (era) => {
-  let client: Client;
-  beforeAll(async () => {
-    client = await connect(mcp.url, serverId, era, token);
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
-
-  /** Calls a tool and answers what the upstream understood of its request. */
-  const call = async (name: string, args: Record<string, unknown>): Promise<Understood> => {
-    const result = await client.callTool({ name, arguments: args });
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    return result.structuredContent as unknown as Understood;
-  };
-
-  it("a Stripe form: deepObject brackets at any depth, read back by qs as the objects sent", async () => {
-    const seen = await call("createCustomer", {
-      bodyArgs: {
+    it("a Stripe form: deepObject brackets at any depth, read back by qs as the objects sent", async () => {
+      const seen = await call("createCustomer", {
+        bodyArgs: {
+          email: "jenny@example.com",
+          metadata: { order_id: "6735", "note with space": "a&b=c" },
+          expand: ["default_source", "tax"],
+          items: [{ price: "price_1", quantity: 2 }, { price: "price_2" }],
+          livemode: false,
+          skipped: null,
+        },
+      });
+      expect(seen.contentType).toBe("application/x-www-form-urlencoded");
+      expect(seen.method).toBe("POST");
+      expect(seen.url).toBe("/v1/createCustomer");
+      expect(seen.form).toEqual({
         email: "jenny@example.com",
         metadata: { order_id: "6735", "note with space": "a&b=c" },
         expand: ["default_source", "tax"],
-        items: [{ price: "price_1", quantity: 2 }, { price: "price_2" }],
-        livemode: false,
-        skipped: null,
-      },
+        items: [{ price: "price_1", quantity: "2" }, { price: "price_2" }],
+        livemode: "false",
+      });
     });
-    expect(seen.contentType).toBe("application/x-www-form-urlencoded");
-    expect(seen.method).toBe("POST");
-    expect(seen.url).toBe("/v1/createCustomer");
-    expect(seen.form).toEqual({
-      email: "jenny@example.com",
-      metadata: { order_id: "6735", "note with space": "a&b=c" },
-      expand: ["default_source", "tax"],
-      items: [{ price: "price_1", quantity: "2" }, { price: "price_2" }],
-      livemode: "false",
-    });
-  });
 
-  it("a form with OpenAPI's default style (form, explode) and the declared ones", async () => {
-    const seen = await call("formDefaults", {
-      bodyArgs: {
-        tags: ["a", "b"],
-        ids: [1, 2, 3],
-        piped: ["x", "y"],
-        point: { x: 1, y: 2 },
-        flat: { color: "red", size: "L" },
-        filter: { q: "x" },
-      },
+    it("a form with OpenAPI's default style (form, explode) and the declared ones", async () => {
+      const seen = await call("formDefaults", {
+        bodyArgs: {
+          tags: ["a", "b"],
+          ids: [1, 2, 3],
+          piped: ["x", "y"],
+          point: { x: 1, y: 2 },
+          flat: { color: "red", size: "L" },
+          filter: { q: "x" },
+        },
+      });
+      expect([...new URLSearchParams(seen.raw)]).toEqual([
+        ["tags", "a"],
+        ["tags", "b"],
+        ["ids", "1,2,3"],
+        ["piped", "x|y"],
+        ["point", "x,1,y,2"],
+        ["color", "red"],
+        ["size", "L"],
+        ["filter", '{"q":"x"}'],
+      ]);
     });
-    expect([...new URLSearchParams(seen.raw)]).toEqual([
-      ["tags", "a"],
-      ["tags", "b"],
-      ["ids", "1,2,3"],
-      ["piped", "x|y"],
-      ["point", "x,1,y,2"],
-      ["color", "red"],
-      ["size", "L"],
-      ["filter", '{"q":"x"}'],
-    ]);
-  });
 
-  it("OpenAI's multipart: the base64 argument is a file part of its bytes, the rest fields, read by busboy", async () => {
-    const seen = await call("transcribe", {
-      bodyArgs: {
-        file: AUDIO.toString("base64"),
-        model: "whisper-1",
-        temperature: 0.2,
-        include: ["logprobs", "words"],
-        options: { language: "en" },
-      },
+    it("OpenAI's multipart: the base64 argument is a file part of its bytes, the rest fields, read by busboy", async () => {
+      const seen = await call("transcribe", {
+        bodyArgs: {
+          file: AUDIO.toString("base64"),
+          model: "whisper-1",
+          temperature: 0.2,
+          include: ["logprobs", "words"],
+          options: { language: "en" },
+        },
+      });
+      // The multipart type with its boundary wins over the tool's own Content-Type header.
+      expect(seen.contentType).toMatch(/^multipart\/form-data; boundary=/);
+      expect(seen.parts).toEqual(
+        expect.arrayContaining([
+          { name: "file", filename: "file.mp3", mimeType: "audio/mpeg", base64: AUDIO.toString("base64") },
+          { name: "model", value: "whisper-1", mimeType: "text/plain" },
+          { name: "temperature", value: "0.2", mimeType: "text/plain" },
+          { name: "include", value: "logprobs", mimeType: "text/plain" },
+          { name: "include", value: "words", mimeType: "text/plain" },
+        ]),
+      );
+      // An object part is a field holding its JSON text.
+      expect(seen.parts).toContainEqual({ name: "options", value: '{"language":"en"}', mimeType: "text/plain" });
     });
-    // The multipart type with its boundary wins over the tool's own Content-Type header.
-    expect(seen.contentType).toMatch(/^multipart\/form-data; boundary=/);
-    expect(seen.parts).toEqual(
-      expect.arrayContaining([
-        { name: "file", filename: "file.mp3", mimeType: "audio/mpeg", base64: AUDIO.toString("base64") },
-        { name: "model", value: "whisper-1", mimeType: "text/plain" },
-        { name: "temperature", value: "0.2", mimeType: "text/plain" },
-        { name: "include", value: "logprobs", mimeType: "text/plain" },
-        { name: "include", value: "words", mimeType: "text/plain" },
-      ]),
-    );
-    // An object part is a field holding its JSON text.
-    expect(seen.parts).toContainEqual({ name: "options", value: '{"language":"en"}', mimeType: "text/plain" });
-  });
 
-  it("text and XML bodies are the string as is; an octet-stream body the bytes its base64 encodes", async () => {
-    const text = await call("sendText", { bodyArgs: "héllo\nworld" });
-    expect(text).toMatchObject({ contentType: "text/plain; charset=utf-8", raw: "héllo\nworld" });
-    const xml = await call("sendXml", { bodyArgs: "<note><to>Tove</to></note>" });
-    expect(xml).toMatchObject({ contentType: "application/xml", raw: "<note><to>Tove</to></note>" });
-    const bytes = await call("upload", { bodyArgs: AUDIO.toString("base64") });
-    expect(bytes).toMatchObject({ contentType: "application/octet-stream", base64: AUDIO.toString("base64") });
-    const json = await call("sendJson", { bodyArgs: { data: { type: "x" } } });
-    expect(json).toMatchObject({ contentType: "application/vnd.api+json", raw: '{"data":{"type":"x"}}' });
-  });
-
-  it("refuses, as invalid arguments, a body the media type cannot carry", async () => {
-    const notBase64 = await client.callTool({ name: "upload", arguments: { bodyArgs: "not base64!" } });
-    expect(notBase64.isError).toBe(true);
-    expect(JSON.stringify(notBase64.content)).toContain("must be base64");
-    const notFile = await client.callTool({
-      name: "transcribe",
-      arguments: { bodyArgs: { file: "%%%", model: "whisper-1" } },
+    it("text and XML bodies are the string as is; an octet-stream body the bytes its base64 encodes", async () => {
+      const text = await call("sendText", { bodyArgs: "héllo\nworld" });
+      expect(text).toMatchObject({ contentType: "text/plain; charset=utf-8", raw: "héllo\nworld" });
+      const xml = await call("sendXml", { bodyArgs: "<note><to>Tove</to></note>" });
+      expect(xml).toMatchObject({ contentType: "application/xml", raw: "<note><to>Tove</to></note>" });
+      const bytes = await call("upload", { bodyArgs: AUDIO.toString("base64") });
+      expect(bytes).toMatchObject({ contentType: "application/octet-stream", base64: AUDIO.toString("base64") });
+      const json = await call("sendJson", { bodyArgs: { data: { type: "x" } } });
+      expect(json).toMatchObject({ contentType: "application/vnd.api+json", raw: '{"data":{"type":"x"}}' });
     });
-    expect(notFile.isError).toBe(true);
-    expect(JSON.stringify(notFile.content)).toContain("bodyArgs.file");
-  });
 
-  it("an object query value takes bracket keys (Stripe's deepObject), read back by qs", async () => {
-    const seen = await call("listCharges", {
-      queryArgs: { created: { gt: 1700000000, lte: 1800000000 }, expand: ["data.customer", "x"], limit: 3 },
+    it("refuses, as invalid arguments, a body the media type cannot carry", async () => {
+      const notBase64 = await client().callTool({ name: "upload", arguments: { bodyArgs: "not base64!" } });
+      expect(notBase64.isError).toBe(true);
+      expect(JSON.stringify(notBase64.content)).toContain("must be base64");
+      const notFile = await client().callTool({
+        name: "transcribe",
+        arguments: { bodyArgs: { file: "%%%", model: "whisper-1" } },
+      });
+      expect(notFile.isError).toBe(true);
+      expect(JSON.stringify(notFile.content)).toContain("bodyArgs.file");
     });
-    const query = new URL(seen.url, "http://x").search.slice(1);
-    expect(qs.parse(query)).toEqual({
-      created: { gt: "1700000000", lte: "1800000000" },
-      expand: ["data.customer", "x"],
-      limit: "3",
-    });
-    expect(query).toContain("expand=data.customer&expand=x");
-  });
 
-  it("fills in fixed query values the caller leaves out; one given must equal the const", async () => {
-    const seen = await call("describeRegions", { queryArgs: { RegionName: "eu-west-1" } });
-    expect(new URL(seen.url, "http://x").searchParams.toString()).toBe(
-      "Action=DescribeRegions&Version=2016-11-15&RegionName=eu-west-1",
-    );
-    expect((await call("describeRegions", {})).url).toBe("/v1/?Action=DescribeRegions&Version=2016-11-15");
-    const wrong = await client.callTool({ name: "describeRegions", arguments: { queryArgs: { Action: "Other" } } });
-    expect(wrong.isError).toBe(true);
-    expect(JSON.stringify(wrong.content)).toContain("queryArgs.Action");
-  });
-});
+    it("an object query value takes bracket keys (Stripe's deepObject), read back by qs", async () => {
+      const seen = await call("listCharges", {
+        queryArgs: { created: { gt: 1700000000, lte: 1800000000 }, expand: ["data.customer", "x"], limit: 3 },
+      });
+      const query = new URL(seen.url, "http://x").search.slice(1);
+      expect(qs.parse(query)).toEqual({
+        created: { gt: "1700000000", lte: "1800000000" },
+        expand: ["data.customer", "x"],
+        limit: "3",
+      });
+      expect(query).toContain("expand=data.customer&expand=x");
+    });
+
+    it("fills in fixed query values the caller leaves out; one given must equal the const", async () => {
+      const seen = await call("describeRegions", { queryArgs: { RegionName: "eu-west-1" } });
+      expect(new URL(seen.url, "http://x").searchParams.toString()).toBe(
+        "Action=DescribeRegions&Version=2016-11-15&RegionName=eu-west-1",
+      );
+      expect((await call("describeRegions", {})).url).toBe("/v1/?Action=DescribeRegions&Version=2016-11-15");
+      const wrong = await client().callTool({ name: "describeRegions", arguments: { queryArgs: { Action: "Other" } } });
+      expect(wrong.isError).toBe(true);
+      expect(JSON.stringify(wrong.content)).toContain("queryArgs.Action");
+    });
+  },
+);

@@ -4,24 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Exit } from "effect";
 import { type CompiledServer, TOOLS_PAGE_SIZE } from "../src/index.js";
 import { buildFixture, textOf } from "./support/fixture.js";
-import {
-  actorOf,
-  connect,
-  ERAS,
-  makeServices,
-  manage,
-  type RunningMcp,
-  type Services,
-  startMcp,
-} from "./support/harness.js";
-import { startUpstream, type Upstream } from "./support/upstream.js";
+import { actorOf, connect, ERAS, manage, type RunningMcp, startMcp } from "./support/harness.js";
+import { describeEachEra, useMcpSuite } from "./support/mcp-suite.js";
+import { startUpstream } from "./support/upstream.js";
 
 // Dynamic tool discovery (docs/api-rules.md §14) end to end with the SDK client in both eras, the index following
 // management changes across two instances sharing one store, regex safety, and tools/list paging.
 
-let services: Services;
-let upstream: Upstream;
-let mcp: RunningMcp;
+const settings = { upstreamAllowedNetworks: ["127.0.0.0/8"], upstreamTimeoutMs: 2000 };
+const suite = useMcpSuite(startUpstream, settings);
 let other: RunningMcp;
 let fixture: Awaited<ReturnType<typeof buildFixture>>;
 let discovering: { id: string };
@@ -40,12 +31,8 @@ interface ToolResult {
 }
 
 beforeAll(async () => {
-  services = makeServices();
-  upstream = await startUpstream();
-  const settings = { upstreamAllowedNetworks: ["127.0.0.0/8"], upstreamTimeoutMs: 2000 };
-  mcp = await startMcp(services, settings);
-  other = await startMcp(services, settings);
-  fixture = await buildFixture(services, upstream);
+  other = await startMcp(suite.services, settings);
+  fixture = await buildFixture(suite.services, suite.upstream);
   discovering = await fixture.m.server({
     name: "Discovering",
     dynamicToolDiscoveryEnabled: true,
@@ -56,25 +43,21 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await mcp?.close();
   await other?.close();
-  await upstream?.close();
-  await services?.dispose();
 });
 
-describe.each(ERAS)("protocol %s", (era) => {
-  let client: Client;
+const discoveringServed = () => ({ url: suite.mcp.url, serverId: discovering.id, token: discoveringToken.value });
+
+describeEachEra(discoveringServed, (client, era) => {
   let plain: Client;
   beforeAll(async () => {
-    client = await connect(mcp.url, discovering.id, era, discoveringToken.value);
-    plain = await connect(mcp.url, fixture.server.id, era, fixture.token.value);
+    plain = await connect(suite.mcp.url, fixture.server.id, era, fixture.token.value);
   });
   afterAll(async () => {
-    await client?.close();
     await plain?.close();
   });
 
-  const call = (name: string, args?: Record<string, unknown>, on = client) =>
+  const call = (name: string, args?: Record<string, unknown>, on = client()) =>
     on.callTool({ name, ...(args ? { arguments: args } : {}) }) as Promise<ToolResult>;
   const search = async (query: string, limit?: number) => {
     const result = await call("searchTools", { query, ...(limit !== undefined ? { limit } : {}) });
@@ -83,7 +66,7 @@ describe.each(ERAS)("protocol %s", (era) => {
   };
 
   it("lists exactly searchTools, getToolDefinition and useTool, with strict input schemas", async () => {
-    const { tools, nextCursor } = await client.listTools();
+    const { tools, nextCursor } = await client().listTools();
     expect(tools.map((t) => t.name)).toEqual(["searchTools", "getToolDefinition", "useTool"]);
     expect(nextCursor).toBeUndefined();
     for (const tool of tools) {
@@ -95,7 +78,7 @@ describe.each(ERAS)("protocol %s", (era) => {
     expect(tools[2]?.inputSchema.required).toEqual(["name", "arguments"]);
     expect(tools[0]?.annotations?.readOnlyHint).toBe(true);
     // Prompts are unaffected.
-    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["greet"]);
+    expect((await client().listPrompts()).prompts.map((p) => p.name)).toEqual(["greet"]);
   });
 
   it("searchTools ranks by relevance and answers structured content and the same as text", async () => {
@@ -136,7 +119,7 @@ describe.each(ERAS)("protocol %s", (era) => {
       const result = await call("getToolDefinition", { name });
       expect(result.structuredContent).toEqual(listed.find((t) => t.name === name));
       // Byte for byte what tools/list serializes for that tool.
-      const compiled = await compiledOf(mcp, fixture.server.id);
+      const compiled = await compiledOf(suite.mcp, fixture.server.id);
       expect(textOf(result)).toBe(JSON.stringify(compiled?.toolList.find((t) => t.name === name)));
     }
   });
@@ -156,10 +139,10 @@ describe.each(ERAS)("protocol %s", (era) => {
       // Equal except the per-response envelope naming the answering server.
       expect({ ...viaUseTool, _meta: undefined }, name).toEqual({ ...direct, _meta: undefined });
     }
-    expect(upstream.last().headers["x-api-key"]).toBeUndefined();
+    expect(suite.upstream.last().headers["x-api-key"]).toBeUndefined();
     const seen = await call("useTool", { name: "getItem", arguments: { pathArgs: { itemId: "7" } } });
     expect(seen.structuredContent).toMatchObject({ method: "GET", path: "/echo/items/7" });
-    expect(upstream.last().headers["x-api-key"]).toBe("Bearer s3cr3t-value");
+    expect(suite.upstream.last().headers["x-api-key"]).toBe("Bearer s3cr3t-value");
   });
 
   it("answers an unknown name with an error result naming it", async () => {
@@ -194,8 +177,8 @@ describe.each(ERAS)("protocol %s", (era) => {
 
 describe("regex safety", () => {
   it("a pathological pattern answers in bounded time, and refused patterns answer an error", async () => {
-    const m = manage(services, actorOf("regex"));
-    const provider = await m.provider({ name: "Regex", baseURL: `http://localhost:${upstream.port}/api/` });
+    const m = manage(suite.services, actorOf("regex"));
+    const provider = await m.provider({ name: "Regex", baseURL: `http://localhost:${suite.upstream.port}/api/` });
     // A title on which a backtracking engine would need ~2^60 steps for /(a+)+$/.
     const tool = await m.tool(provider.id, { name: "aaaa", title: `${"a".repeat(60)}!`, method: "GET", path: "/x" });
     const server = await m.server({
@@ -204,7 +187,7 @@ describe("regex safety", () => {
       providers: [{ id: provider.id }],
     });
     const token = await m.token(server.id);
-    const client = await connect(mcp.url, server.id, "2026-07-28", token.value);
+    const client = await connect(suite.mcp.url, server.id, "2026-07-28", token.value);
     const run = (query: string) =>
       client.callTool({ name: "searchTools", arguments: { query } }) as Promise<ToolResult>;
     const started = performance.now();
@@ -234,14 +217,14 @@ describe("regex safety", () => {
 
 describe("freshness across instances", () => {
   it("the index follows a tool added, changed or removed on the next request of either instance", async () => {
-    const f = await buildFixture(services, upstream, "fresh");
+    const f = await buildFixture(suite.services, suite.upstream, "fresh");
     const server = await f.m.server({
       name: "FreshDiscovery",
       dynamicToolDiscoveryEnabled: true,
       providers: [{ id: f.provider.id, tools: [{ id: f.tools.getItem.id }, { id: f.tools.deleteItem.id }] }],
     });
     const token = await f.m.token(server.id);
-    const a = await connect(mcp.url, server.id, "2026-07-28", token.value);
+    const a = await connect(suite.mcp.url, server.id, "2026-07-28", token.value);
     const b = await connect(other.url, server.id, "2025-11-25", token.value);
     const names = async (client: Client, query: string) =>
       (
@@ -268,7 +251,7 @@ describe("freshness across instances", () => {
     expect(definition.structuredContent?.description).toBe("Fetches a gadget by its serial");
 
     // Removed.
-    await services.runPromise(
+    await suite.services.runPromise(
       removeServerTool(actorOf("fresh"), { serverId: server.id, toolId: f.tools.deleteItem.id }) as never,
     );
     expect(await names(a, "delete")).not.toContain("deleteItem");
@@ -290,14 +273,14 @@ describe("freshness across instances", () => {
 
 describe("tools/list paging", () => {
   it("pages a large server with the protocol's cursor, in order, and refuses a forged cursor", async () => {
-    const m = manage(services, actorOf("paging"));
-    const provider = await m.provider({ name: "Many", baseURL: `http://localhost:${upstream.port}/api/` });
+    const m = manage(suite.services, actorOf("paging"));
+    const provider = await m.provider({ name: "Many", baseURL: `http://localhost:${suite.upstream.port}/api/` });
     const count = TOOLS_PAGE_SIZE * 2 + 7;
     for (let i = 0; i < count; i++) await m.tool(provider.id, { name: `tool${i}`, method: "GET", path: `/echo/${i}` });
     const server = await m.server({ name: "Many", providers: [{ id: provider.id }] });
     const token = await m.token(server.id);
     for (const era of ERAS) {
-      const client = await connect(mcp.url, server.id, era, token.value);
+      const client = await connect(suite.mcp.url, server.id, era, token.value);
       // The SDK client's listTools() follows every cursor itself; the pages are read one by one here.
       const pages: Array<number> = [];
       const seen: Array<string> = [];
@@ -310,7 +293,7 @@ describe("tools/list paging", () => {
       }
       expect(pages).toEqual([TOOLS_PAGE_SIZE, TOOLS_PAGE_SIZE, 7]);
       // Every tool once, in the server's own order.
-      expect(seen).toEqual((await compiledOf(mcp, server.id))?.toolList.map((t) => t.name));
+      expect(seen).toEqual((await compiledOf(suite.mcp, server.id))?.toolList.map((t) => t.name));
       expect(new Set(seen)).toEqual(new Set(Array.from({ length: count }, (_, i) => `tool${i}`)));
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(seen);
       await expect(client.listTools({ cursor: "bm90LWEtY3Vyc29y" })).rejects.toThrow(/invalid cursor/);
@@ -318,7 +301,7 @@ describe("tools/list paging", () => {
     }
     // Discovery hides the pages: three tools, and search reaches every one of them.
     await m.updateServer(server.id, { dynamicToolDiscoveryEnabled: true });
-    const client = await connect(mcp.url, server.id, "2026-07-28", token.value);
+    const client = await connect(suite.mcp.url, server.id, "2026-07-28", token.value);
     expect((await client.listTools()).tools).toHaveLength(3);
     const last = (await client.callTool({
       name: "searchTools",

@@ -1,4 +1,4 @@
-import { request as httpRequest } from "node:http";
+import { type IncomingHttpHeaders, request as httpRequest } from "node:http";
 
 export interface Raw {
   readonly status: number;
@@ -24,4 +24,28 @@ export const send = (base: string, path: string, headers: Record<string, string>
     });
     req.on("error", reject);
     req.end(body);
+  });
+
+/** A JSON POST to `url` with full control of the headers (Host included): status, parsed headers and body. */
+export const postJson = (url: string, headers: Record<string, string>, body: unknown) =>
+  new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const target = new URL(url);
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
+      },
+      (res) => {
+        const chunks: Array<Buffer> = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
   });

@@ -1,7 +1,7 @@
-import { type ApprovalStatus, ReferenceViolation } from "@mcpsm/domain/storage";
+import type { ApprovalStatus } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { insertRow, updateRow } from "../table/table.js";
-import { unexpected } from "./breaches.js";
+import { missingServerBreach } from "./breaches.js";
 import type { Operations } from "./operations.js";
 
 // Calls waiting for approval (docs/api-rules.md §20). A decision and a use are one compare-and-set on the
@@ -22,16 +22,9 @@ export const approvalOperations: Operations<
   return (ctx) => ({
     insertApproval: (row) =>
       ctx.runner.guarded(
-        ctx.runner.rows(insert.sql, insert.params(row)).pipe(
-          Effect.asVoid,
-          Effect.catchTag("ConstraintBreach", (breach) =>
-            breach.code === "23503"
-              ? Effect.fail(
-                  new ReferenceViolation({ kind: "server", detail: `server '${row.serverId}' does not exist` }),
-                )
-              : unexpected(breach),
-          ),
-        ),
+        ctx.runner
+          .rows(insert.sql, insert.params(row))
+          .pipe(Effect.asVoid, Effect.catchTag("ConstraintBreach", missingServerBreach("server", row.serverId))),
       ),
     findApproval: (id) => ctx.one(`${select} where a.id = $1`, [id], approvals.decode),
     updateApproval: (row, expectedStatus) => {

@@ -79,3 +79,11 @@ export const deleteBreach =
           }),
         )
       : unexpected(breach);
+
+/** Maps the breach of an insert of a `kind` record under a server that does not exist to ReferenceViolation. */
+export const missingServerBreach =
+  (kind: RecordKind, serverId: string) =>
+  (breach: ConstraintBreach): Effect.Effect<never, ReferenceViolation> =>
+    breach.code === "23503"
+      ? Effect.fail(new ReferenceViolation({ kind, detail: `server '${serverId}' does not exist` }))
+      : unexpected(breach);

@@ -1,7 +1,6 @@
-import { ReferenceViolation } from "@mcpsm/domain/storage";
 import { Effect } from "effect";
 import { insertRow } from "../table/table.js";
-import { unexpected } from "./breaches.js";
+import { missingServerBreach } from "./breaches.js";
 import type { Operations } from "./operations.js";
 
 export const serverTokenOperations: Operations<
@@ -19,16 +18,9 @@ export const serverTokenOperations: Operations<
   return (ctx) => ({
     insertServerToken: (row) =>
       ctx.runner.guarded(
-        ctx.runner.rows(insert.sql, insert.params(row)).pipe(
-          Effect.asVoid,
-          Effect.catchTag("ConstraintBreach", (breach) =>
-            breach.code === "23503"
-              ? Effect.fail(
-                  new ReferenceViolation({ kind: "serverToken", detail: `server '${row.serverId}' does not exist` }),
-                )
-              : unexpected(breach),
-          ),
-        ),
+        ctx.runner
+          .rows(insert.sql, insert.params(row))
+          .pipe(Effect.asVoid, Effect.catchTag("ConstraintBreach", missingServerBreach("serverToken", row.serverId))),
       ),
     deleteServerToken: (id) => Effect.asVoid(ctx.rows("delete from server_tokens where id = $1", [id])),
     findServerToken: (id) => ctx.one(`${select} where k.id = $1`, [id], serverTokens.decode),

@@ -1,3 +1,5 @@
+import { userAgent } from "@mcpsm/upstream-http/testing";
+
 // A headless person giving consent: opens the service's consent URL, follows the redirects to the
 // authorization server's sign-in form (keeping its cookies), submits it as `user`, and follows the
 // redirects back to the service's callback, which it opens (or only returns, to replay or tamper with it).
@@ -9,34 +11,7 @@ export interface Landing {
 }
 
 export const consentAgent = (callbackPrefix: string) => {
-  const jar = new Map<string, string>();
-  const send = async (url: string, init: RequestInit = {}) => {
-    const res = await fetch(url, {
-      ...init,
-      redirect: "manual",
-      headers: {
-        ...(init.headers as Record<string, string>),
-        Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
-      },
-    });
-    for (const cookie of res.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const at = pair?.indexOf("=") ?? -1;
-      if (pair && at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    return res;
-  };
-  /** Follows redirects from `url`; stops before opening the callback. */
-  const follow = async (url: string, init: RequestInit = {}): Promise<{ url: string; res: Response }> => {
-    let current = url;
-    let res = await send(current, init);
-    for (let hops = 0; res.status >= 300 && res.status < 400 && hops < 10; hops++) {
-      current = new URL(res.headers.get("location") ?? "", current).href;
-      if (current.startsWith(callbackPrefix)) return { url: current, res };
-      res = await send(current);
-    }
-    return { url: current, res };
-  };
+  const { send, follow } = userAgent(callbackPrefix);
   /** Consents as `user`; answers the callback URL the authorization server sent the person to (not opened). */
   const consent = async (consentUrl: string, user: string): Promise<string> => {
     const form = await follow(consentUrl);
