@@ -22,6 +22,7 @@ import { Migration20261128145706_tool_approvals } from "./Migration2026112814570
 import { Migration20261128211500_revision_documents_json } from "./Migration20261128211500_revision_documents_json.js";
 import { Migration20261128213000_upstream_tasks } from "./Migration20261128213000_upstream_tasks.js";
 import { Migration20261128214000_tool_long_running } from "./Migration20261128214000_tool_long_running.js";
+import { Migration20261129020320_tool_calls_listing_key } from "./Migration20261129020320_tool_calls_listing_key.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -52,10 +53,8 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
   { name: "Migration20261128141343_server_revisions", class: Migration20261128141343_server_revisions },
   { name: "Migration20261128145134_tool_calls", class: Migration20261128145134_tool_calls },
   { name: "Migration20261128145706_tool_approvals", class: Migration20261128145706_tool_approvals },
-  {
-    name: "Migration20261128211500_revision_documents_json",
-    class: Migration20261128211500_revision_documents_json,
-  },
+  { name: "Migration20261128211500_revision_documents_json", class: Migration20261128211500_revision_documents_json },
   { name: "Migration20261128213000_upstream_tasks", class: Migration20261128213000_upstream_tasks },
   { name: "Migration20261128214000_tool_long_running", class: Migration20261128214000_tool_long_running },
+  { name: "Migration20261129020320_tool_calls_listing_key", class: Migration20261129020320_tool_calls_listing_key },
 ];

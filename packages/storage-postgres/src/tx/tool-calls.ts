@@ -188,14 +188,15 @@ export const postgresCallLog = (run: PoolStatement): CallLogStore => ({
       }),
     );
   },
-  // Oldest first, so a batch always makes progress; SKIP LOCKED lets two instances prune side by side. The
-  // minutes wholly before the cutoff go with them.
+  // Oldest first, so a batch always makes progress; SKIP LOCKED lets two instances prune side by side (the
+  // rows found by their place, ctid: the table has no index of the id alone). The minutes wholly before the
+  // cutoff go with them.
   pruneCalls: (before, limit) =>
     Effect.map(
       run(
         `with doomed as (
-           delete from tool_calls where id in (
-             select id from tool_calls where at < $1::timestamptz order by at limit $2 for update skip locked)
+           delete from tool_calls where ctid = any(array(
+             select ctid from tool_calls where at < $1::timestamptz order by at limit $2 for update skip locked))
            returning 1),
          minutes as (delete from tool_call_usage where minute < date_bin('60 seconds'::interval, $1::timestamptz, ${EPOCH})),
          hours as (delete from tool_call_hourly_usage where minute < date_bin('3600 seconds'::interval, $1::timestamptz, ${EPOCH}))
