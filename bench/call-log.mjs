@@ -2,7 +2,8 @@
 //  1. cost: the CPU time the call log adds to one tools/call: the runtime's recording (`recordCall`: clock
 //     reads, the upstream status, the entry) and the writer's `record` (a push onto a bounded buffer), against
 //     the same loop without them; then the CPU the batched flush into PostgreSQL takes per call (off the
-//     request path, but still the service's CPU). Goal: ≤ 0.05 ms per tools/call on the request path.
+//     request path, but still the service's CPU), and the CPU of the PostgreSQL backends that store it (their
+//     /proc figures, 10 ms ticks: BATCH × rounds calls make it readable). Goal: ≤ 0.05 ms per tools/call.
 //  2. usage: ROWS (default 10,000,000) calls loaded into tool_calls with generate_series (10 servers of one
 //     tenant over 7 days), their per-minute counts built as the writer builds them (tool_call_usage), then the
 //     usage queries timed through the adapter (median of 5): one server and the tenant over 24 h by minute (the
@@ -12,12 +13,14 @@
 //   ./run build && node bench/call-log.mjs [cost|usage|both=both]
 //
 // Environment: PG_ADMIN (default postgres://postgres@127.0.0.1:5432/postgres; a database is created and
-// dropped), ROWS, CALLS (default 200,000: calls of the cost loop). Timings on a shared machine are upper bounds.
+// dropped), ROWS, CALLS (default 200,000: calls of the cost loop), BATCH (default 500: calls per stored batch;
+// the writer's batch size, or what a second's calls make at a low rate). Timings on a shared machine are upper bounds.
 import { Effect } from "effect";
 import pino from "pino";
 import { LATENCY_BOUNDS_MS } from "@mcpsm/domain/storage";
 import { makePostgresStorage } from "@mcpsm/storage-postgres";
 import { createServerDatabase } from "@mcpsm/storage-postgres/testing";
+import { cpuMs as processCpuMs } from "./lib/service-process.mjs";
 import { recordCall } from "../packages/mcp-runtime/dist/calls/call-log.js";
 import { startCallLogWriter } from "../apps/api/dist/operations/call-log-writer.js";
 
@@ -25,6 +28,7 @@ const WHAT = process.argv[2] ?? "both";
 const PG_ADMIN = process.env.PG_ADMIN ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const ROWS = Number(process.env.ROWS ?? 10_000_000);
 const CALLS = Number(process.env.CALLS ?? 200_000);
+const BATCH = Number(process.env.BATCH ?? 500);
 
 const cpuMs = () => {
   const { user, system } = process.cpuUsage();
@@ -50,7 +54,7 @@ try {
       store,
       logger: pino({ level: "silent" }),
       flushIntervalMs: 3_600_000,
-      batchSize: 500,
+      batchSize: BATCH,
       maxBuffered: CALLS * 2,
     });
     // What a tools/call does around the log either way (an observed upstream exchange, a result), so the
@@ -78,13 +82,28 @@ try {
     await writer.flush();
     const added = [];
     const flushes = [];
+    const backendsMs = [];
+    const dbName = new URL(database.url).pathname.slice(1);
+    // Per backend: a pooled connection that closed meanwhile (idle) is left out, a new one counts whole.
+    const backends = async () =>
+      new Map(
+        (
+          await pg.orm.em
+            .getConnection()
+            .execute(`select pid from pg_stat_activity where datname = ? and pid <> pg_backend_pid()`, [dbName])
+        ).map((row) => [row.pid, processCpuMs(row.pid)]),
+      );
     for (let round = 0; round < 5; round++) {
       const a = await loop(plain, CALLS / 5);
       const b = await loop(logged, CALLS / 5);
       added.push(b - a);
+      const backendsBefore = await backends();
       const start = cpuMs();
       await writer.flush();
       flushes.push((cpuMs() - start) / (CALLS / 5));
+      const backendsAfter = await backends();
+      const spent = [...backendsAfter].reduce((sum, [pid, ms]) => sum + ms - (backendsBefore.get(pid) ?? 0), 0);
+      backendsMs.push(spent / (CALLS / 5));
     }
     await writer.stop();
     console.log(
@@ -93,7 +112,12 @@ try {
         .join(", ")} µs; goal ≤ 50 µs)`,
     );
     console.log(
-      `cost: batched flush into PostgreSQL ${(median(flushes) * 1000).toFixed(2)} µs CPU per call (batches of 500, off the request path)`,
+      `cost: batched flush into PostgreSQL ${(median(flushes) * 1000).toFixed(2)} µs CPU per call (batches of ${BATCH}, off the request path)`,
+    );
+    console.log(
+      `cost: PostgreSQL backends ${(median(backendsMs) * 1000).toFixed(2)} µs CPU per call (rounds: ${backendsMs
+        .map((x) => (x * 1000).toFixed(1))
+        .join(", ")} µs)`,
     );
     console.log(`cost: dropped ${writer.dropped()}`);
   }

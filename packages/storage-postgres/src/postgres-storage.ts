@@ -119,8 +119,13 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   const maxAttempts = Math.max(1, options.maxTransactionAttempts ?? 3);
   const queryTimeoutMs = Math.max(0, options.queryTimeoutMs ?? 30_000);
   const server = statementTarget(options.url);
-  const send = (target: Queryable, sql: string, params: ReadonlyArray<unknown> = [], texts?: ReadonlyArray<string>) =>
-    statement(server, target, sql, params, queryTimeoutMs, texts);
+  const send = (
+    target: Queryable,
+    sql: string,
+    params: ReadonlyArray<unknown> = [],
+    texts?: ReadonlyArray<string>,
+    name?: string,
+  ) => statement(server, target, sql, params, queryTimeoutMs, texts, name);
   const cacheOptions = options.readCache;
   const readCache =
     cacheOptions === undefined
@@ -315,7 +320,9 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     readCache === undefined
       ? undefined
       : { cachedServerGraph: (id: string) => readCache.peek(serverGraphKey(id)) as ServerGraph | undefined };
-  const calls = postgresCallLog((sql, params) => surfaceUnavailable(Effect.orDie(send(pool, sql, params))));
+  const calls = postgresCallLog((sql, params, name) =>
+    surfaceUnavailable(Effect.orDie(send(pool, sql, params, undefined, name))),
+  );
   const storage = { transaction, read, calls, ...graphCache };
 
   return {

@@ -23,6 +23,7 @@ import { Migration20261128211500_revision_documents_json } from "./Migration2026
 import { Migration20261128213000_upstream_tasks } from "./Migration20261128213000_upstream_tasks.js";
 import { Migration20261128214000_tool_long_running } from "./Migration20261128214000_tool_long_running.js";
 import { Migration20261129012122_tool_usage_per_tool } from "./Migration20261129012122_tool_usage_per_tool.js";
+import { Migration20261129020320_tool_calls_listing_key } from "./Migration20261129020320_tool_calls_listing_key.js";
 
 /**
  * The committed migrations, oldest first. They are classes compiled into dist, so the package migrates a
@@ -57,4 +58,5 @@ export const MIGRATIONS: ReadonlyArray<MigrationObject> = [
   { name: "Migration20261128213000_upstream_tasks", class: Migration20261128213000_upstream_tasks },
   { name: "Migration20261128214000_tool_long_running", class: Migration20261128214000_tool_long_running },
   { name: "Migration20261129012122_tool_usage_per_tool", class: Migration20261129012122_tool_usage_per_tool },
+  { name: "Migration20261129020320_tool_calls_listing_key", class: Migration20261129020320_tool_calls_listing_key },
 ];

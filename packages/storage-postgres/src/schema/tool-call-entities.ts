@@ -3,7 +3,9 @@ import { defineEntity, p } from "@mikro-orm/postgresql";
 
 // The tool-call log (docs/api-rules.md §24). No foreign keys: a call outlives its server until retention
 // removes it, and the batched writer must never fail on a server deleted meanwhile. Two tables:
-// - tool_calls, one row per call: listed per server newest first, pruned by age.
+// - tool_calls, one row per call: listed per server newest first, pruned by age. Its key is the listing's order
+//   (server, time, id): a call's id alone is random, and a unique index of it was the costliest part of
+//   storing a call (a random page per insert); the id stays unique in practice (64 random bits).
 // - tool_call_usage, one row per (tenant, server, minute) with the minute's counts and latency histogram (a column
 //   per bucket of LATENCY_BOUNDS_MS: summing columns is what makes a usage answer over millions of calls
 //   fast), upserted by the same statement that appends the calls; tool_call_hourly_usage, the same per
@@ -17,10 +19,11 @@ export const ToolCallEntity = defineEntity({
   name: "ToolCall",
   tableName: "tool_calls",
   properties: {
+    // The key's columns first, in its order (the mapping orders a composite key by its properties).
+    serverId: p.text().collation("C").primary(),
+    at: p.datetime(3).primary(),
     id: p.text().collation("C").primary(),
     tenant: p.text(),
-    serverId: p.text().collation("C"),
-    at: p.datetime(3),
     tool: p.text(),
     principal: p.text(),
     era: p.text(),
@@ -33,10 +36,9 @@ export const ToolCallEntity = defineEntity({
     tokensAfter: p.integer().nullable(),
     arguments: p.json<unknown>().nullable(),
   },
-  indexes: [
-    { name: "tool_calls_server_id_at_id_index", properties: ["serverId", "at", "id"] },
-    { name: "tool_calls_at_index", properties: ["at"] },
-  ],
+  primaryKeys: ["serverId", "at", "id"],
+  // Retention prunes the oldest calls of every server.
+  indexes: [{ name: "tool_calls_at_index", properties: ["at"] }],
 });
 
 const latencyProperties = Object.fromEntries(LATENCY_COLUMNS.map((column) => [column, p.integer().default(0)]));

@@ -55,6 +55,8 @@ export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
  * One statement, or several in one simple query (then the rows are the last one's); `timeoutMs` > 0 bounds
  * the wait for its answer (pg's `query_timeout`). The current fiber's statement observer (tracing) sees each
  * of `texts`, the statements sent with placeholders (never a parameter's value), for the whole round trip.
+ * A `name` makes it a prepared statement of each pooled connection (parsed and planned once per connection,
+ * for a statement sent often whose planning costs more than its run).
  */
 export const statement = (
   server: Omit<ObservedStatement, "text">,
@@ -63,12 +65,14 @@ export const statement = (
   params: ReadonlyArray<unknown>,
   timeoutMs: number,
   texts: ReadonlyArray<string> = [sql],
+  name?: string,
 ) =>
   observedAll(
     server,
     texts,
     call(() =>
       target.query({
+        ...(name === undefined ? {} : { name }),
         text: sql,
         values: params as Array<unknown>,
         ...(timeoutMs > 0 ? { query_timeout: timeoutMs } : {}),
