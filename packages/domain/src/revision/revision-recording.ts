@@ -60,6 +60,12 @@ export const recordingRevisions =
       const toolsSeen = new Map<string, ToolRow>();
       const variablesSeen = new Map<string, { named: Set<string>; rows: Map<string, VariableRow> }>();
       const changes = new Map<string, MemberChanges>();
+      /** Server graphs read since the last write that could change one (a PATCH reads its answer's). */
+      const graphsSeen = new Map<string, ServerGraph>();
+      const afterWrite =
+        <Args extends ReadonlyArray<unknown>, A, E>(write: (...args: Args) => Effect.Effect<A, E>) =>
+        (...args: Args) =>
+          Effect.tap(write(...args), () => graphsSeen.clear());
       const changesOf = (providerId: string) => {
         const found = changes.get(providerId);
         if (found !== undefined) return found;
@@ -79,8 +85,22 @@ export const recordingRevisions =
 
       const recording: StorageTx = {
         ...tx,
+        // Every other write that could change a graph's rows: a graph read before it is not the written one.
+        deleteServer: afterWrite(tx.deleteServer),
+        insertProvider: afterWrite(tx.insertProvider),
+        deleteProvider: afterWrite(tx.deleteProvider),
+        insertTool: afterWrite(tx.insertTool),
+        deleteTool: afterWrite(tx.deleteTool),
+        insertPrompt: afterWrite(tx.insertPrompt),
+        deletePrompt: afterWrite(tx.deletePrompt),
+        insertResource: afterWrite(tx.insertResource),
+        deleteResource: afterWrite(tx.deleteResource),
         findServer: (id) => Effect.tap(tx.findServer(id), rememberServer),
-        findServerGraph: (id) => Effect.tap(tx.findServerGraph(id), (graph) => rememberServer(graph?.server)),
+        findServerGraph: (id) =>
+          Effect.tap(tx.findServerGraph(id), (graph) => {
+            rememberServer(graph?.server);
+            if (graph !== undefined) graphsSeen.set(graph.server.id, graph);
+          }),
         findProvider: (id) => Effect.tap(tx.findProvider(id), rememberProvider),
         findProviderWithTools: (id) =>
           Effect.tap(tx.findProviderWithTools(id), (found) => rememberProvider(found?.provider)),
@@ -95,21 +115,21 @@ export const recordingRevisions =
             variablesSeen.set(variablesOf, seen);
           }),
         insertServer: (row, maxServers) =>
-          Effect.tap(tx.insertServer(row, maxServers), (inserted) => {
+          Effect.tap(afterWrite(tx.insertServer)(row, maxServers), (inserted) => {
             if (inserted) written.set(row.id, row);
           }),
         updateServer: (row, expected) =>
-          Effect.tap(tx.updateServer(row, expected), (applied) => {
+          Effect.tap(afterWrite(tx.updateServer)(row, expected), (applied) => {
             if (applied) written.set(row.id, row);
           }),
-        updateTool: (row) => Effect.tap(tx.updateTool(row), () => member("tool")(row)),
-        updatePrompt: (row) => Effect.tap(tx.updatePrompt(row), () => member("prompt")(row)),
-        updateResource: (row) => Effect.tap(tx.updateResource(row), () => member("resource")(row)),
+        updateTool: (row) => Effect.tap(afterWrite(tx.updateTool)(row), () => member("tool")(row)),
+        updatePrompt: (row) => Effect.tap(afterWrite(tx.updatePrompt)(row), () => member("prompt")(row)),
+        updateResource: (row) => Effect.tap(afterWrite(tx.updateResource)(row), () => member("resource")(row)),
         updateProvider: (row, expected) =>
           Effect.flatMap(
             providersSeen.has(row.id) ? Effect.succeed(providersSeen.get(row.id)) : tx.findProvider(row.id),
             (previous) =>
-              Effect.tap(tx.updateProvider(row, expected), (applied) => {
+              Effect.tap(afterWrite(tx.updateProvider)(row, expected), (applied) => {
                 if (!applied) return;
                 if (previous !== undefined && providerFieldsDiffer(previous, row)) changesOf(row.id).fields = true;
                 providersSeen.set(row.id, row);
@@ -155,10 +175,13 @@ export const recordingRevisions =
         });
 
       /**
-       * The graph of a written server from the rows this write read, when it read them all and changed no
-       * member (a create or a recomposition: no read of its own, so none under the quota lock); else undefined.
+       * The graph of a written server from the rows this write read: the graph it read after its last write
+       * (a PATCH's answer), or, when it read every member and changed none, its lookup's rows (a create or a
+       * recomposition: no read of its own, so none under the quota lock); else undefined.
        */
       const seenGraph = (row: ServerRow): ServerGraph | undefined => {
+        const read = graphsSeen.get(row.id);
+        if (read !== undefined && read.server.version === row.version) return read;
         if (changes.size > 0 || row.promptIds.length > 0 || row.resourceIds.length > 0) return undefined;
         const providers: Array<ProviderRow> = [];
         const tools: Array<ToolRow> = [];
