@@ -4,7 +4,9 @@
 //   ./run build && node bench/server-create.mjs [connections=16] [seconds=8]
 //
 // Environment: PG_ADMIN (default postgres://postgres@127.0.0.1:5432/postgres; a throwaway database is created
-// and dropped; psql must be on the PATH); PROFILE_DIR (write a CPU profile of the service there).
+// and dropped; psql must be on the PATH); PROFILE_DIR (write a CPU profile of the service there); WRITE=patch
+// (the load is PATCH /servers/{id} with a new description instead, spread over `connections` × 4 servers of
+// 5×10 made before the warm-up, so that concurrent writes seldom wait for one server's lock).
 //
 // 1. Statements: the service in this process on a storage whose driver hook counts every statement sent
 //    (BEGIN and COMMIT included); 20 writes one after another; prints the count per write and one write's
@@ -89,21 +91,37 @@ try {
       .map(Number);
   let serial = 0;
   const headers = { Authorization: `Bearer ${loadToken}`, "Content-Type": "application/json" };
+  const patching = process.env.WRITE === "patch";
+  const patched = [];
+  if (patching) {
+    const loadApi = apiClient(child.url, loadToken);
+    for (let n = 0; n < CONNECTIONS * 4; n++)
+      patched.push((await loadApi("POST", "/servers", { server: { name: `patched ${n}`, providers: links } })).server.id);
+  }
+  const label = patching ? "PATCH /servers/{id} (5×10, description)" : "POST /servers (5×10)";
   const result = await closedLoop({
     url: child.url,
-    next: () => ({
-      method: "POST",
-      path: "/servers",
-      headers,
-      body: JSON.stringify({ server: { name: `load ${serial++}`, providers: links } }),
-    }),
+    next: () =>
+      patching
+        ? {
+            method: "PATCH",
+            path: `/servers/${patched[serial % patched.length]}`,
+            headers,
+            body: JSON.stringify({ server: { description: `load ${serial++}` } }),
+          }
+        : {
+            method: "POST",
+            path: "/servers",
+            headers,
+            body: JSON.stringify({ server: { name: `load ${serial++}`, providers: links } }),
+          },
     connections: CONNECTIONS,
     warmupMs: 2000,
     durationMs: SECONDS * 1000,
     cpu: { service: () => [child.pid], postgres: backends },
   });
   console.log(
-    `\nPOST /servers (5×10), c=${CONNECTIONS}: ${result.rps.toFixed(0)} req/s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms; ` +
+    `\n${label}, c=${CONNECTIONS}: ${result.rps.toFixed(0)} req/s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms; ` +
       `CPU per write: service ${ms(result.cpuMsPerRequest.service)} ms, postgres ${ms(result.cpuMsPerRequest.postgres)} ms`,
   );
   const cpuBound = 1000 / Math.max(result.cpuMsPerRequest.service, result.cpuMsPerRequest.postgres);
