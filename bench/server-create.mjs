@@ -96,7 +96,9 @@ try {
   if (patching) {
     const loadApi = apiClient(child.url, loadToken);
     for (let n = 0; n < CONNECTIONS * 4; n++)
-      patched.push((await loadApi("POST", "/servers", { server: { name: `patched ${n}`, providers: links } })).server.id);
+      patched.push(
+        (await loadApi("POST", "/servers", { server: { name: `patched ${n}`, providers: links } })).server.id,
+      );
   }
   const label = patching ? "PATCH /servers/{id} (5×10, description)" : "POST /servers (5×10)";
   const result = await closedLoop({
