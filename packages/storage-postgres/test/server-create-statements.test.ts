@@ -1,5 +1,5 @@
 import type { ReadTx } from "@mcpsm/domain/storage";
-import { AuditContext, createServer, quotasLayer } from "@mcpsm/domain/use-cases";
+import { AuditContext, createServer, quotasLayer, updateServer } from "@mcpsm/domain/use-cases";
 import { provider, TENANT_A, tool } from "@mcpsm/storage-contract";
 import { Effect, Exit, Layer } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -91,6 +91,28 @@ for (const target of targets)
       expect(graph?.tools).toHaveLength(PROVIDERS * TOOLS_PER_PROVIDER);
       expect(await auditEvents()).toBe(1);
       expect(await read((tx) => tx.countServers(TENANT_A))).toBe(1);
+    });
+
+    it("PATCH of a 5×10 server reads its graph once: its revision is built from the answer's read", async () => {
+      const { exit: made } = await create("patched five by ten");
+      if (!Exit.isSuccess(made)) throw new Error("the server was not made");
+      const patcher = { ...actor, scopes: new Set(["server:update"]) };
+      sent.length = 0;
+      counting = true;
+      const exit = await Effect.runPromiseExit(
+        updateServer(patcher, { serverId: made.value.id, server: { description: "new" } }).pipe(
+          Effect.provide(layer()),
+        ),
+      );
+      counting = false;
+      expect(Exit.isSuccess(exit)).toBe(true);
+      expect(sent.filter((sql) => /from server_tools gst/.test(sql))).toHaveLength(1);
+      expect(sent.filter((sql) => /insert into server_revisions/.test(sql))).toHaveLength(1);
+      const revision = await read((tx) => tx.findServerRevision(made.value.id, 2));
+      const answer = await read((tx) => tx.findServerGraph(made.value.id));
+      expect(revision?.summary).toBe("changed description");
+      expect(JSON.stringify(revision?.document)).toContain(`"description":"new"`);
+      expect(answer?.server.version).toBe(2);
     });
 
     it("values written into a joined statement read back as sent (quotes, backslashes, non-ASCII)", async () => {
