@@ -22,6 +22,8 @@ export interface WorkerPoolOptions {
   readonly resourceLimits: ResourceLimits;
   /** How long a finished worker waits for another job before it ends. */
   readonly idleMs: number;
+  /** Longest a new worker may take to load its modules; default 30 s. */
+  readonly startupMs?: number;
 }
 
 export type PoolOutcome<R> =
@@ -29,6 +31,8 @@ export type PoolOutcome<R> =
   | { readonly kind: "deadline" }
   | { readonly kind: "memory" }
   | { readonly kind: "busy" }
+  /** No worker could load its modules in time (a machine out of CPU): worth a retry, not a defect. */
+  | { readonly kind: "unstarted" }
   | { readonly kind: "failed"; readonly error: string };
 
 interface Job<Q, R> {
@@ -117,9 +121,9 @@ export class WorkerPool<Q, R> {
     // Loading the worker's modules is bounded too, by a deadline of its own.
     const loading = setTimeout(() => {
       const job = slot.job;
-      if (job !== undefined) this.settle(job, { kind: "failed", error: "the worker did not start" });
+      if (job !== undefined) this.settle(job, { kind: "unstarted" });
       else void this.end(slot);
-    }, STARTUP_MS);
+    }, this.options.startupMs ?? STARTUP_MS);
     worker.on("message", (reply: R | typeof READY) => {
       if (!slot.ready) {
         slot.ready = true;

@@ -95,6 +95,15 @@ export const makeWorkerReader = (options: Partial<WorkerReaderOptions> = {}) => 
                   }),
                 ),
               );
+            case "unstarted":
+              return resume(
+                Effect.fail(
+                  new ResourceExhausted({
+                    detail: "the service could not start a description reader in time: try again shortly",
+                    retryAfterSeconds: 5,
+                  }),
+                ),
+              );
             case "failed":
               return resume(Effect.die(new Error(`the description reader failed: ${outcome.error}`)));
           }
