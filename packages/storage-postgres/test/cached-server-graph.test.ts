@@ -4,7 +4,7 @@ import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "../src/index.js";
 import { PointReadCache } from "../src/read-cache/point-read-cache.js";
-import { migratedStorage, targets } from "./support/targets.js";
+import { migratedStorage, targets, untilServing } from "./support/targets.js";
 
 // `cachedServerGraph` of the storage (and `peek` of the cache under it): the graph object the read cache
 // serves now, and nothing once it would no longer serve it. Callers keep what they derive from that object
@@ -45,11 +45,7 @@ for (const target of targets)
       handle = await migratedStorage(await target.create(), {
         readCache: { maxAgeMs: 600_000, listen: target.name !== "pglite" },
       });
-      const deadline = Date.now() + 30_000;
-      while (!handle.readCache?.serving) {
-        if (Date.now() > deadline) throw new Error("the change listener did not connect");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await untilServing(handle);
       await Effect.runPromise(handle.storage.transaction((tx) => tx.insertServer(server(1))));
     });
     afterAll(() => handle?.dispose());

@@ -4,7 +4,7 @@ import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "../src/index.js";
 import { IDLE_MS, PointReadCache } from "../src/read-cache/point-read-cache.js";
-import { migratedStorage, targets } from "./support/targets.js";
+import { migratedStorage, targets, untilServing } from "./support/targets.js";
 
 // The point-read cache (`readCache`): what it answers without a statement, and what makes it read again.
 // Counted at the driver, as statement-count.test.ts does. Entries would live ten minutes here, so every
@@ -136,11 +136,7 @@ for (const target of targets)
           if (counting) sent.push(sql);
         },
       });
-      const deadline = Date.now() + 30_000;
-      while (!handle.readCache?.serving) {
-        if (Date.now() > deadline) throw new Error("the change listener did not connect");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await untilServing(handle);
       await commit((tx) => tx.insertServer(server(1)));
     });
     afterAll(() => handle?.dispose());
@@ -275,11 +271,7 @@ for (const target of targets.filter((t) => t.name !== "pglite"))
           if (counting) sent.push(sql);
         },
       });
-      const deadline = Date.now() + 30_000;
-      while (!handle.readCache?.serving) {
-        if (Date.now() > deadline) throw new Error("the change listener did not connect");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await untilServing(handle);
       await Effect.runPromise(handle.storage.transaction((tx) => tx.insertServer(server(1))));
     });
     afterAll(() => handle?.dispose());

@@ -53,6 +53,15 @@ export const targets: ReadonlyArray<{ readonly name: string; readonly create: ()
   ...(serverUrl === undefined ? [] : [{ name: "postgresql server", create: createServerDatabase }]),
 ];
 
+/** Waits (30 s at most) until the storage's point-read cache serves: its change listener is connected. */
+export const untilServing = async (handle: PostgresStorage) => {
+  const deadline = Date.now() + 30_000;
+  while (!handle.readCache?.serving) {
+    if (Date.now() > deadline) throw new Error("the change listener did not connect");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
 /**
  * Empties every table of the adapter's schema. DELETE rather than TRUNCATE: on tables this small it is
  * much cheaper; servers go first (their links and tokens cascade), then providers (their tools, prompts
