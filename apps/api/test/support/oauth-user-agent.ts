@@ -1,46 +1,10 @@
-// A minimal headless user agent for OAuth flows: follows redirects by hand, keeps cookies per host name (as a
-// browser does: the service and an identity provider on another host name never see each other's), and stops
-// at the client's redirect URI (which it then visits or not, as the client needs). Consent on the service's page is
-// a form post with a pasted server token.
+import { type Landing, userAgent } from "@mcpsm/upstream-http/testing";
 
-export interface Landing {
-  readonly url: string;
-  readonly res: Response;
-}
+// OAuth flows through the headless user agent of @mcpsm/upstream-http/testing (cookies per host name, redirects
+// followed by hand up to the client's redirect URI). Consent on the service's page is a form post with a pasted
+// server token.
 
-export const userAgent = (stopAt: string) => {
-  const jars = new Map<string, Map<string, string>>();
-  const send = async (url: string, init: RequestInit = {}) => {
-    const host = new URL(url).hostname;
-    const jar = jars.get(host) ?? new Map<string, string>();
-    jars.set(host, jar);
-    const res = await fetch(url, {
-      ...init,
-      redirect: "manual",
-      headers: {
-        ...(init.headers as Record<string, string>),
-        Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
-      },
-    });
-    for (const cookie of res.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const at = pair?.indexOf("=") ?? -1;
-      if (pair && at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    return res;
-  };
-  const follow = async (url: string, init: RequestInit = {}): Promise<Landing> => {
-    let current = url;
-    let res = await send(current, init);
-    for (let hops = 0; res.status >= 300 && res.status < 400 && hops < 10; hops++) {
-      current = new URL(res.headers.get("location") ?? "", current).href;
-      if (current.startsWith(stopAt)) return { url: current, res };
-      res = await send(current);
-    }
-    return { url: current, res };
-  };
-  return { follow };
-};
+export { type Landing, userAgent };
 
 /** Opens `authorizationUrl`, pastes `token` on the consent page; where the flow lands (the redirect URI). */
 export const consentWithServerToken = async (authorizationUrl: string, token: string, stopAt: string) => {

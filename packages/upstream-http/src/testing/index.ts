@@ -1,2 +1,2 @@
 // @mcpsm/upstream-http/testing: a cookie-keeping user agent for tests of browser redirect flows (OAuth consent).
-export { userAgent } from "./user-agent.js";
+export { type Landing, userAgent } from "./user-agent.js";

@@ -1,11 +1,21 @@
+/** Where a followed request ended: its URL and answer. */
+export interface Landing {
+  readonly url: string;
+  readonly res: Response;
+}
+
 /**
- * A minimal browser for tests of redirect flows (OAuth consent): keeps cookies, follows redirects by hand and
- * stops at the first redirect to a URL starting with `stopAt` (the client's callback, not opened).
+ * A minimal browser for tests of redirect flows (OAuth consent): keeps cookies per host name (as a browser
+ * does: a service and an identity provider on another host name never see each other's), follows redirects by
+ * hand and stops at the first redirect to a URL starting with `stopAt` (the client's callback, not opened).
  */
 export const userAgent = (stopAt: string) => {
-  const jar = new Map<string, string>();
-  /** One request with the kept cookies, its redirect not followed; keeps the cookies it sets. */
+  const jars = new Map<string, Map<string, string>>();
+  /** One request with the host's kept cookies, its redirect not followed; keeps the cookies it sets. */
   const send = async (url: string, init: RequestInit = {}) => {
+    const host = new URL(url).hostname;
+    const jar = jars.get(host) ?? new Map<string, string>();
+    jars.set(host, jar);
     const res = await fetch(url, {
       ...init,
       redirect: "manual",
@@ -22,7 +32,7 @@ export const userAgent = (stopAt: string) => {
     return res;
   };
   /** Follows redirects from `url` until a page (its URL and answer) or the `stopAt` URL (and the redirect). */
-  const follow = async (url: string, init: RequestInit = {}): Promise<{ url: string; res: Response }> => {
+  const follow = async (url: string, init: RequestInit = {}): Promise<Landing> => {
     let current = url;
     let res = await send(current, init);
     for (let hops = 0; res.status >= 300 && res.status < 400 && hops < 10; hops++) {
