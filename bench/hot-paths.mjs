@@ -24,7 +24,9 @@
 // ANSWER_BYTES (e.g. 10240): the upstream answers every call with a JSON list of about that many bytes
 // (bench/lib/sized-upstream.mjs) instead of the harness's 56-byte object: response shaping on the wired
 // path. HEADER_VARIABLE=1: the called tool sends a header `${<prefix>_KEY}` resolved from a SECRET variable
-// on every call (variable resolution, docs/api-rules.md §9 and §23). MCP_ERA=2025-11-25: the MCP rows speak
+// on every call (variable resolution, docs/api-rules.md §9 and §23); HEADER_VARIABLE=percaller: the same
+// variable marked per caller, with a default and no caller's own value (every call looks the caller's values
+// up, then sends the default: §23's resolution with nothing to ask). MCP_ERA=2025-11-25: the MCP rows speak
 // the era of today's clients (no standard headers, no `_meta` envelope; answers are one SSE event).
 // SERVERS=N (issue 32's many servers, e.g. 10000): N servers of the same 5 × 10 tools, each with its own
 // token, and the MCP rows call them round-robin (the tenant's server quota is raised to N); compare the
@@ -216,13 +218,14 @@ try {
   const seed = await seedServer(apiClient(`http://127.0.0.1:${port}`, token), {
     upstreamUrl: `http://127.0.0.1:${upstreamPort}`,
   });
-  if (process.env.HEADER_VARIABLE === "1") {
+  if (process.env.HEADER_VARIABLE === "1" || process.env.HEADER_VARIABLE === "percaller") {
     // The called tool (getP0T0) sends `X-Api-Key: ${<prefix>_KEY}`, a SECRET variable of the tenant.
     const api = apiClient(`http://127.0.0.1:${port}`, token);
     const [link] = seed.links;
     const { provider } = await api.get(`/providers/${link.id}`);
     const name = `${provider.secretPrefix}_KEY`;
-    await api.post("/variables", { variable: { type: "SECRET", name, value: "bench-secret" } });
+    const perCaller = process.env.HEADER_VARIABLE === "percaller" ? { perCaller: true } : {};
+    await api.post("/variables", { variable: { type: "SECRET", name, value: "bench-secret", ...perCaller } });
     await api.patch(`/providers/${link.id}/tools/${link.tools[0].id}`, {
       tool: { headers: [{ key: "X-Api-Key", value: `\${${name}}` }] },
     });

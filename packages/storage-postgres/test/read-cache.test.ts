@@ -1,5 +1,5 @@
 import type { ReadTx, StorageTx } from "@mcpsm/domain/storage";
-import { server, serverId, TENANT_A, variable } from "@mcpsm/storage-contract";
+import { server, serverId, TENANT_A, variable, variableId } from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "../src/index.js";
@@ -224,6 +224,34 @@ for (const target of targets)
       const after = await read((tx) => tx.findVariablesByName(TENANT_A, names));
       expect(after.statements).toBe(1);
       expect(after.result.map((row) => row.value)).toEqual(["cipher-2"]);
+    });
+
+    it("a caller's own values are read once until one of them changes", async () => {
+      await commit((tx) => tx.insertVariable(variable(2, { type: "SECRET", value: "", perCaller: true })));
+      const own = (principal: string) => read((tx) => tx.findCallerValues([variableId(2)], principal));
+      expect((await own("oauth:alice")).statements).toBe(1);
+      const none = await own("oauth:alice");
+      expect(none.statements).toBe(0);
+      expect(none.result).toEqual([]);
+      // Another caller is another read, and never the first caller's answer.
+      expect((await own("oauth:bob")).statements).toBe(1);
+
+      const value = {
+        id: "cval0000001",
+        tenant: TENANT_A,
+        variableId: variableId(2),
+        principal: "oauth:alice",
+        serverTokenId: null,
+        valueCipher: "v1.k.alice",
+        createdAt: new Date(0),
+        updatedAt: new Date(0),
+      };
+      await commit((tx) => tx.putCallerValue(value));
+      const after = await own("oauth:alice");
+      expect(after.statements).toBe(1);
+      expect(after.result.map((row) => row.valueCipher)).toEqual(["v1.k.alice"]);
+      expect((await own("oauth:alice")).statements).toBe(0);
+      expect((await own("oauth:bob")).result).toEqual([]);
     });
 
     it("concurrent misses of one record share one statement", async () => {

@@ -5,7 +5,8 @@ import type { PointReadCache } from "./point-read-cache.js";
 // The reads every management GET of a server and every MCP request make, outside transactions: a server
 // (its revision), a server's graph (the management answer and the compiled MCP server), a provider (the
 // revision of a served server), a server token by hash (MCP authentication), and the variables a tool's
-// headers name (every call of such a tool: SECRET values stay encrypted in the rows kept). Inside a
+// headers name (every call of such a tool: SECRET values stay encrypted in the rows kept), and a caller's own
+// values of those that are per caller (every call of such a tool, docs/api-rules.md §23). Inside a
 // transaction nothing is cached: a write reads what it locks.
 
 /**
@@ -60,6 +61,15 @@ export const withCachedPointReads = (tx: StorageTx, cache: PointReadCache): Stor
       cache,
       `variables:${tenant}\u0000${names.join("\u0000")}`,
       () => tx.findVariablesByName(tenant, names),
+      always,
+    ),
+  // The principal is the authenticated caller's, never a value a request names: an answer with none is kept
+  // too (the caller uses the default, or is asked for a value, which a committed change then makes visible).
+  findCallerValues: (variableIds, principal) =>
+    cached(
+      cache,
+      `caller-values:${principal}\u0000${variableIds.join("\u0000")}`,
+      () => tx.findCallerValues(variableIds, principal),
       always,
     ),
 });
