@@ -1,8 +1,7 @@
-import { join } from "node:path";
 import { Client as McpClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserUnderTest, launchChromium, shots, watchedPage } from "./support/chromium.js";
+import { atBothWidths, type BrowserUnderTest, launchChromium, watchedPage } from "./support/chromium.js";
 import { type EchoUpstream, startEchoUpstream } from "./support/echo-upstream.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { expectStatus } from "./support/problems.js";
@@ -106,7 +105,7 @@ describe("tool settings and approvals in the console", () => {
     });
     // The overview follows the reloaded server.
     await expect.poll(() => page.getByRole("table").first().textContent()).toContain("removeAcmeThing");
-    await page.screenshot({ path: join(shots, "console-tool-settings-desktop.png"), fullPage: true });
+    await atBothWidths(page, "console-tool-settings");
     check([400]);
   });
 
@@ -124,7 +123,7 @@ describe("tool settings and approvals in the console", () => {
       const table = page.getByTestId("approvals");
       await expect.poll(() => table.locator("tbody tr").count()).toBe(2);
       expect(await table.textContent()).toContain('"org": "acme"');
-      await page.screenshot({ path: join(shots, "console-approvals-desktop.png"), fullPage: true });
+      await atBothWidths(page, "console-approvals");
 
       await table
         // The arguments cell, not a bare "t1": random ids and the principal are in the row too.

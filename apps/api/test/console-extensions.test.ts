@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserUnderTest, launchChromium, shots, watchedPage } from "./support/chromium.js";
+import { atBothWidths, type BrowserUnderTest, launchChromium, shots, watchedPage } from "./support/chromium.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { plant } from "./support/planted-secrets.js";
 import { expectStatus } from "./support/problems.js";
@@ -82,13 +82,7 @@ describe("the console's git, export/import and OAuth connection pages in Chromiu
     const listed = await owner.api.get("/git-connections");
     expectStatus(listed, 200);
     expect(listed.body.gitConnections.map((c: { name: string }) => c.name)).toEqual(["GitHub main"]);
-    await page.screenshot({ path: join(shots, "git-connections.png"), fullPage: true });
-    // Readable on a phone: no horizontal overflow.
-    await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
-    expect(overflow).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(shots, "git-connections-phone.png"), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await atBothWidths(page, "git-connections");
 
     // Attach it to the server: a connection without a repository is refused under Repository.
     await page.goto(`${svc.url}/console#/servers/${serverId}`);

@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserUnderTest, launchChromium, shots, watchedPage } from "./support/chromium.js";
+import {
+  atBothWidths,
+  type BrowserUnderTest,
+  DESKTOP,
+  launchChromium,
+  shots,
+  watchedPage,
+} from "./support/chromium.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { expectStatus } from "./support/problems.js";
 
@@ -24,10 +31,8 @@ let browser: BrowserUnderTest;
 let github: { id: string; tools: Array<{ id: string; name: string }> };
 
 const GITHUB_FIXTURE = join(import.meta.dirname, "fixtures", "github.openapi.json.gz");
-const PHONE = { width: 390, height: 844 };
 /** How long to wait for what needs an answer of the service (tool pages, the filter after its 200 ms pause). */
 const SERVICE = { timeout: 30_000 };
-const DESKTOP = { width: 1280, height: 900 };
 
 /** GitHub's description, calling `url` instead of api.github.com. */
 const githubDescription = (url: string) => {
@@ -92,16 +97,6 @@ const signIn = async (page: Page, token: string) => {
   await page.getByRole("table").waitFor();
 };
 
-/** Screenshots of the page as it is, at desktop and phone widths; the phone must not scroll sideways. */
-const bothWidths = async (page: Page, name: string) => {
-  await page.screenshot({ path: join(shots, `${name}-desktop.png`) });
-  await page.setViewportSize(PHONE);
-  await page.screenshot({ path: join(shots, `${name}-phone.png`) });
-  const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
-  expect(overflow).toBeLessThanOrEqual(0);
-  await page.setViewportSize(DESKTOP);
-};
-
 describe("the console at real-API scale", () => {
   it("composes 4 of GitHub's tools in at most 6 interactions; a search lists the matching tools", async () => {
     expect(github.tools.length).toBe(845);
@@ -136,7 +131,7 @@ describe("the console at real-API scale", () => {
     await act(() => search.fill("gist star"));
     await act(() => page.getByRole("button", { name: "Select the 4 matching" }).click());
     await expect.poll(() => page.getByTestId("tool-count").textContent()).toBe("4 selected from 1 provider");
-    await bothWidths(page, "compose");
+    await atBothWidths(page, "compose", { fullPage: false });
     await act(() => page.getByRole("button", { name: "Create server" }).click());
     await page.getByRole("heading", { name: "Gist stars" }).waitFor();
     expect(interactions).toBeLessThanOrEqual(6);
@@ -195,7 +190,7 @@ describe("the console at real-API scale", () => {
     expect(await first.locator(".markdown a").getAttribute("rel")).toBe("noopener noreferrer");
     expect(await page.locator(".tool-table img").count()).toBe(0);
     expect(await page.evaluate<unknown>("window.hostile")).toBeUndefined();
-    await bothWidths(page, "provider-tools");
+    await atBothWidths(page, "provider-tools", { fullPage: false });
 
     // Paging and the filter (one text, ignoring case), both done by the service.
     expect(toolRequests.map((url) => url.search)).toEqual(["?limit=50"]);
@@ -284,7 +279,7 @@ describe("the console at real-API scale", () => {
     expect(sent.method).toBe("tools/call");
     expect(JSON.stringify(sent.params.arguments)).toContain('"exclude":["repositories"]');
     await page.getByText("Request sent").click();
-    await bothWidths(page, "try-tool");
+    await atBothWidths(page, "try-tool", { fullPage: false });
 
     // Leaving the page revokes the credential: no token stays behind.
     check();

@@ -1,10 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserUnderTest, launchChromium, shots, watchedPage } from "./support/chromium.js";
+import { atBothWidths, type BrowserUnderTest, launchChromium, watchedPage } from "./support/chromium.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { createProvider, createServer as createMcpServer, createToken, createTool } from "./support/records.js";
 
@@ -20,9 +19,6 @@ let browser: BrowserUnderTest;
 let serverId: string;
 let otherServerId: string;
 let client: Client;
-
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
@@ -70,16 +66,6 @@ const signIn = async (page: Page) => {
   await page.getByLabel("Access token").fill(owner.token);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("table").waitFor();
-};
-
-/** Screenshots at desktop and phone widths; the phone must not scroll sideways. */
-const bothWidths = async (page: Page, name: string) => {
-  await page.screenshot({ path: join(shots, `${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.screenshot({ path: join(shots, `${name}-phone.png`), fullPage: true });
-  const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
-  expect(overflow).toBeLessThanOrEqual(0);
-  await page.setViewportSize(DESKTOP);
 };
 
 describe("the console's usage page and live tail", () => {
@@ -130,7 +116,7 @@ describe("the console's usage page and live tail", () => {
     expect(await live.first().textContent()).toContain("ok · 200");
     // The figures follow the tail.
     await expect.poll(() => totals.textContent(), { timeout: 30_000 }).toContain("Calls5");
-    await bothWidths(page, "usage-server");
+    await atBothWidths(page, "usage-server");
     check();
     await page.close();
   }, 180_000);
@@ -144,7 +130,7 @@ describe("the console's usage page and live tail", () => {
     expect(await rows.first().textContent()).toContain(serverId);
     expect(await rows.first().textContent()).not.toContain(otherServerId);
     expect(await page.getByTestId("usage-totals").textContent()).toContain("Calls5");
-    await bothWidths(page, "usage-tenant");
+    await atBothWidths(page, "usage-tenant");
     check();
     await page.close();
   }, 120_000);

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { shots } from "./support/chromium.js";
+import { atBothWidths, shots } from "./support/chromium.js";
 import { expectStatus } from "./support/problems.js";
 import {
   fieldOf,
@@ -188,12 +188,8 @@ describe("the web console in Chromium", () => {
 
     // Readable on a phone.
     await page.goto(`${svc.url}/console#/servers/${serverId}`);
-    await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole("tab", { name: "Compose" }).click();
-    await page.screenshot({ path: join(shots, "server-phone.png"), fullPage: true });
-    const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
-    expect(overflow).toBeLessThanOrEqual(0);
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await atBothWidths(page, "server");
     check([409]);
     await page.close();
   }, 300_000);

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 
 // Debian's Chromium driven by playwright-core, as the browser tests use it (installed by
@@ -16,6 +16,24 @@ const repoRoot = join(import.meta.dirname, "..", "..", "..", "..");
 
 /** Where the console tests' screenshots land (git-ignored). */
 export const shots = join(import.meta.dirname, "..", "..", "test-results", "console");
+
+/** The widths the console is checked at: a desktop (every page's default) and a phone. */
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * Screenshots of `page` as it is at desktop and phone widths (`<name>-desktop.png`, `<name>-phone.png`, whole
+ * pages unless `fullPage` is false); on the phone the page must not scroll sideways. Leaves the desktop width.
+ */
+export const atBothWidths = async (page: Page, name: string, options: { readonly fullPage?: boolean } = {}) => {
+  const fullPage = options.fullPage ?? true;
+  await page.screenshot({ path: join(shots, `${name}-desktop.png`), fullPage });
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: join(shots, `${name}-phone.png`), fullPage });
+  const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+  expect(overflow, `${name} scrolls sideways on a phone`).toBeLessThanOrEqual(0);
+  await page.setViewportSize(DESKTOP);
+};
 
 /** A persistent browser context and the requests it refused; `close` also removes its profile folder. */
 export interface BrowserUnderTest {
@@ -49,7 +67,7 @@ export const launchChromium = async (options: {
       "--disable-component-update",
       "--disable-sync",
     ],
-    viewport: { width: 1280, height: 900 },
+    viewport: DESKTOP,
   });
   const [first] = options.allowedOrigins;
   if (options.clipboard === true && first !== undefined)

@@ -80,21 +80,21 @@ export const ApprovalsPage = () => {
           <tbody>
             {approvals.map((a) => (
               <tr key={a.id}>
-                <td>{new Date(a.createdAt).toLocaleString()}</td>
-                <td>
+                <td data-label="Asked">{new Date(a.createdAt).toLocaleString()}</td>
+                <td data-label="Server">
                   <a href={`#/servers/${a.serverID}`}>
                     <code>{a.serverID}</code>
                   </a>
                 </td>
-                <td>
+                <td data-label="Tool">
                   <code>{a.toolName}</code>
                 </td>
-                <td className="wrap">{a.principal}</td>
-                <td className="wrap">
+                <td data-label="Caller" className="wrap">{a.principal}</td>
+                <td data-label="Arguments" className="wrap">
                   <pre className="args">{a.arguments}</pre>
                 </td>
-                <td>{new Date(a.expiresAt).toLocaleTimeString()}</td>
-                <td>
+                <td data-label="Expires">{new Date(a.expiresAt).toLocaleTimeString()}</td>
+                <td data-label="Decision">
                   <div className="inline">
                     <Button
                       className="button primary small"

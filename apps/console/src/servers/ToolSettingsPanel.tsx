@@ -200,15 +200,15 @@ export const ToolSettingsPanel = (props: { readonly server: Server; readonly onS
         <tbody>
           {tools.map(({ provider, tool }) => (
             <tr key={tool.id}>
-              <td>
+              <td data-label="Tool">
                 <code>{tool.name}</code>
               </td>
-              <td>{provider}</td>
-              <td>
+              <td data-label="Provider">{provider}</td>
+              <td data-label="Offered as">
                 <code>{tool.serverSettings?.alias || tool.name}</code>
               </td>
-              <td>{pinnedCount(tool.serverSettings?.fixedArgs)}</td>
-              <td>{tool.serverSettings?.approval ?? "INHERIT"}</td>
+              <td data-label="Pinned">{pinnedCount(tool.serverSettings?.fixedArgs)}</td>
+              <td data-label="Approval">{tool.serverSettings?.approval ?? "INHERIT"}</td>
             </tr>
           ))}
         </tbody>
