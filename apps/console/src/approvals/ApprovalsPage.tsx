@@ -89,7 +89,9 @@ export const ApprovalsPage = () => {
                 <td data-label="Tool">
                   <code>{a.toolName}</code>
                 </td>
-                <td data-label="Caller" className="wrap">{a.principal}</td>
+                <td data-label="Caller" className="wrap">
+                  {a.principal}
+                </td>
                 <td data-label="Arguments" className="wrap">
                   <pre className="args">{a.arguments}</pre>
                 </td>

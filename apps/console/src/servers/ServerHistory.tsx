@@ -16,7 +16,7 @@ type Diff = components["schemas"]["ServerRevisionDiff"];
 type MemberChange = components["schemas"]["RevisionMemberChange"];
 type FieldChange = components["schemas"]["RevisionFieldChange"];
 
-/** The console's badge classes (styles.css) for each kind of change. */
+/** The console's badge classes (styles/components.css) for each kind of change. */
 const BADGE: Readonly<Record<MemberChange["change"], string>> = { added: "add", changed: "change", removed: "remove" };
 
 const show = (value: unknown) => (value === undefined ? "—" : JSON.stringify(value));
