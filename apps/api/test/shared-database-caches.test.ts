@@ -3,12 +3,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ALL_SCOPES } from "@mcpsm/domain";
+import { aesGcmCipher } from "@mcpsm/domain/use-cases";
 import { makePostgresStorage, type PostgresStorage } from "@mcpsm/storage-postgres";
 import { createServerDatabase, type ServerDatabase } from "@mcpsm/storage-postgres/testing";
 import { createServer as createHttpServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
-import { Option } from "effect";
+import { Effect, Option } from "effect";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintDevToken } from "../src/auth/dev-auth.js";
@@ -49,13 +50,15 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
   let b: Client;
   let serviceA: RunningService;
   let serviceB: RunningService;
+  let storeA: PostgresStorage;
   let storeB: PostgresStorage;
+  const serviceKey = new Uint8Array(randomBytes(32));
 
   beforeAll(async () => {
     database = await createServerDatabase(serverUrl!);
     // One data directory: both instances accept the same dev-auth tokens and share the encryption key.
     dataDir = await mkdtemp(join(tmpdir(), "mcpsm-two-instances-"));
-    const encryptionKey = Option.some(new Uint8Array(randomBytes(32)));
+    const encryptionKey = Option.some(serviceKey);
     for (let i = 0; i < 2; i++) {
       const store = await makePostgresStorage({
         url: database.url,
@@ -79,7 +82,7 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
       );
     }
     [serviceA, serviceB] = services as [RunningService, RunningService];
-    storeB = stores[1] as PostgresStorage;
+    [storeA, storeB] = stores as [PostgresStorage, PostgresStorage];
     const token = await mintDevToken(dataDir, { subject: "two-instances", scopes: ALL_SCOPES });
     a = clientFor(serviceA.url, token);
     b = clientFor(serviceB.url, token);
@@ -192,8 +195,21 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
     );
   });
 
-  it("a SECRET variable changed through one instance: the other's next calls send the new value once heard", async () => {
-    // An upstream that answers with the API key each call carried.
+  /**
+   * `work` with an upstream that answers each call with the API key it carried, and a tool `whoAmI` whose
+   * header sends `${<prefix>_<suffix>}`, a variable made by `variable(name)` (variable names are the tenant's:
+   * each test names its own).
+   */
+  const withKeyEchoingTool = async (
+    work: (tool: {
+      readonly variableId: string;
+      readonly serverId: string;
+      readonly serverToken: { readonly id: string; readonly value: string };
+      readonly keySentBy: (service: RunningService) => Promise<string>;
+    }) => Promise<void>,
+    suffix: string,
+    variable: (name: string) => object,
+  ) => {
     const upstream: Server = createHttpServer((req, res) => {
       res.writeHead(200, { "Content-Type": "application/json" });
       res.end(JSON.stringify({ key: req.headers["x-api-key"] ?? "" }));
@@ -202,36 +218,91 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
     try {
       const baseURL = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
       const provider = await createProvider(a, { baseURL });
-      const name = `${provider.secretPrefix}_KEY`;
+      const variableName = `${provider.secretPrefix}_${suffix}`;
       const tool = await createTool(a, provider.id, {
         name: "whoAmI",
         method: "GET",
         path: "/me",
-        headers: [{ key: "X-Api-Key", value: `\${${name}}` }],
+        headers: [{ key: "X-Api-Key", value: `\${${variableName}}` }],
       });
-      const created = await a.post("/variables", { variable: { type: "SECRET", name, value: "first-key" } });
+      const created = await a.post("/variables", { variable: variable(variableName) });
       expect(created.status).toBe(201);
       const server = await createServer(a, { providers: [{ id: provider.id, tools: [{ id: tool.id }] }] });
-      const { value: serverToken } = await createToken(a, server.id);
+      const serverToken = await createToken(a, server.id);
       const keySentBy = async (service: RunningService) => {
-        const answer = await toolCalledBy(service, server.id, serverToken, "whoAmI");
+        const answer = await toolCalledBy(service, server.id, serverToken.value, "whoAmI");
         expect(answer.status).toBe(200);
         return answer.text;
       };
-      expect(await keySentBy(serviceB)).toContain("first-key");
-      // B now answers from its caches (the token, the graph and the variables read are kept).
-      await eventually("B serves the call from its caches", async () => {
-        const hitsBefore = storeB.readCache!.hits;
-        expect(await keySentBy(serviceB)).toContain("first-key");
-        return storeB.readCache!.hits > hitsBefore;
+      await work({
+        variableId: created.body.variable.id,
+        serverId: server.id,
+        serverToken: { id: serverToken.id, value: serverToken.value },
+        keySentBy,
       });
-
-      const variableId = created.body.variable.id as string;
-      expect((await a.patch(`/variables/${variableId}`, { variable: { value: "second-key" } })).status).toBe(200);
-      expect(await keySentBy(serviceA)).toContain("second-key");
-      await eventually("B sends the new key", async () => (await keySentBy(serviceB)).includes("second-key"));
     } finally {
       await new Promise<void>((done) => upstream.close(() => done()));
     }
+  };
+
+  /** Calls through B until it answers `expected` from its caches (its read cache's hits go up). */
+  const servedFromCachesOfB = (keySentBy: (service: RunningService) => Promise<string>, expected: string) =>
+    eventually("B serves the call from its caches", async () => {
+      const hitsBefore = storeB.readCache!.hits;
+      expect(await keySentBy(serviceB)).toContain(expected);
+      return storeB.readCache!.hits > hitsBefore;
+    });
+
+  it("a SECRET variable changed through one instance: the other's next calls send the new value once heard", async () => {
+    await withKeyEchoingTool(
+      async ({ variableId, keySentBy }) => {
+        expect(await keySentBy(serviceB)).toContain("first-key");
+        // B now answers from its caches (the token, the graph and the variables read are kept).
+        await servedFromCachesOfB(keySentBy, "first-key");
+        expect((await a.patch(`/variables/${variableId}`, { variable: { value: "second-key" } })).status).toBe(200);
+        expect(await keySentBy(serviceA)).toContain("second-key");
+        await eventually("B sends the new key", async () => (await keySentBy(serviceB)).includes("second-key"));
+      },
+      "KEY",
+      (name) => ({ type: "SECRET", name, value: "first-key" }),
+    );
+  });
+
+  it("a caller's own value stored or deleted through one instance: the other's next calls follow once heard", async () => {
+    await withKeyEchoingTool(
+      async ({ variableId, serverToken, keySentBy }) => {
+        // The default, while the caller has no value of its own; B keeps "none of its own" in its cache.
+        expect(await keySentBy(serviceB)).toContain("shared-key");
+        await servedFromCachesOfB(keySentBy, "shared-key");
+
+        // The caller's own value, stored through A's store (as A's form would: encrypted, one row).
+        const principal = `server-token:${serverToken.id}`;
+        const valueCipher = await Effect.runPromise(aesGcmCipher(serviceKey).encrypt("own-key"));
+        await Effect.runPromise(
+          storeA.storage.transaction((tx) =>
+            tx.putCallerValue({
+              id: "cval" + randomBytes(4).toString("hex").slice(0, 7),
+              tenant: "two-instances",
+              variableId,
+              principal,
+              serverTokenId: serverToken.id,
+              valueCipher,
+              createdAt: new Date(),
+              updatedAt: new Date(),
+            }),
+          ),
+        );
+        expect(await keySentBy(serviceA)).toContain("own-key");
+        await eventually("B sends the caller's own key", async () => (await keySentBy(serviceB)).includes("own-key"));
+
+        // Deleted through A's API: B goes back to the default once heard.
+        const path = `/variables/${variableId}/caller-values/${encodeURIComponent(principal)}`;
+        expect((await a.delete(path)).status).toBe(204);
+        expect(await keySentBy(serviceA)).toContain("shared-key");
+        await eventually("B sends the default again", async () => (await keySentBy(serviceB)).includes("shared-key"));
+      },
+      "CALLER_KEY",
+      (name) => ({ type: "SECRET", name, value: "shared-key", perCaller: true }),
+    );
   });
 });
