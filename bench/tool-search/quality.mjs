@@ -9,6 +9,10 @@
 //                                                      written before round three; score only at the end)
 //   node bench/tool-search/quality.mjs --held-aside-4  the fourth held-aside set (tasks-held-aside-4.json,
 //                                                      written before round four; score only at the end)
+//   node bench/tool-search/quality.mjs --held-aside-5  the fifth held-aside set (tasks-held-aside-5.json,
+//                                                      written before round six; score only at the end)
+//   ... --vectors <base>                             also a row with word-vector neighbours (semantic.mjs;
+//                                                      measurement only, round six)
 //   node bench/tool-search/quality.mjs --probe-4     probe set 4 (tasks-probe-4.json, round four): fresh tuning
 //                                                      tasks for judging generic variants; no table reads them
 //   node bench/tool-search/quality.mjs --all         every task of tasks.json
@@ -24,17 +28,19 @@ import { loadCatalog } from "./catalog.mjs";
 const here = dirname(fileURLToPath(import.meta.url));
 const split = process.argv.includes("--probe-4")
   ? "probe-4"
-  : process.argv.includes("--held-aside-4")
-    ? "held-aside-4"
-    : process.argv.includes("--held-aside-3")
-      ? "held-aside-3"
-      : process.argv.includes("--held-aside-2")
-        ? "held-aside-2"
-        : process.argv.includes("--held-aside")
-          ? "held-aside"
-          : process.argv.includes("--all")
-            ? "all"
-            : "dev";
+  : process.argv.includes("--held-aside-5")
+    ? "held-aside-5"
+    : process.argv.includes("--held-aside-4")
+      ? "held-aside-4"
+      : process.argv.includes("--held-aside-3")
+        ? "held-aside-3"
+        : process.argv.includes("--held-aside-2")
+          ? "held-aside-2"
+          : process.argv.includes("--held-aside")
+            ? "held-aside"
+            : process.argv.includes("--all")
+              ? "all"
+              : "dev";
 const taskFile = split.startsWith("held-aside-") || split.startsWith("probe-") ? `tasks-${split}.json` : "tasks.json";
 const allTasks = JSON.parse(readFileSync(resolve(here, taskFile), "utf8")).tasks;
 const catalog = await loadCatalog();
@@ -62,11 +68,10 @@ const baseline = (entries) => {
       .map((r) => entries[r.id].id);
 };
 
+/** `options` may be a function of the server's tools (options built per server, such as `related`). */
 const ours = (options) => (entries) => {
-  const index = new ToolIndex(
-    entries.map((c) => c.tool),
-    options,
-  );
+  const tools = entries.map((c) => c.tool);
+  const index = new ToolIndex(tools, typeof options === "function" ? options(tools) : options);
   const idByName = new Map(entries.map((c) => [c.tool.name, c.id]));
   return (query) => {
     const out = index.search(query, 10);
@@ -139,6 +144,19 @@ for (const [label, options] of STEPS) {
   print(label, full, label.endsWith("full") || process.argv.includes("--kinds"));
 }
 print("full, one server of all tools", evaluate(ours({}), true), false);
+const vectorsAt = process.argv.indexOf("--vectors");
+if (vectorsAt > 0) {
+  // Round six's candidate, chosen on the tuning sets (variants.mjs): a query word no tool of the server
+  // uses and no table knows is widened by its two nearest server words (cosine ≥ 0.6) at weight 0.15.
+  const { loadVectors, serverNeighbours } = await import("./semantic.mjs");
+  const vectors = loadVectors(process.argv[vectorsAt + 1]);
+  const candidate = (tools) => ({
+    related: serverNeighbours(tools, vectors, { n: 2, min: 0.6 }),
+    relatedOnlyUnknown: true,
+    relatedWeight: 0.15,
+  });
+  print("+ word-vector neighbours (candidate)", evaluate(ours(candidate)));
+}
 const worse = KINDS.filter((k) => full.byKind[k].r5 < base.byKind[k].r5);
 console.log(
   `R@5 full ${pct(full.overall.r5)} vs baseline ${pct(base.overall.r5)}; lowest kind ${pct(Math.min(...KINDS.map((k) => full.byKind[k].r5)))}; kinds below baseline: ${worse.length === 0 ? "none" : worse.join(", ")}`,

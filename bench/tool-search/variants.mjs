@@ -1,5 +1,6 @@
-// R@5 / MRR of pipeline variants (ToolIndex options as JSON) on the tuning sets only: the dev tasks and the
-// first two held-aside sets, and probe set 4 (fresh tasks whose misses feed no word table). Set 3, scored at the end of round three, is a tuning set from round four on; the fourth held-aside set is never scored here (quality.mjs --held-aside-4 is).
+// R@5 / MRR of pipeline variants (ToolIndex options as JSON) on the tuning sets only: the dev tasks, held-aside
+// sets 1-4 (each scored at the end of its round, then a tuning set) and probe set 4 (fresh tasks whose misses
+// feed no word table). The fifth held-aside set is never scored here (quality.mjs --held-aside-5 is).
 //   node bench/tool-search/variants.mjs '{"feedbackDocs":3,"feedbackWeight":0.2}' '{...}'
 // The first row is always the default pipeline.
 import { readFileSync } from "node:fs";
@@ -8,6 +9,14 @@ import { fileURLToPath } from "node:url";
 import { ToolIndex } from "@mcpsm/tool-search";
 import MiniSearch from "minisearch";
 import { loadCatalog } from "./catalog.mjs";
+import { loadVectors, semanticRanker, serverNeighbours } from "./semantic.mjs";
+
+const vectorFiles = new Map();
+/** Word vectors read once per file (`"semantic": {"vectors": "<base path>", weight, k, ...}`). */
+const vectors = (base) => {
+  if (!vectorFiles.has(base)) vectorFiles.set(base, loadVectors(base));
+  return vectorFiles.get(base);
+};
 
 const here = dirname(fileURLToPath(import.meta.url));
 const load = (file, split) =>
@@ -18,6 +27,7 @@ const SETS = {
   "set 2": load("tasks-held-aside-2.json", "held-aside-2"),
   "set 3": load("tasks-held-aside-3.json", "held-aside-3"),
   "probe 4": load("tasks-probe-4.json", "probe-4"),
+  "set 4": load("tasks-held-aside-4.json", "held-aside-4"),
 };
 const catalog = await loadCatalog();
 const byApi = new Map();
@@ -47,19 +57,31 @@ const fuse = (a, b, { weight, k }) => {
   return [...scores].sort((x, y) => y[1] - x[1]).map(([id]) => id);
 };
 
-const score = ({ fusion, ...options }) => {
+const score = ({ fusion, semantic, neighbours, ...options }) => {
   const searchers = new Map();
   for (const [api, entries] of byApi) {
-    const index = new ToolIndex(
-      entries.map((c) => c.tool),
-      options,
-    );
+    const tools = entries.map((c) => c.tool);
+    const related = neighbours ? serverNeighbours(tools, vectors(neighbours.vectors), neighbours) : undefined;
+    const index = new ToolIndex(tools, related ? { ...options, related } : options);
     const idByName = new Map(entries.map((c) => [c.tool.name, c.id]));
     const plain = fusion ? plainBm25(entries) : undefined;
+    const vectorRank = semantic
+      ? semanticRanker(
+          entries.map((c) => c.tool),
+          vectors(semantic.vectors),
+          semantic,
+        )
+      : undefined;
     searchers.set(api, (q) => {
-      const out = index.search(q, fusion ? 50 : 10);
+      const out = index.search(q, fusion || semantic ? 50 : 10);
       if (!out.ok) throw new Error(out.message);
       const ours = out.hits.map((h) => idByName.get(h.name));
+      if (vectorRank)
+        return fuse(
+          ours,
+          vectorRank(q).map((i) => entries[i].id),
+          semantic,
+        ).slice(0, 10);
       return plain ? fuse(ours, plain(q), fusion).slice(0, 10) : ours;
     });
   }
@@ -90,7 +112,9 @@ const score = ({ fusion, ...options }) => {
 };
 
 // `"wordnet": {senses, symbols}` in a variant becomes the `related` option; `"fusion": {weight, k}` fuses the
-// ranking with plain BM25's by weighted reciprocal rank.
+// ranking with plain BM25's by weighted reciprocal rank. Word vectors (semantic.mjs, round six):
+// `"semantic": {vectors, weight, k, centre, descChars, stemmed}` fuses with a mean-vector ranking the same way;
+// `"neighbours": {vectors, n, min, stemmed}` becomes a per-server `related` (nearest words the server uses).
 // wordnet.mjs reads an unpacked WordNet at load time, so it is loaded only when a variant asks for it.
 const optionsOf = async (arg) => {
   const { wordnet, ...options } = JSON.parse(arg);
