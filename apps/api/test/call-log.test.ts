@@ -1,10 +1,9 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Storage } from "@mcpsm/domain/storage";
 import { pruneToolCalls } from "@mcpsm/domain/use-cases";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { createProvider, createServer as createMcpServer, createToken, createTool } from "./support/records.js";
 
@@ -16,7 +15,7 @@ import { createProvider, createServer as createMcpServer, createToken, createToo
 const PLANTED = "planted-argument-value-7f3a";
 const capture: Array<string> = [];
 let svc: TestService;
-let upstream: Server;
+let upstream: Loopback;
 let alice: Tenant;
 let bob: Tenant;
 let serverId: string;
@@ -26,7 +25,7 @@ let tokenValue: string;
 let headersToken: string;
 const clients: Array<Client> = [];
 
-const upstreamUrl = () => `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+const upstreamUrl = () => upstream.url;
 
 const connect = async (id: string, token: string, era: "2025-11-25" | "2026-07-28") => {
   const client = new Client(
@@ -43,7 +42,7 @@ const connect = async (id: string, token: string, era: "2025-11-25" | "2026-07-2
 };
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
+  upstream = await listenOnLoopback((req, res) => {
     if ((req.url ?? "").startsWith("/big")) {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(JSON.stringify(Array.from({ length: 600 }, (_, i) => ({ id: i, name: `item number ${i}` }))));
@@ -55,7 +54,6 @@ beforeAll(async () => {
     res.writeHead(200, { "content-type": "application/json" });
     res.end('{"items":[1,2,3],"note":"twenty-six characters"}');
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] }, captureArguments: capture });
   alice = await svc.tenant("calls");
   bob = await svc.tenant("other");
@@ -77,7 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const client of clients) await client.close();
   await svc?.close();
-  await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+  await upstream?.close();
 });
 
 const calls = async (id: string, query = "", tenant = alice) => {

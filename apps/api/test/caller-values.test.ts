@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Storage } from "@mcpsm/domain/storage";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Layer, ManagedRuntime } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { plant } from "./support/planted-secrets.js";
 import { testStorage } from "./support/test-storage.js";
@@ -19,25 +18,24 @@ import { testStorage } from "./support/test-storage.js";
 type Era = "2025-11-25" | "2026-07-28";
 
 /** The upstream: answers the X-Api-Key it was sent (so the test sees whose value arrived). */
-let upstream: Server;
+let upstream: Loopback;
 let upstreamBase = "";
 const seenKeys: Array<string> = [];
 
 const key = (who: string) => `key-of-${who}-${randomBytes(12).toString("hex")}`;
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
+  upstream = await listenOnLoopback((req, res) => {
     const sent = String(req.headers["x-api-key"] ?? "");
     seenKeys.push(sent);
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end(JSON.stringify({ ok: true, keyLength: sent.length, keyMatches: sent.slice(0, 12) }));
   });
-  await new Promise<void>((done) => upstream.listen(0, "127.0.0.1", done));
-  upstreamBase = `http://localhost:${(upstream.address() as AddressInfo).port}`;
+  upstreamBase = `http://localhost:${upstream.port}`;
 });
 
 afterAll(async () => {
-  await new Promise<void>((done) => upstream.close(() => done()));
+  await upstream?.close();
 });
 
 /** A provider on the upstream with a tool sending `${LOCALHOST_KEY}`, a per-caller variable, a server, tokens. */

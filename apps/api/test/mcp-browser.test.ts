@@ -1,13 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Option } from "effect";
 import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { startTestService, type TestService } from "./support/harness.js";
 import { expectStatus } from "./support/problems.js";
 
@@ -20,7 +19,7 @@ const CHROMIUM = "/usr/bin/chromium";
 const repoRoot = join(import.meta.dirname, "..", "..", "..");
 
 let svc: TestService;
-let pages: Server;
+let pages: Loopback;
 let pagePort: number;
 let userDataDir: string;
 let context: BrowserContext;
@@ -39,12 +38,11 @@ beforeAll(async () => {
   token = minted.body.token.value;
   mcpUrl = `${svc.url}/mcp/${server.body.server.id}`;
   // The web client's own origin: an empty page on another port (and, as localhost, another host name).
-  pages = createServer((_req, res) => {
+  pages = await listenOnLoopback((_req, res) => {
     res.writeHead(200, { "Content-Type": "text/html" });
     res.end("<!doctype html><title>web client</title>");
   });
-  await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve));
-  pagePort = (pages.address() as AddressInfo).port;
+  pagePort = pages.port;
   userDataDir = await mkdtemp(join(tmpdir(), "mcpsm-chromium-"));
   context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -56,7 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   if (userDataDir !== undefined) await rm(userDataDir, { recursive: true, force: true });
-  await new Promise<void>((resolve) => (pages ? pages.close(() => resolve()) : resolve()));
+  await pages?.close();
   await svc?.close();
 });
 

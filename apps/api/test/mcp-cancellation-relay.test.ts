@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { EventEmitter } from "node:events";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Storage } from "@mcpsm/domain/storage";
 import { makeMemoryStorage } from "@mcpsm/storage-memory";
 import { Layer } from "effect";
@@ -10,6 +8,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SECURITY_SETTINGS } from "../src/config/security-config.js";
 import { redisCancellationRelay } from "../src/mcp/redis-cancellation-relay.js";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { startTestService, type TestService } from "./support/harness.js";
 import { createProvider, createServer as createMcpServer, createTool, createToken } from "./support/records.js";
 
@@ -23,7 +22,7 @@ const redisUrl = process.env.TEST_REDIS_URL ?? "";
 const describeWithRedis = redisUrl === "" ? () => {} : describe;
 const prefix = `mcpsm-test-${randomUUID()}`;
 
-let upstream: Server;
+let upstream: Loopback;
 let upstreamUrl: string;
 const events = new EventEmitter();
 let a: TestService;
@@ -31,13 +30,12 @@ let b: TestService;
 
 beforeAll(async () => {
   if (redisUrl === "") return;
-  upstream = createServer((req) => {
+  upstream = await listenOnLoopback((req) => {
     // Never answers: only a cancellation (or the long timeout) ends the exchange.
     events.emit("hang");
     req.socket.once("close", () => events.emit("aborted"));
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  upstreamUrl = upstream.url;
   const shared = Layer.succeed(Storage, makeMemoryStorage());
   const options = {
     ownStorage: shared,
@@ -53,8 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await a?.close();
   await b?.close();
-  upstream?.closeAllConnections();
-  await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
+  await upstream?.close();
 });
 
 const post = (base: string, serverId: string, token: string, message: object) =>

@@ -1,10 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Storage } from "@mcpsm/domain/storage";
-import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Layer, ManagedRuntime } from "effect";
@@ -14,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_ISSUER, devSigningKey, mintDevToken } from "../src/auth/dev-auth.js";
 import { localConfig } from "../src/config/local-config.js";
 import { type RunningService, startService } from "../src/service.js";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { testStorage } from "./support/test-storage.js";
 
 // The MCP endpoint as mounted by the service: management changes made over HTTP are served at once, and
@@ -22,7 +20,7 @@ import { testStorage } from "./support/test-storage.js";
 let service: RunningService;
 // The suite's store (support/test-storage.ts decides which), built here like the harness does.
 const store = ManagedRuntime.make(testStorage());
-let upstream: Server;
+let upstream: Loopback;
 let dataDir: string;
 let adminToken: string;
 const logs: Array<Record<string, unknown>> = [];
@@ -72,12 +70,11 @@ let toolId: string;
 let serverToken: string;
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
+  upstream = await listenOnLoopback((req, res) => {
     seen.push({ url: req.url ?? "", headers: req.headers });
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end(JSON.stringify({ ok: true, url: req.url }));
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   dataDir = await mkdtemp(join(tmpdir(), "mcpsm-mcp-test-"));
   const config = localConfig(dataDir, {
     logLevel: "info",
@@ -86,7 +83,7 @@ beforeAll(async () => {
   const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   service = await startService(config, { storage: Layer.succeed(Storage, await store.runPromise(Storage)), logger });
   adminToken = await mintDevToken(dataDir, { subject: "acme" });
-  const port = (upstream.address() as AddressInfo).port;
+  const port = upstream.port;
   const provider = await api("POST", "/providers", {
     provider: { name: "Local", baseURL: `http://127.0.0.1:${port}/v1` },
   });
@@ -110,8 +107,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await service?.close();
-  upstream?.closeAllConnections();
-  await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+  await upstream?.close();
   await store.dispose();
   await rm(dataDir, { recursive: true, force: true });
 });

@@ -1,14 +1,11 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Storage } from "@mcpsm/domain/storage";
-import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Layer, ManagedRuntime } from "effect";
 import pino from "pino";
@@ -16,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintDevToken } from "../src/auth/dev-auth.js";
 import { localConfig } from "../src/config/local-config.js";
 import { type RunningService, startService } from "../src/service.js";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { testStorage } from "./support/test-storage.js";
 import { startBearerProxy } from "./mcp-bearer-proxy.js";
 
@@ -32,17 +30,16 @@ const conformance = join(packageDir("@modelcontextprotocol/conformance"), "dist/
 let service: RunningService;
 // The suite's store (support/test-storage.ts decides which), built here like the harness does.
 const store = ManagedRuntime.make(testStorage());
-let upstream: Server;
+let upstream: Loopback;
 let dataDir: string;
 let mcpUrl: string;
 let serverToken: string;
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
+  upstream = await listenOnLoopback((req, res) => {
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end(JSON.stringify({ id: req.url?.split("/").at(-1), name: "widget" }));
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   dataDir = await mkdtemp(join(tmpdir(), "mcpsm-interop-"));
   service = await startService(
     localConfig(dataDir, { mcp: defaultMcpSettings({ upstreamAllowedNetworks: ["127.0.0.0/8"] }) }),
@@ -60,7 +57,7 @@ beforeAll(async () => {
     return (await response.json()) as Answer;
   };
   const { provider } = await post<{ provider: { id: string } }>("/providers", {
-    provider: { name: "Items", baseURL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` },
+    provider: { name: "Items", baseURL: upstream.url },
   });
   await post(`/providers/${provider.id}/tools`, {
     tool: {
@@ -108,8 +105,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await service?.close();
-  upstream?.closeAllConnections();
-  await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+  await upstream?.close();
   await store.dispose();
   await rm(dataDir, { recursive: true, force: true });
 });

@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   Client,
   type OAuthClientProvider,
@@ -10,6 +9,7 @@ import { Option, Redacted } from "effect";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import type Provider from "oidc-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { clientFor, startTestService, type TestService } from "./support/harness.js";
 import { type Landing, userAgent } from "./support/oauth-user-agent.js";
 import { plant } from "./support/planted-secrets.js";
@@ -28,7 +28,7 @@ const CLIENT_ID = "mcpsm-consent";
 const CLIENT_SECRET = "idp-client-secret-for-the-consent-test";
 const redirect = "http://127.0.0.1:1/callback";
 
-let idpHttp: Server;
+let idpHttp: Loopback;
 let idp: Provider | undefined;
 let idpUrl: string;
 let privateJwk: JWK;
@@ -58,7 +58,7 @@ beforeAll(async () => {
   privateJwk = { ...(await exportJWK(privateKey)), kid: "idp-key", alg: "RS256", use: "sig" };
   // The identity provider listens first (the service needs its URL); it is configured once the service's
   // callback URL (its redirect URI there) is known.
-  idpHttp = createServer((req: IncomingMessage, res: ServerResponse) => {
+  idpHttp = await listenOnLoopback((req: IncomingMessage, res: ServerResponse) => {
     idpHits.push((req.url ?? "").split("?")[0] ?? "");
     const path = (req.url ?? "").split("?")[0] ?? "";
     if (idp === undefined) {
@@ -85,8 +85,7 @@ beforeAll(async () => {
     }
     void provider.callback()(req, res);
   });
-  await new Promise<void>((resolve) => idpHttp.listen(0, "127.0.0.1", resolve));
-  idpUrl = `http://localhost:${(idpHttp.address() as AddressInfo).port}`;
+  idpUrl = `http://localhost:${idpHttp.port}`;
 
   svc = await startTestService({
     auth: { mode: "jwks", jwksUrl: new URL(`${idpUrl}/jwks`), issuer: idpUrl, audience: API, tenantClaim: "sub" },
@@ -138,8 +137,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await svc?.close();
-  idpHttp?.closeAllConnections();
-  await new Promise<void>((resolve) => (idpHttp ? idpHttp.close(() => resolve()) : resolve()));
+  await idpHttp?.close();
 });
 
 /** An MCP host's OAuth state for one server. */

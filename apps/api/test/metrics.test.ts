@@ -1,5 +1,3 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
@@ -7,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigProvider, Effect } from "effect";
 import { operationsConfig } from "../src/config/operations-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "../src/config/security-config.js";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { leakedIn, plantedCount } from "./support/planted-secrets.js";
 import {
@@ -22,7 +21,7 @@ import {
 // conventions' names and bounded labels; nothing secret appears in it.
 
 let svc: TestService;
-let upstream: Server;
+let upstream: Loopback;
 let alice: Tenant;
 let serverId: string;
 let client: Client;
@@ -62,7 +61,7 @@ const count = (series: Series, histogram: string, labels: Record<string, string>
   total(series, `${histogram}_count`, labels);
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
+  upstream = await listenOnLoopback((req, res) => {
     if ((req.url ?? "").startsWith("/fail")) {
       res.writeHead(503, { "content-type": "application/json" });
       return res.end('{"error":"down"}');
@@ -70,7 +69,6 @@ beforeAll(async () => {
     res.writeHead(200, { "content-type": "application/json" });
     res.end('{"ok":true}');
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   svc = await startTestService({
     metrics: true,
     mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] },
@@ -78,7 +76,7 @@ beforeAll(async () => {
   });
   alice = await svc.tenant("metrics");
   const provider = await createProvider(alice.api, {
-    baseURL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+    baseURL: upstream.url,
   });
   await createTool(alice.api, provider.id, { name: "okTool", path: "/ok" });
   await createTool(alice.api, provider.id, { name: "failTool", path: "/fail" });
@@ -101,7 +99,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.close();
   await svc?.close();
-  await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+  await upstream?.close();
 });
 
 describe("the /metrics listener", () => {

@@ -1,8 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { type RecordingUpstream, startRecordingUpstream } from "./support/recording-upstream.js";
 
 // Import fidelity over HTTP (docs/api-rules.md §15a), the mapping half: a tool whose schemas share a schema
 // through `$defs` and a tool on a path with a fixed query are served through /mcp/{id} and called against a
@@ -11,15 +10,8 @@ import { startTestService, type Tenant, type TestService } from "./support/harne
 
 let svc: TestService;
 let alice: Tenant;
-let upstream: Server;
+let upstream: RecordingUpstream;
 let upstreamUrl: string;
-const received: Array<{ method: string; path: string; query: Record<string, string>; body: unknown }> = [];
-
-const readAll = async (req: IncomingMessage) => {
-  const chunks: Array<Buffer> = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-};
 
 const shop = () => ({
   openapi: "3.0.3",
@@ -55,33 +47,17 @@ const shop = () => ({
 });
 
 beforeAll(async () => {
-  upstream = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://upstream");
-    if (url.pathname === "/specs/relative.json") {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ ...shop(), servers: [{ url: "/api/v2" }] }));
-      return;
-    }
-    const text = await readAll(req);
-    received.push({
-      method: req.method ?? "",
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      body: text === "" ? undefined : JSON.parse(text),
-    });
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ ok: true }));
+  upstream = await startRecordingUpstream({
+    "/specs/relative.json": () => ({ ...shop(), servers: [{ url: "/api/v2" }] }),
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  upstreamUrl = upstream.url;
   svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
   alice = await svc.tenant("fidelity");
 });
 
 afterAll(async () => {
   await svc?.close();
-  upstream?.closeAllConnections();
-  await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+  await upstream?.close();
 });
 
 describe("imported tools with $defs and fixed query pairs", () => {
@@ -120,17 +96,21 @@ describe("imported tools with $defs and fixed query pairs", () => {
     });
     const ok = await client.callTool({ name: "createOrder", arguments: { bodyArgs: { billing: { city: "Oslo" } } } });
     expect(ok.isError).not.toBe(true);
-    expect(received.at(-1)).toMatchObject({ method: "POST", path: "/api/orders", body: { billing: { city: "Oslo" } } });
+    expect(upstream.received.at(-1)).toMatchObject({
+      method: "POST",
+      path: "/api/orders",
+      body: { billing: { city: "Oslo" } },
+    });
     const bad = await client.callTool({ name: "createOrder", arguments: { bodyArgs: { billing: { town: "Oslo" } } } });
     expect(bad.isError).toBe(true);
-    expect(received).toHaveLength(1);
+    expect(upstream.received).toHaveLength(1);
 
     const regions = await client.callTool({
       name: "describeRegions",
       arguments: { queryArgs: { Action: "DescribeRegions", Version: "2016-11-15" } },
     });
     expect(regions.isError).not.toBe(true);
-    expect(received.at(-1)).toMatchObject({
+    expect(upstream.received.at(-1)).toMatchObject({
       method: "GET",
       path: "/api/",
       query: { Action: "DescribeRegions", Version: "2016-11-15" },

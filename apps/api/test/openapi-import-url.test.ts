@@ -1,7 +1,6 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 
 // `import.url` of POST /providers/import and POST /providers/{id}/import (docs/api-rules.md §15, an extension
@@ -10,7 +9,7 @@ import { startTestService, type Tenant, type TestService } from "./support/harne
 
 let svc: TestService;
 let alice: Tenant;
-let host: Server;
+let host: Loopback;
 let base: string;
 let title = "Pet Shop";
 
@@ -23,7 +22,7 @@ const petShop = () =>
   });
 
 beforeAll(async () => {
-  host = createServer((req, res) => {
+  host = await listenOnLoopback((req, res) => {
     if (req.url === "/pets.yaml") {
       if (req.headers.authorization !== undefined || req.headers.cookie !== undefined) res.writeHead(401).end();
       else res.writeHead(200, { "content-type": "application/yaml" }).end(petShop());
@@ -33,16 +32,14 @@ beforeAll(async () => {
     else if (req.url === "/page") res.writeHead(200, { "content-type": "text/html" }).end("<html>hello</html>");
     else res.writeHead(404).end("not here");
   });
-  await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+  base = host.url;
   svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
   alice = await svc.tenant("url-importer");
 });
 
 afterAll(async () => {
   await svc?.close();
-  host?.closeAllConnections();
-  await new Promise<void>((resolve) => host?.close(() => resolve()));
+  await host?.close();
 });
 
 const urlProblem = async (body: unknown) => {

@@ -1,24 +1,16 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { type RecordingUpstream, startRecordingUpstream } from "./support/recording-upstream.js";
 
 // POST /providers/import and POST /providers/{id}/import over HTTP (docs/api-rules.md §15), and an imported
 // tool called end to end through /mcp/{id} against a local upstream that checks what it receives.
 
 let svc: TestService;
 let alice: Tenant;
-let upstream: Server;
+let upstream: RecordingUpstream;
 let upstreamUrl: string;
-const received: Array<{ method: string; path: string; query: Record<string, string>; body: unknown }> = [];
-
-const readAll = async (req: IncomingMessage) => {
-  const chunks: Array<Buffer> = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-};
 
 /** A pet shop description whose server is the local upstream. */
 const petShop = (extraPaths: Record<string, unknown> = {}) =>
@@ -54,28 +46,15 @@ const petShop = (extraPaths: Record<string, unknown> = {}) =>
   });
 
 beforeAll(async () => {
-  upstream = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://upstream");
-    const text = await readAll(req);
-    received.push({
-      method: req.method ?? "",
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      body: text === "" ? undefined : JSON.parse(text),
-    });
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ ok: true }));
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  upstream = await startRecordingUpstream();
+  upstreamUrl = upstream.url;
   svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
   alice = await svc.tenant("importer");
 });
 
 afterAll(async () => {
   await svc?.close();
-  upstream?.closeAllConnections();
-  await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+  await upstream?.close();
 });
 
 describe("POST /providers/import", () => {
@@ -172,7 +151,7 @@ describe("POST /providers/import", () => {
       arguments: { pathArgs: { petId: 7 }, queryArgs: { notify: true }, bodyArgs: { name: "ball", tags: ["red"] } },
     });
     expect(result.isError).not.toBe(true);
-    expect(received.at(-1)).toEqual({
+    expect(upstream.received.at(-1)).toEqual({
       method: "POST",
       path: "/api/pets/7/toys",
       query: { notify: "true" },
@@ -184,7 +163,7 @@ describe("POST /providers/import", () => {
       arguments: { pathArgs: { petId: 7 }, queryArgs: { notify: true }, bodyArgs: { tags: ["no name"] } },
     });
     expect(refusedCall.isError).toBe(true);
-    expect(received).toHaveLength(1);
+    expect(upstream.received).toHaveLength(1);
     await client.close();
   });
 });

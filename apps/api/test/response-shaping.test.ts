@@ -1,6 +1,4 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Storage } from "@mcpsm/domain/storage";
@@ -11,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintDevToken } from "../src/auth/dev-auth.js";
 import { localConfig } from "../src/config/local-config.js";
 import { type RunningService, startService } from "../src/service.js";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { testStorage } from "./support/test-storage.js";
 
 // docs/api-rules.md §19 end to end: a tool's responseFilter and a server's maxResultTokens, over the
@@ -18,7 +17,7 @@ import { testStorage } from "./support/test-storage.js";
 
 let service: RunningService;
 const store = ManagedRuntime.make(testStorage());
-let upstream: Server;
+let upstream: Loopback;
 let dataDir: string;
 let adminToken: string;
 let providerId: string;
@@ -85,12 +84,11 @@ const serverOf = async (name: string, toolIds: ReadonlyArray<string>, extra: Rec
 };
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
+  upstream = await listenOnLoopback((req, res) => {
     const count = Number(new URL(req.url ?? "/", "http://x").searchParams.get("n") ?? "3");
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end(JSON.stringify({ total: count, users: records(count) }));
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   dataDir = await mkdtemp(join(tmpdir(), "mcpsm-shaping-test-"));
   const config = localConfig(dataDir, {
     logLevel: "silent",
@@ -98,15 +96,14 @@ beforeAll(async () => {
   });
   service = await startService(config, { storage: Layer.succeed(Storage, await store.runPromise(Storage)) });
   adminToken = await mintDevToken(dataDir, { subject: "acme" });
-  const port = (upstream.address() as AddressInfo).port;
+  const port = upstream.port;
   providerId = (await api("POST", "/providers", { provider: { name: "Users", baseURL: `http://127.0.0.1:${port}` } }))
     .body.provider.id;
 });
 
 afterAll(async () => {
   await service?.close();
-  upstream?.closeAllConnections();
-  await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+  await upstream?.close();
   await store.dispose();
   await rm(dataDir, { recursive: true, force: true });
 });

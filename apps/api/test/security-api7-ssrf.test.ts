@@ -1,7 +1,6 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { expectInvalid, expectStatus } from "./support/problems.js";
 import {
@@ -40,23 +39,22 @@ const BAD_URLS = [
 
 let svc: TestService;
 let alice: Tenant;
-let upstream: Server;
+let upstream: Loopback;
 let hits = 0;
 
 beforeAll(async () => {
-  upstream = createServer((_req, res) => {
+  upstream = await listenOnLoopback((_req, res) => {
     hits++;
     res.writeHead(200, { "content-type": "application/json" });
     res.end('{"reached":true}');
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   // The default network policy: nothing beyond public unicast addresses.
   svc = await startTestService();
   alice = await svc.tenant("ssrf");
 });
 afterAll(async () => {
   await svc?.close();
-  await new Promise<void>((resolve) => upstream.close(() => resolve()));
+  await upstream?.close();
 });
 
 describe("URLs in writes: absolute http(s) only, no credentials", () => {
@@ -101,7 +99,7 @@ describe("URLs in writes: absolute http(s) only, no credentials", () => {
 
 describe("at call time, internal addresses are refused before connecting (default policy)", () => {
   it("loopback in every spelling the URL parser accepts, the metadata address and the unspecified address", async () => {
-    const port = (upstream.address() as AddressInfo).port;
+    const port = upstream.port;
     const bases = [
       `http://127.0.0.1:${port}`,
       `http://localhost:${port}`,

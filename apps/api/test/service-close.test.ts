@@ -1,9 +1,10 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { createServer } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startTestService } from "./support/harness.js";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 
 // What the service opens, its close releases: the connections its upstream agent keeps alive (here one made
 // by an import.url fetch) are closed by the time close() resolves, not left to their idle timeout. Sockets
@@ -19,17 +20,15 @@ const description = stringify({
 const host = createServer((_req, res) => res.writeHead(200, { "content-type": "application/yaml" }).end(description));
 // The upstream keeps connections open far longer than the test runs: only the client can end them.
 host.keepAliveTimeout = 600_000;
+let listening: Loopback | undefined;
 let port = 0;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
-  port = (host.address() as AddressInfo).port;
+  listening = await listenOnLoopback(host);
+  port = listening.port;
 });
 
-afterAll(async () => {
-  host.closeAllConnections();
-  await new Promise<void>((resolve) => host.close(() => resolve()));
-});
+afterAll(() => listening?.close());
 
 describe("closing the service", () => {
   it("closes the connections it keeps to upstreams", async () => {
