@@ -1,5 +1,5 @@
-import { createServer, request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request } from "node:http";
+import { listenOnLoopback } from "./support/loopback.js";
 
 /**
  * A small local proxy for clients that cannot send an Authorization header (the conformance suite): forwards
@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
  */
 export const startBearerProxy = async (target: string, token: string) => {
   const upstream = new URL(target);
-  const server = createServer((req, res) => {
+  const listening = await listenOnLoopback((req, res) => {
     const forwarded = request(
       {
         host: upstream.hostname,
@@ -28,13 +28,8 @@ export const startBearerProxy = async (target: string, token: string) => {
     });
     req.pipe(forwarded);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    url: listening.url,
+    close: listening.close,
   };
 };

@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type TestService } from "./support/harness.js";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { ConfigProvider, Effect } from "effect";
 import { operationsConfig } from "../src/config/operations-config.js";
 import { describeStatement } from "../src/operations/sql-statement.js";
@@ -38,8 +38,8 @@ interface ReceivedSpan {
 }
 const isStatement = (s: ReceivedSpan) => s.attributes["db.system.name"] !== undefined;
 
-const receiver = { server: undefined as Server | undefined, bodies: [] as Array<string> };
-let upstream: Server;
+const receiver = { listening: undefined as Loopback | undefined, bodies: [] as Array<string> };
+let upstream: Loopback;
 const upstreamSaw: Array<string | undefined> = [];
 let svc: TestService | undefined;
 
@@ -72,34 +72,32 @@ const spans = (): Array<ReceivedSpan> =>
   );
 
 beforeAll(async () => {
-  receiver.server = createServer(async (req, res) => {
+  receiver.listening = await listenOnLoopback(async (req, res) => {
     expect(req.url).toBe("/v1/traces");
     expect(req.headers["content-type"]).toMatch(/^application\/json/);
     receiver.bodies.push(await readBody(req));
     res.writeHead(200, { "content-type": "application/json" }).end("{}");
   });
-  await new Promise<void>((resolve) => receiver.server?.listen(0, "127.0.0.1", resolve));
-  upstream = createServer((req, res) => {
+  upstream = await listenOnLoopback((req, res) => {
     upstreamSaw.push(req.headers.traceparent as string | undefined);
     res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
 });
 afterAll(async () => {
   await svc?.close();
-  await new Promise<void>((resolve) => upstream?.close(() => resolve()));
-  await new Promise<void>((resolve) => receiver.server?.close(() => resolve()));
+  await upstream?.close();
+  await receiver.listening?.close();
 });
 
 describe("traces of a tools/call", () => {
   it("HTTP request → MCP operation → upstream call, one trace, traceparent sent upstream", async () => {
     svc = await startTestService({
-      tracesUrl: `http://127.0.0.1:${(receiver.server!.address() as AddressInfo).port}/v1/traces`,
+      tracesUrl: `${receiver.listening?.url}/v1/traces`,
       mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] },
     });
     const alice = await svc.tenant("tracing");
     const provider = await createProvider(alice.api, {
-      baseURL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      baseURL: upstream.url,
     });
     await createTool(alice.api, provider.id, { name: "tracedTool", path: "/things" });
     const server = await createMcpServer(alice.api, { providers: [{ id: provider.id }] });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
+import { listenOnLoopback } from "./loopback.js";
 
 // A stand-in authorization server on 127.0.0.1 for the JWKS and introspection tests: it publishes a key set
 // that a test can rotate, signs tokens, answers RFC 7662 introspection with whatever a test scripted, checks
@@ -97,9 +97,8 @@ export const startAuthServer = async (options: AuthServerOptions = {}): Promise<
     }
     return send(res, 404, "{}");
   };
-  const server: Server = createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = await listenOnLoopback((req, res) => void handler(req, res));
+  const url = listening.url;
   return {
     url,
     jwksUrl: `${url}/jwks.json`,
@@ -128,10 +127,6 @@ export const startAuthServer = async (options: AuthServerOptions = {}): Promise<
     },
     sign: (key, claims) =>
       new SignJWT(claims).setProtectedHeader({ alg: "ES256", kid: key.kid, typ: "at+jwt" }).sign(key.privateKey),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: listening.close,
   };
 };

@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { exportJWK, generateKeyPair } from "jose";
 import type { Configuration } from "oidc-provider";
+import { listenOnLoopback } from "./loopback.js";
 
 // A real OAuth 2.0 authorization server (oidc-provider) on 127.0.0.1 for the console's sign-in test: the
 // console is a public client (`token_endpoint_auth_method: none`) using authorization code + PKCE at
@@ -30,7 +30,7 @@ export const startConsoleAuthorizationServer = async (): Promise<ConsoleAuthoriz
   const privateJwk = { ...(await exportJWK(privateKey)), alg: "ES256", use: "sig", kid: "console-as" };
   const hits: Array<string> = [];
   let handler: ((req: IncomingMessage, res: ServerResponse) => unknown) | undefined;
-  const server: Server = createServer((req, res) => {
+  const listening = await listenOnLoopback((req, res) => {
     hits.push((req.url ?? "/").split("?")[0] ?? "/");
     if (handler === undefined) {
       res.writeHead(503).end();
@@ -38,8 +38,7 @@ export const startConsoleAuthorizationServer = async (): Promise<ConsoleAuthoriz
     }
     void handler(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = listening.url;
 
   const registerConsole = async (serviceUrl: string) => {
     const configuration: Configuration = {
@@ -117,6 +116,6 @@ export const startConsoleAuthorizationServer = async (): Promise<ConsoleAuthoriz
     jwksUrl: new URL(`${url}/jwks`),
     registerConsole,
     hits,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: listening.close,
   };
 };

@@ -1,5 +1,4 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./loopback.js";
 
 /** One request an echo upstream received. */
 export interface SeenRequest {
@@ -18,7 +17,7 @@ export interface EchoUpstream {
 /** Starts an echo upstream (`{method, url, body}` as JSON) on 127.0.0.1. */
 export const startEchoUpstream = async (): Promise<EchoUpstream> => {
   const seen: Array<SeenRequest> = [];
-  const server: Server = createServer((req, res) => {
+  const listening = await listenOnLoopback((req, res) => {
     const chunks: Array<Buffer> = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
@@ -28,13 +27,9 @@ export const startEchoUpstream = async (): Promise<EchoUpstream> => {
       res.end(JSON.stringify(answer));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    baseURL: listening.url,
     seen,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: listening.close,
   };
 };

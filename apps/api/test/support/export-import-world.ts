@@ -1,5 +1,3 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Client as McpClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type Client, startTestService, type Tenant, type TestService } from "./harness.js";
@@ -13,6 +11,7 @@ import {
   createVariable,
   uniq,
 } from "./records.js";
+import { type Loopback, listenOnLoopback } from "./loopback.js";
 
 // The world of the server export and import tests (docs/api-rules.md §16): a recording upstream, the service,
 // a source server built over both, and readers of what a tenant holds.
@@ -29,7 +28,7 @@ export interface Recorded {
 }
 
 export let svc: TestService;
-let upstream: Server;
+let upstream: Loopback;
 export let upstreamBase: string;
 /** The requests the recording upstream received, in order. */
 export const recorded: Array<Recorded> = [];
@@ -37,7 +36,7 @@ export const recorded: Array<Recorded> = [];
 /** Starts the recording upstream and the service before the file's tests, and stops them after. */
 export const useExportImportWorld = () => {
   beforeAll(async () => {
-    upstream = createServer((req, res) => {
+    upstream = await listenOnLoopback((req, res) => {
       const chunks: Array<Buffer> = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
@@ -52,16 +51,14 @@ export const useExportImportWorld = () => {
         res.end(JSON.stringify({ ok: true, method: req.method, url: req.url }));
       });
     });
-    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
     // `localhost` (not 127.0.0.1) so the provider's secretPrefix, LOCALHOST, can name a variable.
-    upstreamBase = `http://localhost:${(upstream.address() as AddressInfo).port}/v1`;
+    upstreamBase = `http://localhost:${upstream.port}/v1`;
     svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8", "::1/128"] } });
   });
 
   afterAll(async () => {
     await svc?.close();
-    upstream?.closeAllConnections();
-    await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+    await upstream?.close();
   });
 };
 

@@ -1,5 +1,5 @@
-import { createServer, type OutgoingHttpHeaders, request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type OutgoingHttpHeaders, request } from "node:http";
+import { listenOnLoopback } from "./loopback.js";
 
 /**
  * A local proxy between the conformance suite and one MCP endpoint, for scenarios that call fixture tools by
@@ -67,7 +67,7 @@ export const startFixtureNameProxy = async (target: string, token: string, names
     return body;
   };
 
-  const server = createServer((req, res) => {
+  const listening = await listenOnLoopback((req, res) => {
     const chunks: Array<Buffer> = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
@@ -110,13 +110,8 @@ export const startFixtureNameProxy = async (target: string, token: string, names
       forwarded.end(sent);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    url: listening.url,
+    close: listening.close,
   };
 };

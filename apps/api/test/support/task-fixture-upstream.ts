@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenOnLoopback } from "./loopback.js";
 
 /**
  * A REST upstream on loopback behaving as the conformance suite's task fixtures require, each operation
@@ -50,18 +50,13 @@ export const startTaskFixtureUpstream = async () => {
     if (req.method === "GET" && operation !== undefined) return look(res, operation);
     json(res, 404, { error: "not found" });
   };
-  const server = createServer((req, res) => {
+  const listening = await listenOnLoopback((req, res) => {
     req.resume();
     req.on("end", () => route(req, res));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: listening.url,
     operations,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: listening.close,
   };
 };
