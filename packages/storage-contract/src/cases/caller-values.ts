@@ -1,7 +1,9 @@
 import type { CallerValueFormRow, CallerValueRow } from "@mcpsm/domain/storage";
 import { describe, expect, it } from "vitest";
 import { at, id, server, serverId, serverToken, serverTokenId, TENANT_A, variable, variableId } from "../fixtures.js";
+import { expectBoundedPrune } from "../bounded-prune.js";
 import type { Harness } from "../harness.js";
+import { expectSecretRotation } from "../secret-rotation.js";
 
 // Per-caller values of variables (docs/api-rules.md §23): one per (variable, principal) — a second put
 // replaces the first and keeps its id —, gone with their variable and with the server token they were set
@@ -124,32 +126,22 @@ export const callerValueCases = (h: Harness) =>
 
     it("expired forms are pruned in bounded batches, oldest first; live ones stay", async () => {
       await seed();
-      const minuteAt = (minute: number) => new Date(Date.UTC(2030, 0, 1, 0, minute));
-      for (const [n, minute] of [
-        [1, 3],
-        [2, 1],
-        [3, 2],
-        [4, 20],
-      ] as const)
-        await h.run((tx) => tx.insertCallerValueForm(form(n, { expiresAt: minuteAt(minute) })));
-      expect(await h.run((tx) => tx.pruneCallerValueForms(minuteAt(10), 2))).toBe(2);
-      expect(await h.read((tx) => tx.findCallerValueForm(form(2).id))).toBeUndefined();
-      expect(await h.run((tx) => tx.pruneCallerValueForms(minuteAt(10), 2))).toBe(1);
-      expect(await h.run((tx) => tx.pruneCallerValueForms(minuteAt(10), 2))).toBe(0);
-      expect(await h.read((tx) => tx.findCallerValueForm(form(4).id))).toMatchObject({ id: form(4).id });
+      await expectBoundedPrune({
+        insert: (n, expiresAt) => h.run((tx) => tx.insertCallerValueForm(form(n, { expiresAt }))),
+        prune: (before, limit) => h.run((tx) => tx.pruneCallerValueForms(before, limit)),
+        find: (n) => h.read((tx) => tx.findCallerValueForm(form(n).id)),
+        id: (n) => form(n).id,
+      });
     });
 
     it("key rotation pages through caller values and swaps them by compare-and-set", async () => {
       await seed();
       await h.run((tx) => tx.putCallerValue(value(1)));
-      const secrets = await h.read((tx) => tx.listSecrets(undefined, 100));
-      const mine = secrets.filter((s) => s.kind === "callerValue");
-      expect(mine).toEqual([{ kind: "callerValue", id: id("cval", 1), ciphertext: "v1.k.value-1" }]);
-      expect(await h.run((tx) => tx.replaceSecret(mine[0]!, "v1.n.rotated"))).toBe(true);
-      expect(await h.run((tx) => tx.replaceSecret(mine[0]!, "v1.n.again"))).toBe(false);
-      expect(await h.read((tx) => tx.findCallerValueById(id("cval", 1)))).toMatchObject({
-        valueCipher: "v1.n.rotated",
-        updatedAt: at(1),
-      });
+      await expectSecretRotation(
+        h,
+        { kind: "callerValue", id: id("cval", 1), ciphertext: "v1.k.value-1" },
+        () => h.read((tx) => tx.findCallerValueById(id("cval", 1))),
+        "valueCipher",
+      );
     });
   });

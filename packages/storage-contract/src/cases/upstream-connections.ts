@@ -12,7 +12,9 @@ import {
   TENANT_A,
   TENANT_B,
 } from "../fixtures.js";
+import { expectBoundedPrune } from "../bounded-prune.js";
 import type { Harness } from "../harness.js";
+import { expectSecretRotation } from "../secret-rotation.js";
 
 // Upstream OAuth connections (docs/api-rules.md §13): one per (provider, tenant, principal) — a second put
 // replaces the first and keeps its id —, listed per provider and tenant in creation order, deleted with their
@@ -138,33 +140,23 @@ export const upstreamConnectionCases = (h: Harness) =>
 
     it("expired consents under way are pruned in bounded batches, oldest first; live ones stay", async () => {
       await seed();
-      const minuteAt = (minute: number) => new Date(Date.UTC(2030, 0, 1, 0, minute));
-      for (const [n, minute] of [
-        [1, 3],
-        [2, 1],
-        [3, 2],
-        [4, 20],
-      ] as const)
-        await h.run((tx) => tx.insertUpstreamAuthorization(authorization(n, { expiresAt: minuteAt(minute) })));
-      expect(await h.run((tx) => tx.pruneUpstreamAuthorizations(minuteAt(10), 2))).toBe(2);
-      // The two oldest went first.
-      expect(await h.read((tx) => tx.takeUpstreamAuthorization(id("auth", 2)))).toBeUndefined();
-      expect(await h.run((tx) => tx.pruneUpstreamAuthorizations(minuteAt(10), 2))).toBe(1);
-      expect(await h.run((tx) => tx.pruneUpstreamAuthorizations(minuteAt(10), 2))).toBe(0);
-      expect(await h.run((tx) => tx.takeUpstreamAuthorization(id("auth", 4)))).toMatchObject({ id: id("auth", 4) });
+      await expectBoundedPrune({
+        insert: (n, expiresAt) => h.run((tx) => tx.insertUpstreamAuthorization(authorization(n, { expiresAt }))),
+        prune: (before, limit) => h.run((tx) => tx.pruneUpstreamAuthorizations(before, limit)),
+        // Taking is the only lookup of a consent under way.
+        find: (n) => h.run((tx) => tx.takeUpstreamAuthorization(id("auth", n))),
+        id: (n) => id("auth", n),
+      });
     });
 
     it("key rotation pages through connection tokens and swaps them by compare-and-set", async () => {
       await seed();
       await h.run((tx) => tx.putUpstreamConnection(connection(1)));
-      const secrets = await h.read((tx) => tx.listSecrets(undefined, 100));
-      const mine = secrets.filter((s) => s.kind === "upstreamConnection");
-      expect(mine).toEqual([{ kind: "upstreamConnection", id: id("conn", 1), ciphertext: "v1.k.tokens-1" }]);
-      expect(await h.run((tx) => tx.replaceSecret(mine[0]!, "v1.n.rotated"))).toBe(true);
-      expect(await h.run((tx) => tx.replaceSecret(mine[0]!, "v1.n.again"))).toBe(false);
-      expect(await h.read((tx) => tx.findUpstreamConnectionById(id("conn", 1)))).toMatchObject({
-        tokensCipher: "v1.n.rotated",
-        updatedAt: at(1),
-      });
+      await expectSecretRotation(
+        h,
+        { kind: "upstreamConnection", id: id("conn", 1), ciphertext: "v1.k.tokens-1" },
+        () => h.read((tx) => tx.findUpstreamConnectionById(id("conn", 1))),
+        "tokensCipher",
+      );
     });
   });
