@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { atBothWidths, type BrowserUnderTest, launchChromium, shots, watchedPage } from "./support/chromium.js";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 import { plant } from "./support/planted-secrets.js";
 import { expectStatus } from "./support/problems.js";
 
@@ -13,27 +13,21 @@ import { expectStatus } from "./support/problems.js";
 // is off here (startTestService without `gitSync`): an attached server's state stays PENDING.
 // Screenshots land in apps/api/test-results/console/ (git-ignored).
 
-let svc: TestService;
-let owner: Tenant;
+const world = serviceForFile({ owner: "console-ext" });
 let browser: BrowserUnderTest;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  owner = await svc.tenant("console-ext");
-  browser = await launchChromium({ allowedOrigins: [new URL(svc.url).origin], clipboard: true });
+  browser = await launchChromium({ allowedOrigins: [new URL(world.svc.url).origin], clipboard: true });
 }, 600_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await svc?.close();
-});
+afterAll(() => browser?.close());
 
 /** A page that records console errors and failed requests; `allowed` statuses are answers a test provokes. */
 const openPage = () => watchedPage(browser);
 
 /** Opens /console and signs in with `token` (dev-auth mode: a pasted access token). */
 const signIn = async (page: Page, token: string) => {
-  const response = await page.goto(`${svc.url}/console`);
+  const response = await page.goto(`${world.svc.url}/console`);
   expect(response?.status()).toBe(200);
   await page.getByLabel("Access token").fill(token);
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -52,11 +46,11 @@ const choose = async (page: Page, label: string, option: string) => {
 
 describe("the console's git, export/import and OAuth connection pages in Chromium", () => {
   it("creates a git connection (its token never shown), attaches it to a server and shows the sync state", async () => {
-    const created = await owner.api.post("/servers", { server: { name: "Synced" } });
+    const created = await world.owner.api.post("/servers", { server: { name: "Synced" } });
     expectStatus(created, 201);
     const serverId = created.body.server.id;
     const { page, check } = await openPage();
-    await signIn(page, owner.token);
+    await signIn(page, world.owner.token);
     await page.getByRole("link", { name: "Git connections" }).click();
     await page.getByRole("heading", { name: "Git connections" }).waitFor();
     await page.getByText("No git connections yet.").waitFor();
@@ -79,13 +73,13 @@ describe("the console's git, export/import and OAuth connection pages in Chromiu
     expect(await table.textContent()).toContain("https://github.com");
     expect(await page.getByLabel("Token", { exact: true }).inputValue()).toBe("");
     expect(await page.content()).not.toContain(token);
-    const listed = await owner.api.get("/git-connections");
+    const listed = await world.owner.api.get("/git-connections");
     expectStatus(listed, 200);
     expect(listed.body.gitConnections.map((c: { name: string }) => c.name)).toEqual(["GitHub main"]);
     await atBothWidths(page, "git-connections");
 
     // Attach it to the server: a connection without a repository is refused under Repository.
-    await page.goto(`${svc.url}/console#/servers/${serverId}`);
+    await page.goto(`${world.svc.url}/console#/servers/${serverId}`);
     await page.getByRole("heading", { name: "Synced" }).waitFor();
     await choose(page, "Git connection", "GitHub main (GITHUB)");
     await page.getByRole("button", { name: "Save server" }).click();
@@ -94,8 +88,10 @@ describe("the console's git, export/import and OAuth connection pages in Chromiu
       .toContain("required");
     await page.getByLabel("Repository (owner/repo)", { exact: true }).fill("acme/mcp-servers");
     await page.getByRole("button", { name: "Save server" }).click();
-    await expect.poll(async () => (await owner.api.get(`/servers/${serverId}`)).body.server.gitProvider).toBe("GITHUB");
-    expect((await owner.api.get(`/servers/${serverId}`)).body.server.gitRepoFullName).toBe("acme/mcp-servers");
+    await expect
+      .poll(async () => (await world.owner.api.get(`/servers/${serverId}`)).body.server.gitProvider)
+      .toBe("GITHUB");
+    expect((await world.owner.api.get(`/servers/${serverId}`)).body.server.gitRepoFullName).toBe("acme/mcp-servers");
 
     // The sync state (the worker is off in this harness: the change waits, PENDING), with a refresh.
     await page.getByRole("tab", { name: "Git sync" }).click();
@@ -104,7 +100,7 @@ describe("the console's git, export/import and OAuth connection pages in Chromiu
     expect(await sync.textContent()).toContain("acme/mcp-servers");
     await page.getByRole("button", { name: "Refresh sync state" }).click();
     await expect.poll(() => sync.textContent()).toMatch(/PENDING|OFF/);
-    const state = (await owner.api.get(`/servers/${serverId}/git-sync`)).body.gitSync.state;
+    const state = (await world.owner.api.get(`/servers/${serverId}/git-sync`)).body.gitSync.state;
     expect(await sync.textContent()).toContain(state);
     await page.screenshot({ path: join(shots, "server-git-sync.png"), fullPage: true });
 
@@ -113,31 +109,33 @@ describe("the console's git, export/import and OAuth connection pages in Chromiu
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Delete GitHub main" }).click();
     await page.getByText("No git connections yet.").waitFor();
-    expect((await owner.api.get("/git-connections")).body.gitConnections).toEqual([]);
+    expect((await world.owner.api.get("/git-connections")).body.gitConnections).toEqual([]);
     expect(await page.content()).not.toContain(token);
     check([400]);
     await page.close();
   }, 300_000);
 
   it("exports a server and imports the document under another name, the dry-run report first", async () => {
-    const provider = await owner.api.post("/providers", {
+    const provider = await world.owner.api.post("/providers", {
       provider: { name: "Weather", baseURL: "https://weather.example.com" },
     });
     expectStatus(provider, 201);
     const providerId = provider.body.provider.id;
     expectStatus(
-      await owner.api.post(`/providers/${providerId}/tools`, {
+      await world.owner.api.post(`/providers/${providerId}/tools`, {
         tool: { name: "forecast", method: "GET", path: "/forecast" },
       }),
       201,
     );
-    const server = await owner.api.post("/servers", { server: { name: "Forecasts", providers: [{ id: providerId }] } });
+    const server = await world.owner.api.post("/servers", {
+      server: { name: "Forecasts", providers: [{ id: providerId }] },
+    });
     expectStatus(server, 201);
     const serverId = server.body.server.id;
 
     const { page, check } = await openPage();
-    await signIn(page, owner.token);
-    await page.goto(`${svc.url}/console#/servers/${serverId}`);
+    await signIn(page, world.owner.token);
+    await page.goto(`${world.svc.url}/console#/servers/${serverId}`);
     await page.getByRole("heading", { name: "Forecasts" }).waitFor();
     await page.getByRole("tab", { name: "Export" }).click();
     await page.getByRole("button", { name: "Export server" }).click();
@@ -179,13 +177,13 @@ describe("the console's git, export/import and OAuth connection pages in Chromiu
     expect(await report.textContent()).toContain("Forecasts copy");
     expect(await report.textContent()).toContain("1 reused");
     expect(await report.textContent()).toContain("1 matched");
-    const before = (await owner.api.get("/servers")).body.servers.map((s: { name: string }) => s.name);
+    const before = (await world.owner.api.get("/servers")).body.servers.map((s: { name: string }) => s.name);
     expect(before).not.toContain("Forecasts copy");
     await page.screenshot({ path: join(shots, "server-import-preview.png"), fullPage: true });
     await page.getByRole("button", { name: "Apply server import" }).click();
     await page.getByRole("heading", { name: "Forecasts copy" }).waitFor();
     const copyId = page.url().split("/").pop() ?? "";
-    const copy = await owner.api.get(`/servers/${copyId}`);
+    const copy = await world.owner.api.get(`/servers/${copyId}`);
     expectStatus(copy, 200);
     expect(copy.body.server.providers[0].id).toBe(providerId);
     expect(copy.body.server.providers[0].tools.map((t: { name: string }) => t.name)).toEqual(["forecast"]);
@@ -194,7 +192,7 @@ describe("the console's git, export/import and OAuth connection pages in Chromiu
   }, 300_000);
 
   it("lists a provider's OAuth connections and revokes one after confirmation", async () => {
-    const provider = await owner.api.post("/providers", {
+    const provider = await world.owner.api.post("/providers", {
       provider: {
         name: "Calendar",
         baseURL: "https://calendar.example.com",
@@ -207,14 +205,14 @@ describe("the console's git, export/import and OAuth connection pages in Chromiu
     });
     expectStatus(provider, 201);
     const providerId = provider.body.provider.id;
-    const seed = owner.api.seedConnection;
+    const seed = world.owner.api.seedConnection;
     if (seed === undefined) throw new Error("the harness seeds connections for tenants");
     await seed(providerId);
-    const [connection] = (await owner.api.get(`/providers/${providerId}/connections`)).body.connections;
+    const [connection] = (await world.owner.api.get(`/providers/${providerId}/connections`)).body.connections;
 
     const { page, check } = await openPage();
-    await signIn(page, owner.token);
-    await page.goto(`${svc.url}/console#/providers/${providerId}`);
+    await signIn(page, world.owner.token);
+    await page.goto(`${world.svc.url}/console#/providers/${providerId}`);
     await page.getByRole("heading", { name: "Calendar" }).waitFor();
     const table = page.getByRole("table", { name: "OAuth connections" });
     await expect.poll(() => table.textContent()).toContain(connection.principal);
@@ -225,18 +223,18 @@ describe("the console's git, export/import and OAuth connection pages in Chromiu
     // Dismissing the confirmation keeps it; accepting revokes it.
     page.once("dialog", (dialog) => void dialog.dismiss());
     await page.getByRole("button", { name: `Revoke ${connection.principal}` }).click();
-    expect((await owner.api.get(`/providers/${providerId}/connections`)).body.connections).toHaveLength(1);
+    expect((await world.owner.api.get(`/providers/${providerId}/connections`)).body.connections).toHaveLength(1);
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: `Revoke ${connection.principal}` }).click();
     await page.getByText("No connections yet.").waitFor();
-    expect((await owner.api.get(`/providers/${providerId}/connections`)).body.connections).toEqual([]);
+    expect((await world.owner.api.get(`/providers/${providerId}/connections`)).body.connections).toEqual([]);
 
     // A provider without OAuth has no connections section.
-    const plain = await owner.api.post("/providers", {
+    const plain = await world.owner.api.post("/providers", {
       provider: { name: "Plain", baseURL: "https://plain.example.com" },
     });
     expectStatus(plain, 201);
-    await page.goto(`${svc.url}/console#/providers/${plain.body.provider.id}`);
+    await page.goto(`${world.svc.url}/console#/providers/${plain.body.provider.id}`);
     await page.getByRole("heading", { name: "Plain" }).waitFor();
     expect(await page.getByRole("heading", { name: "OAuth connections" }).count()).toBe(0);
     check();
@@ -264,7 +262,7 @@ describe("the import page's dry-run report in Chromium", () => {
       ),
     });
     const { page, check } = await openPage();
-    await signIn(page, owner.token);
+    await signIn(page, world.owner.token);
     await page.getByRole("link", { name: "Providers" }).click();
     await page.getByRole("link", { name: "Import OpenAPI" }).click();
     await page.getByLabel("OpenAPI description (JSON or YAML)").fill(description);
@@ -277,7 +275,7 @@ describe("the import page's dry-run report in Chromium", () => {
     expect(await warnings.getByRole("heading").textContent()).toBe("Warnings: 3, 1 reason");
     expect(await warnings.locator("summary").textContent()).toContain("3");
     expect(await warnings.getByRole("listitem").count()).toBe(3);
-    expect((await owner.api.get("/providers?nameContains=Grouped")).body.matchCount).toBe(0);
+    expect((await world.owner.api.get("/providers?nameContains=Grouped")).body.matchCount).toBe(0);
     await page.screenshot({ path: join(shots, "import-grouped-report.png"), fullPage: true });
     check([]);
     await page.close();

@@ -2,7 +2,7 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BrowserUnderTest, launchChromium, shots, watchedPage } from "./support/chromium.js";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 import { expectStatus } from "./support/problems.js";
 
 // Issue 28, the console's response-filter editor on a tool (docs/api-rules.md §19), in Chromium against the
@@ -10,20 +10,14 @@ import { expectStatus } from "./support/problems.js";
 // shape-preview (the result and the tokens before and after), a filter that fails on the sample says so
 // under the expression, and saving stores it on the tool. The screenshot is copied to docs/screenshots/.
 
-let svc: TestService;
-let owner: Tenant;
+const world = serviceForFile({ owner: "console-filter" });
 let browser: BrowserUnderTest;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  owner = await svc.tenant("console-filter");
-  browser = await launchChromium({ allowedOrigins: [new URL(svc.url).origin] });
+  browser = await launchChromium({ allowedOrigins: [new URL(world.svc.url).origin] });
 }, 600_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await svc?.close();
-});
+afterAll(() => browser?.close());
 
 const SAMPLE = {
   data: Array.from({ length: 40 }, (_, i) => ({
@@ -38,12 +32,12 @@ const SAMPLE = {
 
 describe("the console's response-filter editor", () => {
   it("previews a filter live on a sample with the tokens before and after, then saves it on the tool", async () => {
-    const provider = await owner.api.post("/providers", {
+    const provider = await world.owner.api.post("/providers", {
       provider: { name: "Billing", baseURL: "https://billing.example.com" },
     });
     expectStatus(provider, 201);
     const providerId = provider.body.provider.id;
-    const tool = await owner.api.post(`/providers/${providerId}/tools`, {
+    const tool = await world.owner.api.post(`/providers/${providerId}/tools`, {
       tool: { name: "listCustomers", method: "GET", path: "/customers" },
     });
     expectStatus(tool, 201);
@@ -51,11 +45,11 @@ describe("the console's response-filter editor", () => {
 
     const { page, check } = await watchedPage(browser);
     await page.setViewportSize({ width: 1280, height: 1400 });
-    await page.goto(`${svc.url}/console`);
-    await page.getByLabel("Access token").fill(owner.token);
+    await page.goto(`${world.svc.url}/console`);
+    await page.getByLabel("Access token").fill(world.owner.token);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("table").waitFor();
-    await page.goto(`${svc.url}/console#/providers/${providerId}`);
+    await page.goto(`${world.svc.url}/console#/providers/${providerId}`);
     await page.getByRole("button", { name: "Edit listCustomers", exact: true }).click();
     const editor = page.getByRole("group", { name: "Response filter" });
     await editor.waitFor();
@@ -97,7 +91,9 @@ describe("the console's response-filter editor", () => {
     await page.getByLabel("Filter expression", { exact: true }).fill(".data | map(.id)");
     await page.getByRole("button", { name: "Save tool" }).click();
     await expect
-      .poll(async () => (await owner.api.get(`/providers/${providerId}/tools/${toolId}`)).body.tool.responseFilter)
+      .poll(
+        async () => (await world.owner.api.get(`/providers/${providerId}/tools/${toolId}`)).body.tool.responseFilter,
+      )
       .toEqual({ language: "jq", expression: ".data | map(.id)" });
     check([400]);
     await page.close();

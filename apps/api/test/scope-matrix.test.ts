@@ -1,8 +1,8 @@
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { OPERATIONS, SCOPE_POLICY } from "@mcpsm/domain/use-cases";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ROUTES } from "../src/http/route-table.js";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 import { expectProblem } from "./support/problems.js";
 import { fetchRecord } from "./support/records.js";
 import { callFor, hasOperationCall, makeRouteFixture, successStatus } from "./support/route-fixture.js";
@@ -11,14 +11,7 @@ import { callFor, hasOperationCall, makeRouteFixture, successStatus } from "./su
 // has every scope but its own (403 naming the scope, nothing changed), and a token with only its own scope
 // performs the operation.
 
-let svc: TestService;
-let owner: Tenant;
-
-beforeAll(async () => {
-  svc = await startTestService();
-  owner = await svc.tenant("scopes");
-});
-afterAll(() => svc?.close());
+const world = serviceForFile({ owner: "scopes" });
 
 const label = (r: (typeof ROUTES)[number]) => `${r.method} ${r.path} (${r.operation} → ${SCOPE_POLICY[r.operation]})`;
 
@@ -62,12 +55,12 @@ describe.each(ROUTES.map((r) => [label(r), r] as const))("%s", (_label, route) =
   const scope = SCOPE_POLICY[route.operation];
 
   it("refuses a token with every other scope: 403 naming the scope, and changes nothing", async () => {
-    const fixture = await makeRouteFixture(owner.api);
-    const serverBefore = await fetchRecord(owner.api, `/servers/${fixture.S}`, "server");
-    const providerBefore = await fetchRecord(owner.api, `/providers/${fixture.P}`, "provider");
-    const api = svc.client(
-      await svc.token(
-        owner.id,
+    const fixture = await makeRouteFixture(world.owner.api);
+    const serverBefore = await fetchRecord(world.owner.api, `/servers/${fixture.S}`, "server");
+    const providerBefore = await fetchRecord(world.owner.api, `/providers/${fixture.P}`, "provider");
+    const api = world.svc.client(
+      await world.svc.token(
+        world.owner.id,
         ALL_SCOPES.filter((s) => s !== scope),
       ),
     );
@@ -76,13 +69,13 @@ describe.each(ROUTES.map((r) => [label(r), r] as const))("%s", (_label, route) =
     const problem = expectProblem(res, 403, "PERMISSION_DENIED");
     expect(res.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
     expect(problem.detail).toContain(scope);
-    expect(await fetchRecord(owner.api, `/servers/${fixture.S}`, "server")).toEqual(serverBefore);
-    expect(await fetchRecord(owner.api, `/providers/${fixture.P}`, "provider")).toEqual(providerBefore);
+    expect(await fetchRecord(world.owner.api, `/servers/${fixture.S}`, "server")).toEqual(serverBefore);
+    expect(await fetchRecord(world.owner.api, `/providers/${fixture.P}`, "provider")).toEqual(providerBefore);
   });
 
   it("performs the operation with a token holding only that scope", async () => {
-    const fixture = await makeRouteFixture(owner.api);
-    const api = svc.client(await svc.token(owner.id, [scope]));
+    const fixture = await makeRouteFixture(world.owner.api);
+    const api = world.svc.client(await world.svc.token(world.owner.id, [scope]));
     const { path, body } = callFor(route, fixture);
     const res = await api.request(route.method, path, body === undefined ? {} : { body });
     // No fixture can make a call wait for approval: the scope is accepted and the unknown approval is 404
@@ -94,9 +87,9 @@ describe.each(ROUTES.map((r) => [label(r), r] as const))("%s", (_label, route) =
 
 describe("tokens with no management scope", () => {
   it("a token with no scope, or only the git connection scopes, is refused everywhere else with 403", async () => {
-    const fixture = await makeRouteFixture(owner.api);
+    const fixture = await makeRouteFixture(world.owner.api);
     for (const scopes of [[], ["gitconnection:list", "gitconnection:delete"]]) {
-      const api = svc.client(await svc.token(owner.id, scopes));
+      const api = world.svc.client(await world.svc.token(world.owner.id, scopes));
       for (const route of ROUTES) {
         // The git connection scopes are management scopes since docs/api-rules.md §17: their own routes answer.
         if ((scopes as ReadonlyArray<string>).includes(SCOPE_POLICY[route.operation])) continue;

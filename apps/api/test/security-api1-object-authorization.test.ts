@@ -1,6 +1,6 @@
 import { ALL_SCOPES } from "@mcpsm/domain";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { serviceForFile } from "./support/file-service.js";
 import { expectProblem, expectStatus } from "./support/problems.js";
 import { createServer, createVariable } from "./support/records.js";
 import { makeRouteFixture, type RouteFixture } from "./support/route-fixture.js";
@@ -11,20 +11,14 @@ import { makeRouteFixture, type RouteFixture } from "./support/route-fixture.js"
 // provider (403). Here: mixing one's own parent with another tenant's child id (and the reverse), guessing
 // ids, and tenant names that look alike.
 
-let svc: TestService;
-let alice: Tenant;
-let mallory: Tenant;
+const world = serviceForFile({ alice: "alice", mallory: "mallory" });
 let theirs: RouteFixture;
 let mine: RouteFixture;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  alice = await svc.tenant("alice");
-  mallory = await svc.tenant("mallory");
-  theirs = await makeRouteFixture(alice.api);
-  mine = await makeRouteFixture(mallory.api);
+  theirs = await makeRouteFixture(world.alice.api);
+  mine = await makeRouteFixture(world.mallory.api);
 });
-afterAll(() => svc?.close());
 
 describe("a parent of one's own with another tenant's child id (and the reverse) answers 404", () => {
   const cases = (): ReadonlyArray<readonly [string, string]> => [
@@ -55,22 +49,22 @@ describe("a parent of one's own with another tenant's child id (and the reverse)
 
   it("16 crossed paths, and alice's records are unchanged afterwards", async () => {
     const before = [
-      (await alice.api.get(`/providers/${theirs.P}/tools/${theirs.T}`)).body,
-      (await alice.api.get(`/providers/${theirs.P}/prompts/${theirs.Pr}`)).body,
-      (await alice.api.get(`/providers/${theirs.P}/resources/${theirs.R}`)).body,
-      (await alice.api.get(`/servers/${theirs.S}/tokens`)).body,
+      (await world.alice.api.get(`/providers/${theirs.P}/tools/${theirs.T}`)).body,
+      (await world.alice.api.get(`/providers/${theirs.P}/prompts/${theirs.Pr}`)).body,
+      (await world.alice.api.get(`/providers/${theirs.P}/resources/${theirs.R}`)).body,
+      (await world.alice.api.get(`/servers/${theirs.S}/tokens`)).body,
     ];
     for (const [method, path] of cases()) {
       const segment = path.split("/")[3] ?? "";
       const body = method === "PATCH" ? bodies[segment] : undefined;
-      const res = await mallory.api.request(method, path, body === undefined ? {} : { body });
+      const res = await world.mallory.api.request(method, path, body === undefined ? {} : { body });
       expectProblem(res, 404, "NOT_FOUND");
     }
     expect([
-      (await alice.api.get(`/providers/${theirs.P}/tools/${theirs.T}`)).body,
-      (await alice.api.get(`/providers/${theirs.P}/prompts/${theirs.Pr}`)).body,
-      (await alice.api.get(`/providers/${theirs.P}/resources/${theirs.R}`)).body,
-      (await alice.api.get(`/servers/${theirs.S}/tokens`)).body,
+      (await world.alice.api.get(`/providers/${theirs.P}/tools/${theirs.T}`)).body,
+      (await world.alice.api.get(`/providers/${theirs.P}/prompts/${theirs.Pr}`)).body,
+      (await world.alice.api.get(`/providers/${theirs.P}/resources/${theirs.R}`)).body,
+      (await world.alice.api.get(`/servers/${theirs.S}/tokens`)).body,
     ]).toEqual(before);
   });
 });
@@ -78,7 +72,7 @@ describe("a parent of one's own with another tenant's child id (and the reverse)
 describe("ids cannot be guessed", () => {
   it("200 ids from consecutive creates are distinct, share no prefix and look uniformly random", async () => {
     const ids: Array<string> = [];
-    for (let i = 0; i < 200; i++) ids.push((await createVariable(mallory.api)).id);
+    for (let i = 0; i < 200; i++) ids.push((await createVariable(world.mallory.api)).id);
     expect(new Set(ids).size).toBe(200);
     // Consecutive ids differ in almost every position (a counter or timestamp would share most of them).
     let samePositions = 0;
@@ -92,7 +86,7 @@ describe("ids cannot be guessed", () => {
 
 describe("tenants that look alike are different tenants", () => {
   it("case, white space and claim-like spellings of a tenant name see none of its records", async () => {
-    const owner = await svc.tenant("Acme");
+    const owner = await world.svc.tenant("Acme");
     const server = await createServer(owner.api);
     for (const lookalike of [
       owner.id.toUpperCase(),
@@ -102,7 +96,7 @@ describe("tenants that look alike are different tenants", () => {
       `${owner.id}/`,
       "*",
     ]) {
-      const api = svc.client(await svc.token(lookalike, ALL_SCOPES));
+      const api = world.svc.client(await world.svc.token(lookalike, ALL_SCOPES));
       expectProblem(await api.get(`/servers/${server.id}`), 404, "NOT_FOUND");
       const list = await api.get("/servers");
       expectStatus(list, 200);

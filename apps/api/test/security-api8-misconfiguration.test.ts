@@ -6,7 +6,8 @@ import { appConfig } from "../src/config/app-config.js";
 import { DEFAULT_SECURITY_SETTINGS } from "../src/config/security-config.js";
 import { DOCS_CSP } from "../src/http/api-docs.js";
 import { consoleCsp } from "../src/http/console-page.js";
-import { type Res, startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { type Res, startTestService, type TestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 import { expectProblem, expectStatus } from "./support/problems.js";
 import { createServer, unknownId } from "./support/records.js";
 
@@ -14,14 +15,7 @@ import { createServer, unknownId } from "./support/records.js";
 // configured (and then only for the listed origins, without credentials), errors that reveal nothing, no
 // TRACE echo, and configuration errors that never print the secrets they are about.
 
-let svc: TestService;
-let alice: Tenant;
-
-beforeAll(async () => {
-  svc = await startTestService();
-  alice = await svc.tenant("headers");
-});
-afterAll(() => svc?.close());
+const world = serviceForFile({ alice: "headers" });
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
@@ -38,44 +32,52 @@ const expectHardened = (res: Res, what: string, csp = API_CSP, cache = "no-store
 
 describe("security headers on every kind of answer", () => {
   it("probes, the document, management answers of every status, unknown paths and methods, the MCP endpoint", async () => {
-    const server = await createServer(alice.api);
+    const server = await createServer(world.alice.api);
     const answers: Array<[string, Res]> = [
-      ["healthz", await svc.client().get("/healthz")],
-      ["readyz", await svc.client().get("/readyz")],
-      ["openapi.json", await svc.client().get("/openapi.json")],
-      ["200", await alice.api.get(`/servers/${server.id}`)],
-      ["201", await alice.api.post(`/servers/${server.id}/tokens`, { token: { name: "t" } })],
-      ["204", await alice.api.delete(`/servers/${server.id}`)],
-      ["400", await alice.api.post("/servers", "{")],
-      ["401", await svc.client().get("/servers")],
-      ["403", await svc.client(await svc.token(alice.id, [])).get("/servers")],
-      ["404", await alice.api.get(`/servers/${unknownId()}`)],
-      ["404 path", await alice.api.get("/admin")],
-      ["405", await alice.api.request("PUT", "/servers")],
-      ["415", await alice.api.request("POST", "/servers", { body: "x", headers: { "content-type": "text/plain" } })],
+      ["healthz", await world.svc.client().get("/healthz")],
+      ["readyz", await world.svc.client().get("/readyz")],
+      ["openapi.json", await world.svc.client().get("/openapi.json")],
+      ["200", await world.alice.api.get(`/servers/${server.id}`)],
+      ["201", await world.alice.api.post(`/servers/${server.id}/tokens`, { token: { name: "t" } })],
+      ["204", await world.alice.api.delete(`/servers/${server.id}`)],
+      ["400", await world.alice.api.post("/servers", "{")],
+      ["401", await world.svc.client().get("/servers")],
+      ["403", await world.svc.client(await world.svc.token(world.alice.id, [])).get("/servers")],
+      ["404", await world.alice.api.get(`/servers/${unknownId()}`)],
+      ["404 path", await world.alice.api.get("/admin")],
+      ["405", await world.alice.api.request("PUT", "/servers")],
+      [
+        "415",
+        await world.alice.api.request("POST", "/servers", { body: "x", headers: { "content-type": "text/plain" } }),
+      ],
     ];
     for (const [what, res] of answers) expectHardened(res, what);
     // Public keys and the page's static files may be cached; the page has its own strict policy.
-    expectHardened(await svc.client().get("/.well-known/jwks.json"), "jwks", API_CSP, "public, max-age=300");
-    expectHardened(await svc.client().get("/docs"), "docs", DOCS_CSP);
-    expectHardened(await svc.client().get("/docs/swagger-ui.css"), "docs asset", DOCS_CSP, "public, max-age=3600");
+    expectHardened(await world.svc.client().get("/.well-known/jwks.json"), "jwks", API_CSP, "public, max-age=300");
+    expectHardened(await world.svc.client().get("/docs"), "docs", DOCS_CSP);
+    expectHardened(
+      await world.svc.client().get("/docs/swagger-ui.css"),
+      "docs asset",
+      DOCS_CSP,
+      "public, max-age=3600",
+    );
     // The console's page admits style elements with a nonce that is fresh for every answer.
-    const consolePage = await svc.client().get("/console");
+    const consolePage = await world.svc.client().get("/console");
     const nonce = /'nonce-([A-Za-z0-9+/=]{24})'/.exec(consolePage.headers.get("content-security-policy") ?? "")?.[1];
     expect(nonce).toBeDefined();
     expectHardened(consolePage, "console", consoleCsp([], nonce));
     expect(consolePage.text).toContain(`<meta property="csp-nonce" nonce="${nonce}" />`);
-    const again = await svc.client().get("/console");
+    const again = await world.svc.client().get("/console");
     expect(again.headers.get("content-security-policy")).not.toContain(`'nonce-${nonce}'`);
     const script = /src="\/console\/([^"]+\.js)"/.exec(consolePage.text)?.[1];
     expect(script).toBeDefined();
     expectHardened(
-      await svc.client().get(`/console/${script}`),
+      await world.svc.client().get(`/console/${script}`),
       "console asset",
       consoleCsp(),
       "public, max-age=31536000, immutable",
     );
-    const mcp = await fetch(`${svc.url}/mcp/${unknownId()}`, {
+    const mcp = await fetch(`${world.svc.url}/mcp/${unknownId()}`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
@@ -93,10 +95,10 @@ describe("CORS", () => {
     });
 
   it("is off by default: no Access-Control-* header for any origin, preflights included", async () => {
-    const res = await alice.api.get("/servers", { origin: "https://evil.example" });
+    const res = await world.alice.api.get("/servers", { origin: "https://evil.example" });
     expectStatus(res, 200);
     expect([...res.headers.keys()].filter((h) => h.startsWith("access-control-"))).toEqual([]);
-    const pre = await preflight(svc.url, "https://evil.example");
+    const pre = await preflight(world.svc.url, "https://evil.example");
     expect([...pre.headers.keys()].filter((h) => h.startsWith("access-control-"))).toEqual([]);
   });
 
@@ -155,13 +157,13 @@ describe("errors reveal nothing", () => {
   });
 
   it("malformed JSON is refused without echoing the body", async () => {
-    const res = await alice.api.post("/servers", '{"server": {"name": "<script>secretive</script>",');
+    const res = await world.alice.api.post("/servers", '{"server": {"name": "<script>secretive</script>",');
     expectProblem(res, 400, "INVALID_ARGUMENT");
     expect(res.text).not.toContain("secretive");
   });
 
   it("TRACE is refused and echoes nothing (no cross-site tracing of the Authorization header)", async () => {
-    const { port } = new URL(svc.url);
+    const { port } = new URL(world.svc.url);
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest(
         {
@@ -169,7 +171,7 @@ describe("errors reveal nothing", () => {
           port,
           method: "TRACE",
           path: "/servers",
-          headers: { authorization: `Bearer ${alice.token}` },
+          headers: { authorization: `Bearer ${world.alice.token}` },
         },
         (res) => {
           let body = "";
@@ -183,7 +185,7 @@ describe("errors reveal nothing", () => {
       req.end();
     });
     expect(answer.status).toBe(405);
-    expect(answer.body).not.toContain(alice.token);
+    expect(answer.body).not.toContain(world.alice.token);
   });
 });
 

@@ -1,8 +1,8 @@
 import { Effect } from "effect";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ROUTES } from "../src/http/route-table.js";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 import { makeRouteFixture, type RouteFixture } from "./support/route-fixture.js";
 
 // Property-based fuzz of every write endpoint (every POST and PATCH) with arbitrary JSON: plain values, and
@@ -14,30 +14,26 @@ import { makeRouteFixture, type RouteFixture } from "./support/route-fixture.js"
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 
-let svc: TestService;
-let owner: Tenant;
+const world = serviceForFile({ owner: "fuzz" });
 let fixture: RouteFixture;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  owner = await svc.tenant("fuzz");
-  fixture = await makeRouteFixture(owner.api, {
+  fixture = await makeRouteFixture(world.owner.api, {
     oauth2Config: { clientID: "c", clientSecret: "fuzz-client-secret-0123456789", authURL: "", tokenURL: "" },
   });
 });
-afterAll(() => svc?.close());
 
 /** Everything the store holds for the tenant (and every provider it can see), read through the port. */
 const dump = () =>
-  svc.inspect((tx) =>
+  world.svc.inspect((tx) =>
     Effect.gen(function* () {
-      const providers = (yield* tx.searchProviders({ viewerTenant: owner.id, limit: 100_000 })).items;
+      const providers = (yield* tx.searchProviders({ viewerTenant: world.owner.id, limit: 100_000 })).items;
       const children = yield* Effect.forEach(providers, ({ provider }) =>
         Effect.all([tx.listTools(provider.id), tx.listPrompts(provider.id), tx.listResources(provider.id)]),
       );
-      const servers = yield* tx.listServerGraphs(owner.id);
+      const servers = yield* tx.listServerGraphs(world.owner.id);
       const tokens = yield* Effect.forEach(servers, (g) => tx.listServerTokens(g.server.id));
-      const variables = yield* tx.listVariables(owner.id);
+      const variables = yield* tx.listVariables(world.owner.id);
       return JSON.stringify({ providers, children, servers, tokens, variables });
     }),
   );
@@ -253,7 +249,7 @@ describe("fuzzing every write endpoint with arbitrary JSON", () => {
       let refused = 0;
       await fc.assert(
         fc.asyncProperty(bodyFor(name), async (body) => {
-          const res = await owner.api.request(route.method, pathOf(route.path), { body: JSON.stringify(body) });
+          const res = await world.owner.api.request(route.method, pathOf(route.path), { body: JSON.stringify(body) });
           expect(res.status, res.text.slice(0, 300)).toBeLessThan(500);
           const after = await dump();
           if (res.status >= 400) {

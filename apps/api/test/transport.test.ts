@@ -2,22 +2,19 @@ import { Unavailable } from "@mcpsm/domain/errors";
 import { Storage } from "@mcpsm/domain/storage";
 import { Effect, Layer } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Client, type Res, type Tenant, startTestService, type TestService } from "./support/harness.js";
+import { type Client, type Res, startTestService, type TestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 import { expectInvalid, expectProblem, expectStatus } from "./support/problems.js";
 import { createProvider, createServer, unknownId } from "./support/records.js";
 
 // docs/api-rules.md §1 (transport) and §2 (the problem shape), on a real listening service.
 
-let svc: TestService;
-let alice: Tenant;
+const world = serviceForFile({ alice: "alice" });
 let anonymous: Client;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  alice = await svc.tenant("alice");
-  anonymous = svc.client();
+  anonymous = world.svc.client();
 });
-afterAll(() => svc?.close());
 
 describe("reserved paths", () => {
   it("/healthz answers 200 without a token", async () => {
@@ -46,8 +43,8 @@ describe("reserved paths", () => {
 
 describe("unknown paths and methods", () => {
   it("an unknown path answers 404 in the problem shape", async () => {
-    expectProblem(await alice.api.get("/nothing-here"), 404, "NOT_FOUND");
-    expectProblem(await alice.api.get("/servers/Ab3dE5gH9jK/unknown"), 404, "NOT_FOUND");
+    expectProblem(await world.alice.api.get("/nothing-here"), 404, "NOT_FOUND");
+    expectProblem(await world.alice.api.get("/servers/Ab3dE5gH9jK/unknown"), 404, "NOT_FOUND");
     expectProblem(await anonymous.get("/v1/servers"), 404, "NOT_FOUND");
   });
 
@@ -60,7 +57,7 @@ describe("unknown paths and methods", () => {
     ["PUT", "/servers/Ab3dE5gH9jK/tools/Ab3dE5gH9jK", ["GET", "PATCH", "DELETE"]],
     ["POST", "/providers/Ab3dE5gH9jK/prompts/Ab3dE5gH9jK", ["GET", "PATCH", "DELETE"]],
   ])("%s %s answers 405 with an Allow header", async (method, path, allowed) => {
-    const res = await alice.api.request(method, path);
+    const res = await world.alice.api.request(method, path);
     expectProblem(res, 405, "METHOD_NOT_ALLOWED");
     const allow = (res.headers.get("allow") ?? "").split(",").map((m) => m.trim());
     for (const m of allowed) expect(allow).toContain(m);
@@ -70,14 +67,14 @@ describe("unknown paths and methods", () => {
 
 describe("methods no route knows", () => {
   it.each(["PROPFIND", "PURGE"])("%s /servers answers 405 in the problem shape", async (method) => {
-    const res = await alice.api.request(method, "/servers");
+    const res = await world.alice.api.request(method, "/servers");
     expectProblem(res, 405, "METHOD_NOT_ALLOWED");
   });
 });
 
 describe("X-Request-Id", () => {
   it("echoes a sane caller id on success and on errors", async () => {
-    const ok = await alice.api.get("/servers", { "x-request-id": "abc-123.XYZ:9" });
+    const ok = await world.alice.api.get("/servers", { "x-request-id": "abc-123.XYZ:9" });
     expectStatus(ok, 200);
     expect(ok.headers.get("x-request-id")).toBe("abc-123.XYZ:9");
     const problem = await anonymous.get("/servers", { "x-request-id": "trace_42" });
@@ -90,7 +87,7 @@ describe("X-Request-Id", () => {
     ["too long", "a".repeat(300)],
     ["quotes", '"quoted"'],
   ])("replaces an insane caller id (%s) by its own", async (_label, given) => {
-    const res = await alice.api.get("/servers", { "x-request-id": given });
+    const res = await world.alice.api.get("/servers", { "x-request-id": given });
     expectStatus(res, 200);
     const id = res.headers.get("x-request-id");
     expect(id).not.toBe(given);
@@ -101,12 +98,12 @@ describe("X-Request-Id", () => {
     const answers: Array<Res> = [
       await anonymous.get("/healthz"),
       await anonymous.get("/readyz"),
-      await alice.api.get("/servers"),
-      await alice.api.get(`/servers/${unknownId()}`),
+      await world.alice.api.get("/servers"),
+      await world.alice.api.get(`/servers/${unknownId()}`),
       await anonymous.get("/servers"),
-      await alice.api.get("/nope"),
-      await alice.api.request("PUT", "/servers"),
-      await alice.api.post("/servers", "{not json"),
+      await world.alice.api.get("/nope"),
+      await world.alice.api.request("PUT", "/servers"),
+      await world.alice.api.post("/servers", "{not json"),
     ];
     const ids = answers.map((r) => r.headers.get("x-request-id"));
     for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
@@ -116,68 +113,68 @@ describe("X-Request-Id", () => {
 
 describe("request bodies", () => {
   it("malformed JSON answers 400", async () => {
-    const paths = expectInvalid(await alice.api.post("/servers", '{"server": {"name": "x",}}'));
+    const paths = expectInvalid(await world.alice.api.post("/servers", '{"server": {"name": "x",}}'));
     expect(paths.length).toBeGreaterThan(0);
-    expectInvalid(await alice.api.post("/providers", "nope"));
-    expectInvalid(await alice.api.post("/variables", '{"variable":'));
+    expectInvalid(await world.alice.api.post("/providers", "nope"));
+    expectInvalid(await world.alice.api.post("/variables", '{"variable":'));
   });
 
   it("a body that is not an object, or lacks the envelope, answers 400", async () => {
-    expect(expectInvalid(await alice.api.post("/servers", []))).toEqual([""]);
-    expect(expectInvalid(await alice.api.post("/servers", "null"))).toEqual([""]);
-    expect(expectInvalid(await alice.api.post("/servers", 42))).toEqual([""]);
+    expect(expectInvalid(await world.alice.api.post("/servers", []))).toEqual([""]);
+    expect(expectInvalid(await world.alice.api.post("/servers", "null"))).toEqual([""]);
+    expect(expectInvalid(await world.alice.api.post("/servers", 42))).toEqual([""]);
     // The fields without their envelope: the envelope is required and the bare field is unknown.
-    const paths = expectInvalid(await alice.api.post("/servers", { name: "bare" }));
+    const paths = expectInvalid(await world.alice.api.post("/servers", { name: "bare" }));
     expect(paths).toEqual(expect.arrayContaining(["server", "name"]));
-    expect(expectInvalid(await alice.api.post("/servers", { server: "x" }))).toContain("server");
-    expect(expectInvalid(await alice.api.post("/providers", {}))).toEqual(["provider"]);
+    expect(expectInvalid(await world.alice.api.post("/servers", { server: "x" }))).toContain("server");
+    expect(expectInvalid(await world.alice.api.post("/providers", {}))).toEqual(["provider"]);
     // No body at all on a create.
-    expect(expectInvalid(await alice.api.request("POST", "/variables"))).toHaveLength(1);
+    expect(expectInvalid(await world.alice.api.request("POST", "/variables"))).toHaveLength(1);
   });
 
   it("an unknown top-level field next to the envelope answers 400 naming it", async () => {
-    const paths = expectInvalid(await alice.api.post("/servers", { server: { name: "ok name" }, servre: {} }));
+    const paths = expectInvalid(await world.alice.api.post("/servers", { server: { name: "ok name" }, servre: {} }));
     expect(paths).toEqual(["servre"]);
   });
 
   it('a "__proto__" field is an unknown field like any other, never a way to smuggle fields in', async () => {
-    const smuggled = await alice.api.post("/servers", '{"server": {"__proto__": {"name": "smuggled"}}}');
+    const smuggled = await world.alice.api.post("/servers", '{"server": {"__proto__": {"name": "smuggled"}}}');
     expect(expectInvalid(smuggled).sort()).toEqual(["server.__proto__", "server.name"]);
-    const beside = await alice.api.post(
+    const beside = await world.alice.api.post(
       "/variables",
       '{"variable": {"type": "ENV", "name": "PROTO", "value": "v", "__proto__": {"type": "SECRET"}}}',
     );
     expect(expectInvalid(beside)).toEqual(["variable.__proto__"]);
-    const top = await alice.api.post(
+    const top = await world.alice.api.post(
       "/providers",
       '{"__proto__": {"provider": {"name": "p", "baseURL": "https://x.example"}}}',
     );
     expect(expectInvalid(top).sort()).toEqual(["__proto__", "provider"]);
-    expect((await alice.api.get("/servers")).body.servers.map((x: { name: string }) => x.name)).not.toContain(
+    expect((await world.alice.api.get("/servers")).body.servers.map((x: { name: string }) => x.name)).not.toContain(
       "smuggled",
     );
-    expect((await alice.api.get("/variables")).body.variables.map((x: { name: string }) => x.name)).not.toContain(
+    expect((await world.alice.api.get("/variables")).body.variables.map((x: { name: string }) => x.name)).not.toContain(
       "PROTO",
     );
   });
 
   it("a body that is not JSON answers 415", async () => {
     for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/xml"]) {
-      const res = await alice.api.request("POST", "/servers", {
+      const res = await world.alice.api.request("POST", "/servers", {
         body: JSON.stringify({ server: { name: "x" } }),
         headers: { "content-type": type },
       });
       expectProblem(res, 415, "UNSUPPORTED_MEDIA_TYPE");
     }
-    const servers = await alice.api.get("/servers");
+    const servers = await world.alice.api.get("/servers");
     expect(servers.body.servers).toEqual([]);
   });
 
   it("a body without a Content-Type answers 415", async () => {
     // A byte body makes fetch send no Content-Type at all.
-    const response = await fetch(`${svc.url}/servers`, {
+    const response = await fetch(`${world.svc.url}/servers`, {
       method: "POST",
-      headers: { authorization: `Bearer ${alice.token}` },
+      headers: { authorization: `Bearer ${world.alice.token}` },
       body: new TextEncoder().encode(JSON.stringify({ server: { name: "untyped" } })),
     });
     const text = await response.text();
@@ -186,13 +183,13 @@ describe("request bodies", () => {
       415,
       "UNSUPPORTED_MEDIA_TYPE",
     );
-    expect((await alice.api.get("/servers")).body.servers.map((s: { name: string }) => s.name)).not.toContain(
+    expect((await world.alice.api.get("/servers")).body.servers.map((s: { name: string }) => s.name)).not.toContain(
       "untyped",
     );
   });
 
   it("application/json with a UTF-8 charset is accepted", async () => {
-    const res = await alice.api.request("POST", "/variables", {
+    const res = await world.alice.api.request("POST", "/variables", {
       body: JSON.stringify({ variable: { type: "ENV", name: "CHARSET_OK", value: "ü" } }),
       headers: { "content-type": "application/json; charset=UTF-8" },
     });
@@ -202,11 +199,11 @@ describe("request bodies", () => {
 
   it("a body over 1 MiB answers 413; one just under is read", async () => {
     const big = JSON.stringify({ variable: { type: "ENV", name: "BIG", value: "x".repeat(1024 * 1024) } });
-    expectProblem(await alice.api.post("/variables", big), 413, "PAYLOAD_TOO_LARGE");
+    expectProblem(await world.alice.api.post("/variables", big), 413, "PAYLOAD_TOO_LARGE");
     // Just under the limit the body is read and validated (the value is over 64 KiB, so 400, not 413).
     const under = JSON.stringify({ variable: { type: "ENV", name: "BIG", value: "x".repeat(1024 * 1024 - 100) } });
     expect(under.length).toBeLessThan(1024 * 1024);
-    expect(expectInvalid(await alice.api.post("/variables", under))).toEqual(["variable.value"]);
+    expect(expectInvalid(await world.alice.api.post("/variables", under))).toEqual(["variable.value"]);
   });
 
   it("a chunked body (no Content-Length) over 1 MiB answers 413", async () => {
@@ -225,9 +222,9 @@ describe("request bodies", () => {
         sent++;
       },
     });
-    const response = await fetch(`${svc.url}/variables`, {
+    const response = await fetch(`${world.svc.url}/variables`, {
       method: "POST",
-      headers: { authorization: `Bearer ${alice.token}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${world.alice.token}`, "content-type": "application/json" },
       body,
       duplex: "half",
     } as RequestInit);
@@ -239,7 +236,7 @@ describe("request bodies", () => {
     );
     // The unread rest of the body must not poison the keep-alive connection for the next requests.
     for (let i = 0; i < 5; i++) {
-      const next = await alice.api.get("/variables");
+      const next = await world.alice.api.get("/variables");
       expectStatus(next, 200);
       expect(next.body.variables.map((v: { name: string }) => v.name)).not.toContain("CHUNKED");
     }
@@ -247,51 +244,51 @@ describe("request bodies", () => {
 
   it("a JSON body nested absurdly deep answers 400", async () => {
     const deep = `{"server":{"name":"deep","providers":${"[".repeat(5000)}${"]".repeat(5000)}}}`;
-    expectInvalid(await alice.api.post("/servers", deep));
+    expectInvalid(await world.alice.api.post("/servers", deep));
   });
 
   it("a PATCH body is held to the same rules", async () => {
-    const provider = await createProvider(alice.api);
-    expectInvalid(await alice.api.patch(`/providers/${provider.id}`, "{"));
-    const res = await alice.api.request("PATCH", `/providers/${provider.id}`, {
+    const provider = await createProvider(world.alice.api);
+    expectInvalid(await world.alice.api.patch(`/providers/${provider.id}`, "{"));
+    const res = await world.alice.api.request("PATCH", `/providers/${provider.id}`, {
       body: "name=x",
       headers: { "content-type": "text/plain" },
     });
     expectProblem(res, 415, "UNSUPPORTED_MEDIA_TYPE");
-    const unchanged = await alice.api.get(`/providers/${provider.id}`);
+    const unchanged = await world.alice.api.get(`/providers/${provider.id}`);
     expect(unchanged.body.provider.version).toBe(1);
   });
 });
 
 describe("responses", () => {
   it("success bodies are JSON; problems are application/problem+json with every field", async () => {
-    const server = await createServer(alice.api);
-    const res = await alice.api.get(`/servers/${server.id}`);
+    const server = await createServer(world.alice.api);
+    const res = await world.alice.api.get(`/servers/${server.id}`);
     expectStatus(res, 200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-    const missing = await alice.api.get(`/servers/${unknownId()}`);
+    const missing = await world.alice.api.get(`/servers/${unknownId()}`);
     const body = expectProblem(missing, 404, "NOT_FOUND");
     expect(Object.keys(missing.body).sort()).toEqual(["code", "detail", "requestId", "status", "title", "type"]);
     expect(body.detail).toContain("does not exist");
   });
 
   it("a malformed path id answers 400 naming the parameter", async () => {
-    expect(expectInvalid(await alice.api.get("/servers/short"))).toEqual(["id"]);
-    expect(expectInvalid(await alice.api.get("/providers/has-a-dash!"))).toEqual(["id"]);
-    expect(expectInvalid(await alice.api.delete("/variables/abcdefghijkl"))).toEqual(["id"]);
-    const provider = await createProvider(alice.api);
-    expect(expectInvalid(await alice.api.get(`/providers/${provider.id}/tools/x`))).toEqual(["toolID"]);
-    expect(expectInvalid(await alice.api.get(`/providers/${provider.id}/prompts/x`))).toEqual(["promptID"]);
-    expect(expectInvalid(await alice.api.get(`/providers/${provider.id}/resources/x`))).toEqual(["resourceID"]);
+    expect(expectInvalid(await world.alice.api.get("/servers/short"))).toEqual(["id"]);
+    expect(expectInvalid(await world.alice.api.get("/providers/has-a-dash!"))).toEqual(["id"]);
+    expect(expectInvalid(await world.alice.api.delete("/variables/abcdefghijkl"))).toEqual(["id"]);
+    const provider = await createProvider(world.alice.api);
+    expect(expectInvalid(await world.alice.api.get(`/providers/${provider.id}/tools/x`))).toEqual(["toolID"]);
+    expect(expectInvalid(await world.alice.api.get(`/providers/${provider.id}/prompts/x`))).toEqual(["promptID"]);
+    expect(expectInvalid(await world.alice.api.get(`/providers/${provider.id}/resources/x`))).toEqual(["resourceID"]);
   });
 
   it("no request so far made the service log an unhandled error", () => {
-    const errors = svc.logs.filter((line) => typeof line.level === "number" && line.level >= 50);
+    const errors = world.svc.logs.filter((line) => typeof line.level === "number" && line.level >= 50);
     expect(errors).toEqual([]);
     // Every request was logged once, with its id, and without the Authorization header.
-    const requests = svc.logs.filter((line) => line.msg === "request");
+    const requests = world.svc.logs.filter((line) => line.msg === "request");
     expect(requests.length).toBeGreaterThan(20);
-    expect(JSON.stringify(svc.logs)).not.toContain(alice.token);
+    expect(JSON.stringify(world.svc.logs)).not.toContain(world.alice.token);
   });
 });
 
