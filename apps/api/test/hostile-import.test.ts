@@ -1,5 +1,5 @@
 import { Effect, Exit, Layer } from "effect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { gated, ImportGate, importGate } from "../src/openapi-import/import-gate.js";
 import {
   emptyCollectionsBomb,
@@ -8,33 +8,24 @@ import {
   refChain,
   swaggerAliasBomb,
 } from "./support/hostile-descriptions.js";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { startTestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 
 // Issue 24: descriptions of a few kilobytes that stalled or killed the service. Each is a dry run answered
 // 4xx naming import.document and the limit it broke (or, for the $ref chains, a compact 200), and nothing is stored. The description is read in a
 // worker thread (never on the event loop that answers /healthz), so a slow one delays only itself.
 
-let svc: TestService;
-let alice: Tenant;
+const world = serviceForFile({ alice: "hostile" });
 
-beforeAll(async () => {
-  svc = await startTestService();
-  alice = await svc.tenant("hostile");
-});
-
-afterAll(async () => {
-  await svc?.close();
-});
-
-const dryRun = (document: unknown) => alice.api.post("/providers/import", { import: { document, dryRun: true } });
+const dryRun = (document: unknown) => world.alice.api.post("/providers/import", { import: { document, dryRun: true } });
 
 const refusedNaming = async (document: unknown, limit: RegExp) => {
   const res = await dryRun(document);
   expect(res.status, res.text.slice(0, 300)).toBe(400);
   expect(res.body.code).toBe("INVALID_ARGUMENT");
   expect(res.body.errors[0]).toEqual({ path: "import.document", message: expect.stringMatching(limit) });
-  expect((await alice.api.get("/providers")).body.providers).toEqual([]);
-  expect((await svc.client().get("/healthz")).status).toBe(200);
+  expect((await world.alice.api.get("/providers")).body.providers).toEqual([]);
+  expect((await world.svc.client().get("/healthz")).status).toBe(200);
 };
 
 describe("hostile descriptions answer 4xx naming the limit, and store nothing", () => {
@@ -49,8 +40,8 @@ describe("hostile descriptions answer 4xx naming the limit, and store nothing", 
     expect(Object.keys(tool.reqBodyJSONSchema.$defs).sort()).toEqual(
       Array.from({ length: levels }, (_, i) => `S${i}`).sort(),
     );
-    expect((await alice.api.get("/providers")).body.providers).toEqual([]);
-    expect((await svc.client().get("/healthz")).status).toBe(200);
+    expect((await world.alice.api.get("/providers")).body.providers).toEqual([]);
+    expect((await world.svc.client().get("/healthz")).status).toBe(200);
   };
 
   it("a $ref chain S1..S6 sent many times with different leaves: imported compact, each schema once", async () => {
@@ -173,7 +164,7 @@ describe("descriptions common tools accept (docs/api-rules.md §15a)", () => {
 
 describe("anonymous client registration (POST /oauth/register) is bounded", () => {
   const register = (metadata: unknown) =>
-    fetch(`${svc.url}/oauth/register`, {
+    fetch(`${world.svc.url}/oauth/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(metadata),
@@ -206,7 +197,7 @@ describe("token URLs are checked against the upstream address policy when writte
       authURL,
       tokenURL,
     });
-    const metadata = await alice.api.post("/providers", {
+    const metadata = await world.alice.api.post("/providers", {
       provider: {
         name: "Metadata",
         baseURL: "https://api.example.com",
@@ -217,7 +208,7 @@ describe("token URLs are checked against the upstream address policy when writte
     expect(metadata.body.errors).toEqual([
       { path: "provider.oauth2Config.tokenURL", message: expect.stringContaining("169.254.169.254 (linkLocal)") },
     ]);
-    const loopback = await alice.api.post("/providers", {
+    const loopback = await world.alice.api.post("/providers", {
       provider: {
         name: "Loopback",
         baseURL: "https://api.example.com",
@@ -227,7 +218,7 @@ describe("token URLs are checked against the upstream address policy when writte
     expect(loopback.body.errors).toEqual([
       { path: "provider.oauth2Config.authURL", message: expect.stringContaining("loopback") },
     ]);
-    const created = await alice.api.post("/providers", {
+    const created = await world.alice.api.post("/providers", {
       provider: {
         name: "Public",
         baseURL: "https://api.example.com",
@@ -235,11 +226,11 @@ describe("token URLs are checked against the upstream address policy when writte
       },
     });
     expect(created.status).toBe(201);
-    const patched = await alice.api.patch(`/providers/${created.body.provider.id}`, {
+    const patched = await world.alice.api.patch(`/providers/${created.body.provider.id}`, {
       provider: { oauth2Config: { tokenURL: "http://[::ffff:10.0.0.1]/token" } },
     });
     expect(patched.status).toBe(400);
     expect(patched.body.errors[0].path).toBe("provider.oauth2Config.tokenURL");
-    await alice.api.delete(`/providers/${created.body.provider.id}`);
+    await world.alice.api.delete(`/providers/${created.body.provider.id}`);
   });
 });

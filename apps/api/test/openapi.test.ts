@@ -3,15 +3,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMcpsmClient } from "@mcpsm/client";
-import { DEFAULT_QUOTAS } from "@mcpsm/domain/use-cases";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadAppConfig } from "../src/config/app-config.js";
 import { localConfig } from "../src/config/local-config.js";
 import { DOCS_CSP } from "../src/http/api-docs.js";
 import { startService } from "../src/service.js";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 import { conformanceProblems, conformingFetch } from "./support/openapi-conformance.js";
 import { expectProblem, expectStatus } from "./support/problems.js";
 
@@ -20,18 +19,11 @@ import { expectProblem, expectStatus } from "./support/problems.js";
 
 const committed = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "..", "docs", "openapi.json"), "utf8"));
 
-let svc: TestService;
-let alice: Tenant;
-
-beforeAll(async () => {
-  svc = await startTestService();
-  alice = await svc.tenant("openapi");
-});
-afterAll(() => svc?.close());
+const world = serviceForFile({ alice: "openapi" });
 
 describe("GET /openapi.json", () => {
   it("serves the committed document without a token, and it validates", async () => {
-    const res = await svc.client().get("/openapi.json");
+    const res = await world.svc.client().get("/openapi.json");
     expectStatus(res, 200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(res.body).toEqual(committed);
@@ -68,7 +60,7 @@ describe("GET /openapi.json", () => {
 
 describe("GET /docs", () => {
   it("serves the API reference page under a strict Content-Security-Policy, with its files from this service", async () => {
-    const page = await svc.client().get("/docs");
+    const page = await world.svc.client().get("/docs");
     expectStatus(page, 200);
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);
     expect(page.headers.get("content-security-policy")).toBe(DOCS_CSP);
@@ -81,17 +73,17 @@ describe("GET /docs", () => {
     expect(sources.length).toBeGreaterThanOrEqual(3);
     for (const source of sources) {
       expect(source.startsWith("/docs/"), source).toBe(true);
-      const asset = await svc.client().get(source);
+      const asset = await world.svc.client().get(source);
       expectStatus(asset, 200);
     }
-    const init = await svc.client().get("/docs/init.js");
+    const init = await world.svc.client().get("/docs/init.js");
     expect(init.text).toContain('url: "/openapi.json"');
     expect(init.text).toContain("validatorUrl: null");
   });
 
   it("an unknown file under /docs/ answers 404 in the problem shape", async () => {
-    expectProblem(await svc.client().get("/docs/nothing.js"), 404, "NOT_FOUND");
-    expectProblem(await svc.client().get("/docs/swagger-ui-bundle.js.map"), 404, "NOT_FOUND");
+    expectProblem(await world.svc.client().get("/docs/nothing.js"), 404, "NOT_FOUND");
+    expectProblem(await world.svc.client().get("/docs/swagger-ui-bundle.js.map"), 404, "NOT_FOUND");
   });
 });
 
@@ -208,7 +200,7 @@ describe("the conformance checker (every answer of the suite passes through it)"
 });
 
 describe("the typed client (@mcpsm/client)", () => {
-  const api = () => createMcpsmClient({ baseUrl: svc.url, token: alice.token, fetch: conformingFetch });
+  const api = () => createMcpsmClient({ baseUrl: world.svc.url, token: world.alice.token, fetch: conformingFetch });
 
   it("creates and reads records with compiler-checked paths and bodies", async () => {
     const client = api();
@@ -278,7 +270,7 @@ describe("the typed client (@mcpsm/client)", () => {
     // The error type is a union by status; a 400 is the one that lists `errors`.
     if (invalid.error?.status !== 400) throw new Error("expected a 400");
     expect(invalid.error.errors.map((e) => e.path)).toEqual(["variable.name"]);
-    const anonymous = createMcpsmClient({ baseUrl: svc.url, fetch: conformingFetch });
+    const anonymous = createMcpsmClient({ baseUrl: world.svc.url, fetch: conformingFetch });
     const denied = await anonymous.GET("/servers");
     expect(denied.error).toMatchObject({ status: 401, code: "UNAUTHENTICATED" });
   });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { describe, expect, it } from "vitest";
+import { serviceForFile } from "./support/file-service.js";
 import { expectCreated, expectInvalid, expectNoContent, expectProblem, expectStatus, ID } from "./support/problems.js";
 import {
   byId,
@@ -14,21 +14,14 @@ import {
 // A provider's tools, prompts and resources: spec §4 (POST /providers/{id}/prompts, GET of one prompt) and
 // the extra routes of docs/api-rules.md §9, with the rules of §6.
 
-let svc: TestService;
-let alice: Tenant;
-
-beforeAll(async () => {
-  svc = await startTestService();
-  alice = await svc.tenant("children");
-});
-afterAll(() => svc?.close());
+const world = serviceForFile({ alice: "children" });
 
 const versionOf = async (providerId: string) =>
-  (await fetchRecord(alice.api, `/providers/${providerId}`, "provider")).version;
+  (await fetchRecord(world.alice.api, `/providers/${providerId}`, "provider")).version;
 
 describe("tools", () => {
   it("POST /providers/{id}/tools answers 201 with Location and the full tool (method upper-cased)", async () => {
-    const provider = await createProvider(alice.api);
+    const provider = await createProvider(world.alice.api);
     const write = {
       name: "getRepo",
       title: "Get a repository",
@@ -51,7 +44,7 @@ describe("tools", () => {
       headers: [{ key: "Authorization", value: "Bearer ${API_EXAMPLE_COM_TOKEN}" }],
       oauth2Scopes: ["repo", "read:org"],
     };
-    const res = await alice.api.post(`/providers/${provider.id}/tools`, { tool: write });
+    const res = await world.alice.api.post(`/providers/${provider.id}/tools`, { tool: write });
     const tool = res.body.tool;
     expectCreated(res, `/providers/${provider.id}/tools/${tool.id}`);
     expect(Object.keys(res.body)).toEqual(["tool"]);
@@ -61,8 +54,8 @@ describe("tools", () => {
   });
 
   it("defaults: empty title and description, {} schemas, JSON body, no answer schema, no headers or scopes", async () => {
-    const provider = await createProvider(alice.api);
-    const res = await alice.api.post(`/providers/${provider.id}/tools`, {
+    const provider = await createProvider(world.alice.api);
+    const res = await world.alice.api.post(`/providers/${provider.id}/tools`, {
       tool: { name: "listItems", method: "DELETE", path: "/items" },
     });
     expectStatus(res, 201);
@@ -88,8 +81,8 @@ describe("tools", () => {
   });
 
   it("body media type, encoding, answer schema and its mode: written, read back, null clears the schema", async () => {
-    const provider = await createProvider(alice.api);
-    const tool = await createTool(alice.api, provider.id, {
+    const provider = await createProvider(world.alice.api);
+    const tool = await createTool(world.alice.api, provider.id, {
       method: "POST",
       reqContentType: "application/x-www-form-urlencoded",
       reqBodyEncoding: { metadata: { style: "deepObject", explode: true }, tags: { explode: false } },
@@ -102,22 +95,24 @@ describe("tools", () => {
       outputSchemaMode: "LENIENT",
     });
     const path = `/providers/${provider.id}/tools/${tool.id}`;
-    const exact = await alice.api.patch(path, { tool: { outputSchemaMode: "EXACT" } });
+    const exact = await world.alice.api.patch(path, { tool: { outputSchemaMode: "EXACT" } });
     expectStatus(exact, 200);
     expect(exact.body.tool).toMatchObject({ outputSchemaMode: "EXACT", reqContentType: tool.reqContentType });
     expect(exact.body.tool.respBodyJSONSchema).toEqual(tool.respBodyJSONSchema);
-    const cleared = await alice.api.patch(path, { tool: { respBodyJSONSchema: null } });
+    const cleared = await world.alice.api.patch(path, { tool: { respBodyJSONSchema: null } });
     expectStatus(cleared, 200);
     expect(cleared.body.tool.respBodyJSONSchema).toBeNull();
-    expect((await fetchRecord(alice.api, path, "tool")).respBodyJSONSchema).toBeNull();
-    const empty = await alice.api.patch(path, { tool: { respBodyJSONSchema: { type: "array" } } });
+    expect((await fetchRecord(world.alice.api, path, "tool")).respBodyJSONSchema).toBeNull();
+    const empty = await world.alice.api.patch(path, { tool: { respBodyJSONSchema: { type: "array" } } });
     expect(empty.body.tool.respBodyJSONSchema).toEqual({ type: "array" });
-    expect((await alice.api.patch(path, { tool: { respBodyJSONSchema: {} } })).body.tool.respBodyJSONSchema).toBeNull();
+    expect(
+      (await world.alice.api.patch(path, { tool: { respBodyJSONSchema: {} } })).body.tool.respBodyJSONSchema,
+    ).toBeNull();
   });
 
   it("refuses a media type that is not one, an unknown mode or style, and an invalid answer schema", async () => {
-    const provider = await createProvider(alice.api);
-    const res = await alice.api.post(`/providers/${provider.id}/tools`, {
+    const provider = await createProvider(world.alice.api);
+    const res = await world.alice.api.post(`/providers/${provider.id}/tools`, {
       tool: {
         ...toolWrite(),
         reqContentType: "json",
@@ -135,22 +130,24 @@ describe("tools", () => {
   });
 
   it("GET lists and reads tools; GET /providers/{id} carries them", async () => {
-    const provider = await createProvider(alice.api);
-    const a = await createTool(alice.api, provider.id);
-    const b = await createTool(alice.api, provider.id);
-    const list = await alice.api.get(`/providers/${provider.id}/tools`);
+    const provider = await createProvider(world.alice.api);
+    const a = await createTool(world.alice.api, provider.id);
+    const b = await createTool(world.alice.api, provider.id);
+    const list = await world.alice.api.get(`/providers/${provider.id}/tools`);
     expectStatus(list, 200);
     expect(byId(list.body.tools)).toEqual(byId([a, b]));
-    const one = await alice.api.get(`/providers/${provider.id}/tools/${b.id}`);
+    const one = await world.alice.api.get(`/providers/${provider.id}/tools/${b.id}`);
     expectStatus(one, 200);
     expect(one.body).toEqual({ tool: b });
-    expect(byId((await fetchRecord(alice.api, `/providers/${provider.id}`, "provider")).tools)).toEqual(byId([a, b]));
+    expect(byId((await fetchRecord(world.alice.api, `/providers/${provider.id}`, "provider")).tools)).toEqual(
+      byId([a, b]),
+    );
   });
 
   it("PATCH is partial and bumps the provider's version; DELETE answers 204", async () => {
-    const provider = await createProvider(alice.api);
-    const tool = await createTool(alice.api, provider.id, { title: "Old", oauth2Scopes: ["a"] });
-    const res = await alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, {
+    const provider = await createProvider(world.alice.api);
+    const tool = await createTool(world.alice.api, provider.id, { title: "Old", oauth2Scopes: ["a"] });
+    const res = await world.alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, {
       tool: { title: "New", method: "post", headers: [{ key: "X-Api-Version", value: "2" }] },
     });
     expectStatus(res, 200);
@@ -161,12 +158,14 @@ describe("tools", () => {
       headers: [{ key: "X-Api-Version", value: "2" }],
     });
     expect(await versionOf(provider.id)).toBe(3);
-    expect(await fetchRecord(alice.api, `/providers/${provider.id}/tools/${tool.id}`, "tool")).toEqual(res.body.tool);
-    expectNoContent(await alice.api.delete(`/providers/${provider.id}/tools/${tool.id}`));
+    expect(await fetchRecord(world.alice.api, `/providers/${provider.id}/tools/${tool.id}`, "tool")).toEqual(
+      res.body.tool,
+    );
+    expectNoContent(await world.alice.api.delete(`/providers/${provider.id}/tools/${tool.id}`));
     expect(await versionOf(provider.id)).toBe(4);
-    expectProblem(await alice.api.get(`/providers/${provider.id}/tools/${tool.id}`), 404, "NOT_FOUND");
-    expectProblem(await alice.api.delete(`/providers/${provider.id}/tools/${tool.id}`), 404, "NOT_FOUND");
-    expect((await alice.api.get(`/providers/${provider.id}/tools`)).body).toEqual({
+    expectProblem(await world.alice.api.get(`/providers/${provider.id}/tools/${tool.id}`), 404, "NOT_FOUND");
+    expectProblem(await world.alice.api.delete(`/providers/${provider.id}/tools/${tool.id}`), 404, "NOT_FOUND");
+    expect((await world.alice.api.get(`/providers/${provider.id}/tools`)).body).toEqual({
       tools: [],
       matchCount: 0,
       nextToken: "",
@@ -174,19 +173,23 @@ describe("tools", () => {
   });
 
   it("a tool is reached only through its own provider", async () => {
-    const p1 = await createProvider(alice.api);
-    const p2 = await createProvider(alice.api);
-    const tool = await createTool(alice.api, p1.id);
-    expectProblem(await alice.api.get(`/providers/${p2.id}/tools/${tool.id}`), 404, "NOT_FOUND");
+    const p1 = await createProvider(world.alice.api);
+    const p2 = await createProvider(world.alice.api);
+    const tool = await createTool(world.alice.api, p1.id);
+    expectProblem(await world.alice.api.get(`/providers/${p2.id}/tools/${tool.id}`), 404, "NOT_FOUND");
     expectProblem(
-      await alice.api.patch(`/providers/${p2.id}/tools/${tool.id}`, { tool: { title: "x" } }),
+      await world.alice.api.patch(`/providers/${p2.id}/tools/${tool.id}`, { tool: { title: "x" } }),
       404,
       "NOT_FOUND",
     );
-    expectProblem(await alice.api.delete(`/providers/${p2.id}/tools/${tool.id}`), 404, "NOT_FOUND");
-    expectProblem(await alice.api.get(`/providers/${unknownId()}/tools`), 404, "NOT_FOUND");
-    expectProblem(await alice.api.post(`/providers/${unknownId()}/tools`, { tool: toolWrite() }), 404, "NOT_FOUND");
-    expect(await fetchRecord(alice.api, `/providers/${p1.id}/tools/${tool.id}`, "tool")).toEqual(tool);
+    expectProblem(await world.alice.api.delete(`/providers/${p2.id}/tools/${tool.id}`), 404, "NOT_FOUND");
+    expectProblem(await world.alice.api.get(`/providers/${unknownId()}/tools`), 404, "NOT_FOUND");
+    expectProblem(
+      await world.alice.api.post(`/providers/${unknownId()}/tools`, { tool: toolWrite() }),
+      404,
+      "NOT_FOUND",
+    );
+    expect(await fetchRecord(world.alice.api, `/providers/${p1.id}/tools/${tool.id}`, "tool")).toEqual(tool);
   });
 
   it.each([
@@ -222,29 +225,31 @@ describe("tools", () => {
     ["unknown field", { titel: "typo" }, "tool.titel"],
     ["unknown field in a header", { headers: [{ key: "X-A", value: "b", secret: true }] }, "tool.headers[0].secret"],
   ])("%s answers 400 at %s", async (_label, fields, path) => {
-    const provider = await createProvider(alice.api);
-    const res = await alice.api.post(`/providers/${provider.id}/tools`, { tool: toolWrite(fields) });
+    const provider = await createProvider(world.alice.api);
+    const res = await world.alice.api.post(`/providers/${provider.id}/tools`, { tool: toolWrite(fields) });
     expect(expectInvalid(res)).toEqual([path]);
     expect(await versionOf(provider.id)).toBe(1);
   });
 
   it("name, method and path are required, reported together; a 20-character name and 64-character title are fine", async () => {
-    const provider = await createProvider(alice.api);
-    const paths = expectInvalid(await alice.api.post(`/providers/${provider.id}/tools`, { tool: { title: "x" } }));
+    const provider = await createProvider(world.alice.api);
+    const paths = expectInvalid(
+      await world.alice.api.post(`/providers/${provider.id}/tools`, { tool: { title: "x" } }),
+    );
     expect(paths.sort()).toEqual(["tool.method", "tool.name", "tool.path"]);
-    await createTool(alice.api, provider.id, { name: `a${"B".repeat(19)}`, title: "t".repeat(64) });
+    await createTool(world.alice.api, provider.id, { name: `a${"B".repeat(19)}`, title: "t".repeat(64) });
   });
 
   it("output-only fields are ignored on create and update", async () => {
-    const provider = await createProvider(alice.api);
-    const other = await createProvider(alice.api);
-    const res = await alice.api.post(`/providers/${provider.id}/tools`, {
+    const provider = await createProvider(world.alice.api);
+    const other = await createProvider(world.alice.api);
+    const res = await world.alice.api.post(`/providers/${provider.id}/tools`, {
       tool: toolWrite({ id: "AAAAAAAAAAA", providerID: other.id }),
     });
     expectStatus(res, 201);
     expect(res.body.tool.providerID).toBe(provider.id);
     expect(res.body.tool.id).not.toBe("AAAAAAAAAAA");
-    const patched = await alice.api.patch(`/providers/${provider.id}/tools/${res.body.tool.id}`, {
+    const patched = await world.alice.api.patch(`/providers/${provider.id}/tools/${res.body.tool.id}`, {
       tool: { providerID: other.id, title: "moved?" },
     });
     expectStatus(patched, 200);
@@ -252,73 +257,73 @@ describe("tools", () => {
   });
 
   it("a PATCH is checked as the whole tool it makes: a new placeholder needs its schema", async () => {
-    const provider = await createProvider(alice.api);
-    const tool = await createTool(alice.api, provider.id, { path: "/items" });
+    const provider = await createProvider(world.alice.api);
+    const tool = await createTool(world.alice.api, provider.id, { path: "/items" });
     expect(
       expectInvalid(
-        await alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, { tool: { path: "/items/{id}" } }),
+        await world.alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, { tool: { path: "/items/{id}" } }),
       ),
     ).toEqual(["tool.pathArgsJSONSchema"]);
     const schema = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
-    const ok = await alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, {
+    const ok = await world.alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, {
       tool: { path: "/items/{id}", pathArgsJSONSchema: schema },
     });
     expectStatus(ok, 200);
     expect(ok.body.tool).toMatchObject({ path: "/items/{id}", pathArgsJSONSchema: schema });
     expect(
       expectInvalid(
-        await alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, { tool: { pathArgsJSONSchema: {} } }),
+        await world.alice.api.patch(`/providers/${provider.id}/tools/${tool.id}`, { tool: { pathArgsJSONSchema: {} } }),
       ),
     ).toEqual(["tool.pathArgsJSONSchema"]);
     expect(await versionOf(provider.id)).toBe(3);
   });
 
   it("tool names are unique per provider: 409 ALREADY_EXISTS; another provider may use the name", async () => {
-    const provider = await createProvider(alice.api);
-    const tool = await createTool(alice.api, provider.id);
+    const provider = await createProvider(world.alice.api);
+    const tool = await createTool(world.alice.api, provider.id);
     expectProblem(
-      await alice.api.post(`/providers/${provider.id}/tools`, { tool: toolWrite({ name: tool.name }) }),
+      await world.alice.api.post(`/providers/${provider.id}/tools`, { tool: toolWrite({ name: tool.name }) }),
       409,
       "ALREADY_EXISTS",
     );
-    const second = await createTool(alice.api, provider.id);
+    const second = await createTool(world.alice.api, provider.id);
     expectProblem(
-      await alice.api.patch(`/providers/${provider.id}/tools/${second.id}`, { tool: { name: tool.name } }),
+      await world.alice.api.patch(`/providers/${provider.id}/tools/${second.id}`, { tool: { name: tool.name } }),
       409,
       "ALREADY_EXISTS",
     );
     expect(await versionOf(provider.id)).toBe(3);
-    const other = await createProvider(alice.api);
-    await createTool(alice.api, other.id, { name: tool.name });
+    const other = await createProvider(world.alice.api);
+    await createTool(world.alice.api, other.id, { name: tool.name });
   });
 
   it("renaming a tool onto the name of another tool of a server that includes it answers 409", async () => {
-    const p1 = await createProvider(alice.api);
-    const p2 = await createProvider(alice.api);
-    const a = await createTool(alice.api, p1.id, { name: "alpha" });
-    const b = await createTool(alice.api, p2.id, { name: "beta" });
-    await createServer(alice.api, { providers: [{ id: p1.id }, { id: p2.id }] });
+    const p1 = await createProvider(world.alice.api);
+    const p2 = await createProvider(world.alice.api);
+    const a = await createTool(world.alice.api, p1.id, { name: "alpha" });
+    const b = await createTool(world.alice.api, p2.id, { name: "beta" });
+    await createServer(world.alice.api, { providers: [{ id: p1.id }, { id: p2.id }] });
     expectProblem(
-      await alice.api.patch(`/providers/${p2.id}/tools/${b.id}`, { tool: { name: "alpha" } }),
+      await world.alice.api.patch(`/providers/${p2.id}/tools/${b.id}`, { tool: { name: "alpha" } }),
       409,
       "ALREADY_EXISTS",
     );
-    expect(await fetchRecord(alice.api, `/providers/${p2.id}/tools/${b.id}`, "tool")).toEqual(b);
+    expect(await fetchRecord(world.alice.api, `/providers/${p2.id}/tools/${b.id}`, "tool")).toEqual(b);
     expect(a.name).toBe("alpha");
   });
 
   it("deleting a tool a server uses answers 409 FAILED_PRECONDITION", async () => {
-    const provider = await createProvider(alice.api);
-    const used = await createTool(alice.api, provider.id);
-    const unused = await createTool(alice.api, provider.id);
-    const server = await createServer(alice.api, { providers: [{ id: provider.id, tools: [{ id: used.id }] }] });
+    const provider = await createProvider(world.alice.api);
+    const used = await createTool(world.alice.api, provider.id);
+    const unused = await createTool(world.alice.api, provider.id);
+    const server = await createServer(world.alice.api, { providers: [{ id: provider.id, tools: [{ id: used.id }] }] });
     const body = expectProblem(
-      await alice.api.delete(`/providers/${provider.id}/tools/${used.id}`),
+      await world.alice.api.delete(`/providers/${provider.id}/tools/${used.id}`),
       409,
       "FAILED_PRECONDITION",
     );
     expect(body.references).toEqual([server.id]);
-    expectNoContent(await alice.api.delete(`/providers/${provider.id}/tools/${unused.id}`));
-    expect((await fetchRecord(alice.api, `/servers/${server.id}`, "server")).providers[0].tools).toEqual([used]);
+    expectNoContent(await world.alice.api.delete(`/providers/${provider.id}/tools/${unused.id}`));
+    expect((await fetchRecord(world.alice.api, `/servers/${server.id}`, "server")).providers[0].tools).toEqual([used]);
   });
 });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { describe, expect, it } from "vitest";
+import { serviceForFile } from "./support/file-service.js";
 import {
   expectCreated,
   expectInvalid,
@@ -24,23 +24,16 @@ import {
 // A provider's tools, prompts and resources: spec §4 (POST /providers/{id}/prompts, GET of one prompt) and
 // the extra routes of docs/api-rules.md §9, with the rules of §6.
 
-let svc: TestService;
-let alice: Tenant;
-
-beforeAll(async () => {
-  svc = await startTestService();
-  alice = await svc.tenant("children");
-});
-afterAll(() => svc?.close());
+const world = serviceForFile({ alice: "children" });
 
 const versionOf = async (providerId: string) =>
-  (await fetchRecord(alice.api, `/providers/${providerId}`, "provider")).version;
+  (await fetchRecord(world.alice.api, `/providers/${providerId}`, "provider")).version;
 
 describe("prompts", () => {
   it("POST /providers/{id}/prompts answers 201 with Location and the full prompt", async () => {
-    const provider = await createProvider(alice.api);
+    const provider = await createProvider(world.alice.api);
     const write = promptWrite({ name: "Summarise" });
-    const res = await alice.api.post(`/providers/${provider.id}/prompts`, { prompt: write });
+    const res = await world.alice.api.post(`/providers/${provider.id}/prompts`, { prompt: write });
     const prompt = res.body.prompt;
     expectCreated(res, `/providers/${provider.id}/prompts/${prompt.id}`);
     expect(prompt.id).toMatch(ID);
@@ -56,25 +49,25 @@ describe("prompts", () => {
   });
 
   it("defaults: empty description, arguments and messages", async () => {
-    const provider = await createProvider(alice.api);
-    const res = await alice.api.post(`/providers/${provider.id}/prompts`, { prompt: { name: "Bare prompt" } });
+    const provider = await createProvider(world.alice.api);
+    const res = await world.alice.api.post(`/providers/${provider.id}/prompts`, { prompt: { name: "Bare prompt" } });
     expectStatus(res, 201);
     expect(res.body.prompt).toMatchObject({ name: "Bare prompt", description: "", arguments: [], messages: [] });
   });
 
   it("GET /providers/{id}/prompts/{promptID} and the list; PATCH; DELETE", async () => {
-    const provider = await createProvider(alice.api);
-    const a = await createPrompt(alice.api, provider.id);
-    const b = await createPrompt(alice.api, provider.id);
-    const one = await alice.api.get(`/providers/${provider.id}/prompts/${a.id}`);
+    const provider = await createProvider(world.alice.api);
+    const a = await createPrompt(world.alice.api, provider.id);
+    const b = await createPrompt(world.alice.api, provider.id);
+    const one = await world.alice.api.get(`/providers/${provider.id}/prompts/${a.id}`);
     expectStatus(one, 200);
     expect(one.body).toEqual({ prompt: a });
-    expect(byId((await alice.api.get(`/providers/${provider.id}/prompts`)).body.prompts)).toEqual(byId([a, b]));
+    expect(byId((await world.alice.api.get(`/providers/${provider.id}/prompts`)).body.prompts)).toEqual(byId([a, b]));
     const messages = [
       { role: "user", content: { type: "text", text: "Hello {{name}}" } },
       { role: "assistant", content: { type: "text", text: "Hi!" } },
     ];
-    const patched = await alice.api.patch(`/providers/${provider.id}/prompts/${a.id}`, {
+    const patched = await world.alice.api.patch(`/providers/${provider.id}/prompts/${a.id}`, {
       prompt: { arguments: [{ name: "name" }], messages },
     });
     expectStatus(patched, 200);
@@ -85,10 +78,10 @@ describe("prompts", () => {
       updatedAt: patched.body.prompt.updatedAt,
     });
     expect(await versionOf(provider.id)).toBe(4);
-    expectNoContent(await alice.api.delete(`/providers/${provider.id}/prompts/${a.id}`));
+    expectNoContent(await world.alice.api.delete(`/providers/${provider.id}/prompts/${a.id}`));
     expect(await versionOf(provider.id)).toBe(5);
-    expectProblem(await alice.api.get(`/providers/${provider.id}/prompts/${a.id}`), 404, "NOT_FOUND");
-    expect((await alice.api.get(`/providers/${provider.id}/prompts`)).body).toEqual({ prompts: [b] });
+    expectProblem(await world.alice.api.get(`/providers/${provider.id}/prompts/${a.id}`), 404, "NOT_FOUND");
+    expect((await world.alice.api.get(`/providers/${provider.id}/prompts`)).body).toEqual({ prompts: [b] });
   });
 
   it.each([
@@ -108,51 +101,51 @@ describe("prompts", () => {
     ],
     ["unknown field", { template: "x" }, "prompt.template"],
   ])("%s answers 400 at %s", async (_label, fields, path) => {
-    const provider = await createProvider(alice.api);
-    const res = await alice.api.post(`/providers/${provider.id}/prompts`, { prompt: promptWrite(fields) });
+    const provider = await createProvider(world.alice.api);
+    const res = await world.alice.api.post(`/providers/${provider.id}/prompts`, { prompt: promptWrite(fields) });
     expect(expectInvalid(res)).toEqual([path]);
   });
 
   it("prompt names are unique per provider; deleting a prompt a server uses answers 409 FAILED_PRECONDITION", async () => {
-    const provider = await createProvider(alice.api);
-    const prompt = await createPrompt(alice.api, provider.id);
+    const provider = await createProvider(world.alice.api);
+    const prompt = await createPrompt(world.alice.api, provider.id);
     expectProblem(
-      await alice.api.post(`/providers/${provider.id}/prompts`, { prompt: promptWrite({ name: prompt.name }) }),
+      await world.alice.api.post(`/providers/${provider.id}/prompts`, { prompt: promptWrite({ name: prompt.name }) }),
       409,
       "ALREADY_EXISTS",
     );
-    const other = await createProvider(alice.api);
-    await createPrompt(alice.api, other.id, { name: prompt.name });
-    const server = await createServer(alice.api, { prompts: [{ id: prompt.id }] });
+    const other = await createProvider(world.alice.api);
+    await createPrompt(world.alice.api, other.id, { name: prompt.name });
+    const server = await createServer(world.alice.api, { prompts: [{ id: prompt.id }] });
     const body = expectProblem(
-      await alice.api.delete(`/providers/${provider.id}/prompts/${prompt.id}`),
+      await world.alice.api.delete(`/providers/${provider.id}/prompts/${prompt.id}`),
       409,
       "FAILED_PRECONDITION",
     );
     expect(body.references).toEqual([server.id]);
-    expectStatus(await alice.api.get(`/providers/${provider.id}/prompts/${prompt.id}`), 200);
+    expectStatus(await world.alice.api.get(`/providers/${provider.id}/prompts/${prompt.id}`), 200);
   });
 
   it("a prompt is reached only through its own provider; malformed ids answer 400", async () => {
-    const p1 = await createProvider(alice.api);
-    const p2 = await createProvider(alice.api);
-    const prompt = await createPrompt(alice.api, p1.id);
-    expectProblem(await alice.api.get(`/providers/${p2.id}/prompts/${prompt.id}`), 404, "NOT_FOUND");
-    expectProblem(await alice.api.get(`/providers/${p1.id}/prompts/${unknownId()}`), 404, "NOT_FOUND");
-    expect(expectInvalid(await alice.api.patch(`/providers/${p1.id}/prompts/bad`, { prompt: { name: "x" } }))).toEqual([
-      "promptID",
-    ]);
+    const p1 = await createProvider(world.alice.api);
+    const p2 = await createProvider(world.alice.api);
+    const prompt = await createPrompt(world.alice.api, p1.id);
+    expectProblem(await world.alice.api.get(`/providers/${p2.id}/prompts/${prompt.id}`), 404, "NOT_FOUND");
+    expectProblem(await world.alice.api.get(`/providers/${p1.id}/prompts/${unknownId()}`), 404, "NOT_FOUND");
+    expect(
+      expectInvalid(await world.alice.api.patch(`/providers/${p1.id}/prompts/bad`, { prompt: { name: "x" } })),
+    ).toEqual(["promptID"]);
   });
 });
 
 describe("resources", () => {
   it("POST /providers/{id}/resources answers 201 with Location and the full resource", async () => {
-    const provider = await createProvider(alice.api);
+    const provider = await createProvider(world.alice.api);
     const write = resourceWrite({
       description: "the readme",
       annotations: { audience: ["user", "assistant"], priority: 1, lastModified: "2025-01-02T03:04:05Z" },
     });
-    const res = await alice.api.post(`/providers/${provider.id}/resources`, { resource: write });
+    const res = await world.alice.api.post(`/providers/${provider.id}/resources`, { resource: write });
     const resource = res.body.resource;
     expectCreated(res, `/providers/${provider.id}/resources/${resource.id}`);
     expect(resource).toEqual({
@@ -167,8 +160,8 @@ describe("resources", () => {
   });
 
   it("defaults: empty description and mimeType, size 0, empty annotations", async () => {
-    const provider = await createProvider(alice.api);
-    const res = await alice.api.post(`/providers/${provider.id}/resources`, {
+    const provider = await createProvider(world.alice.api);
+    const res = await world.alice.api.post(`/providers/${provider.id}/resources`, {
       resource: { name: "Bare resource", uri: "https://example.com/r" },
     });
     expectStatus(res, 201);
@@ -176,12 +169,14 @@ describe("resources", () => {
   });
 
   it("GET one and the list; PATCH; DELETE", async () => {
-    const provider = await createProvider(alice.api);
-    const a = await createResource(alice.api, provider.id);
-    const b = await createResource(alice.api, provider.id);
-    expect(byId((await alice.api.get(`/providers/${provider.id}/resources`)).body.resources)).toEqual(byId([a, b]));
-    expect((await alice.api.get(`/providers/${provider.id}/resources/${b.id}`)).body).toEqual({ resource: b });
-    const patched = await alice.api.patch(`/providers/${provider.id}/resources/${b.id}`, {
+    const provider = await createProvider(world.alice.api);
+    const a = await createResource(world.alice.api, provider.id);
+    const b = await createResource(world.alice.api, provider.id);
+    expect(byId((await world.alice.api.get(`/providers/${provider.id}/resources`)).body.resources)).toEqual(
+      byId([a, b]),
+    );
+    expect((await world.alice.api.get(`/providers/${provider.id}/resources/${b.id}`)).body).toEqual({ resource: b });
+    const patched = await world.alice.api.patch(`/providers/${provider.id}/resources/${b.id}`, {
       resource: { mimeType: "application/json; charset=utf-8", size: 0 },
     });
     expectStatus(patched, 200);
@@ -192,8 +187,8 @@ describe("resources", () => {
       updatedAt: patched.body.resource.updatedAt,
     });
     expect(await versionOf(provider.id)).toBe(4);
-    expectNoContent(await alice.api.delete(`/providers/${provider.id}/resources/${a.id}`));
-    expect((await alice.api.get(`/providers/${provider.id}/resources`)).body).toEqual({
+    expectNoContent(await world.alice.api.delete(`/providers/${provider.id}/resources/${a.id}`));
+    expect((await world.alice.api.get(`/providers/${provider.id}/resources`)).body).toEqual({
       resources: [patched.body.resource],
     });
     expect(await versionOf(provider.id)).toBe(5);
@@ -214,26 +209,28 @@ describe("resources", () => {
     ],
     ["unknown field", { url: "https://x.example" }, "resource.url"],
   ])("%s answers 400 at %s", async (_label, fields, path) => {
-    const provider = await createProvider(alice.api);
-    const res = await alice.api.post(`/providers/${provider.id}/resources`, { resource: resourceWrite(fields) });
+    const provider = await createProvider(world.alice.api);
+    const res = await world.alice.api.post(`/providers/${provider.id}/resources`, { resource: resourceWrite(fields) });
     expect(expectInvalid(res)).toEqual([path]);
   });
 
   it("resource names are unique per provider; deleting a resource a server uses answers 409 FAILED_PRECONDITION", async () => {
-    const provider = await createProvider(alice.api);
-    const resource = await createResource(alice.api, provider.id);
+    const provider = await createProvider(world.alice.api);
+    const resource = await createResource(world.alice.api, provider.id);
     expectProblem(
-      await alice.api.post(`/providers/${provider.id}/resources`, { resource: resourceWrite({ name: resource.name }) }),
+      await world.alice.api.post(`/providers/${provider.id}/resources`, {
+        resource: resourceWrite({ name: resource.name }),
+      }),
       409,
       "ALREADY_EXISTS",
     );
-    const server = await createServer(alice.api, { resources: [{ id: resource.id }] });
+    const server = await createServer(world.alice.api, { resources: [{ id: resource.id }] });
     const body = expectProblem(
-      await alice.api.delete(`/providers/${provider.id}/resources/${resource.id}`),
+      await world.alice.api.delete(`/providers/${provider.id}/resources/${resource.id}`),
       409,
       "FAILED_PRECONDITION",
     );
     expect(body.references).toEqual([server.id]);
-    expectStatus(await alice.api.get(`/providers/${provider.id}/resources/${resource.id}`), 200);
+    expectStatus(await world.alice.api.get(`/providers/${provider.id}/resources/${resource.id}`), 200);
   });
 });

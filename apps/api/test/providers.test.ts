@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { describe, expect, it } from "vitest";
+import { serviceForFile } from "./support/file-service.js";
 import { expectCreated, expectInvalid, expectProblem, expectStatus, ID, TIMESTAMP } from "./support/problems.js";
 import { createProvider, createTool, fetchRecord, providerWrite, unknownId } from "./support/records.js";
 
 // Providers: spec §4 (POST/GET /providers, GET/PATCH/DELETE /providers/{id}) and docs/api-rules.md §§6, 7, 9.
 // Listing and paging are in pagination.test.ts.
 
-let svc: TestService;
-let alice: Tenant;
+const world = serviceForFile({ alice: "providers" });
 
-beforeAll(async () => {
-  svc = await startTestService();
-  alice = await svc.tenant("providers");
-});
-afterAll(() => svc?.close());
-
-const storedProvider = (id: string) => svc.inspect((tx) => tx.findProvider(id));
+const storedProvider = (id: string) => world.svc.inspect((tx) => tx.findProvider(id));
 
 describe("create and read", () => {
   it('POST /providers answers 201 with Location, ETag W/"1" and the defaults', async () => {
-    const res = await alice.api.post("/providers", {
+    const res = await world.alice.api.post("/providers", {
       provider: { name: " GitHub ", baseURL: "https://api.github.com/v3" },
     });
     const provider = res.body.provider;
@@ -46,15 +39,15 @@ describe("create and read", () => {
   });
 
   it("GET /providers/{id} answers 200 with ETag, the record and its tools", async () => {
-    const provider = await createProvider(alice.api, {
+    const provider = await createProvider(world.alice.api, {
       description: "an API",
       documentURL: "https://docs.example.com",
       iconURL: "https://example.com/icon.png",
       visibilityType: "PUBLIC",
       apiType: "REST",
     });
-    const tool = await createTool(alice.api, provider.id);
-    const res = await alice.api.get(`/providers/${provider.id}`);
+    const tool = await createTool(world.alice.api, provider.id);
+    const res = await world.alice.api.get(`/providers/${provider.id}`);
     expectStatus(res, 200);
     expect(res.headers.get("etag")).toBe('W/"2"');
     expect(res.body).toEqual({
@@ -69,26 +62,26 @@ describe("create and read", () => {
     ["https://wwwx.example.com", "WWWX_EXAMPLE_COM"],
     ["http://127.0.0.1:9000", "_127_0_0_1"],
   ])("secretPrefix of %s is %s", async (baseURL, prefix) => {
-    const provider = await createProvider(alice.api, { baseURL });
+    const provider = await createProvider(world.alice.api, { baseURL });
     expect(provider.secretPrefix).toBe(prefix);
   });
 
   it("secretPrefix never changes, not even when baseURL moves to another host", async () => {
-    const provider = await createProvider(alice.api, { baseURL: "https://api.stripe.com" });
-    const res = await alice.api.patch(`/providers/${provider.id}`, {
+    const provider = await createProvider(world.alice.api, { baseURL: "https://api.stripe.com" });
+    const res = await world.alice.api.patch(`/providers/${provider.id}`, {
       provider: { baseURL: "https://api.other.org/v2" },
     });
     expectStatus(res, 200);
     expect(res.body.provider.baseURL).toBe("https://api.other.org/v2");
     expect(res.body.provider.secretPrefix).toBe("API_STRIPE_COM");
     // A client-sent secretPrefix is output-only and ignored.
-    const again = await alice.api.patch(`/providers/${provider.id}`, { provider: { secretPrefix: "MINE" } });
+    const again = await world.alice.api.patch(`/providers/${provider.id}`, { provider: { secretPrefix: "MINE" } });
     expectStatus(again, 200);
     expect(again.body.provider.secretPrefix).toBe("API_STRIPE_COM");
   });
 
   it("output-only fields in a write are ignored", async () => {
-    const res = await alice.api.post("/providers", {
+    const res = await world.alice.api.post("/providers", {
       provider: providerWrite({
         id: "AAAAAAAAAAA",
         createdAt: "2001-01-01T00:00:00.000Z",
@@ -114,7 +107,7 @@ describe("oauth2Config", () => {
   };
 
   it("is returned without clientSecret, which is stored encrypted", async () => {
-    const res = await alice.api.post("/providers", { provider: providerWrite({ oauth2Config: config }) });
+    const res = await world.alice.api.post("/providers", { provider: providerWrite({ oauth2Config: config }) });
     expectStatus(res, 201);
     expect(res.body.provider.oauth2Config).toEqual({
       clientID: "client-1",
@@ -122,10 +115,10 @@ describe("oauth2Config", () => {
       tokenURL: "https://auth.example.com/token",
     });
     expect(res.text).not.toContain(config.clientSecret);
-    const got = await alice.api.get(`/providers/${res.body.provider.id}`);
+    const got = await world.alice.api.get(`/providers/${res.body.provider.id}`);
     expect(got.text).not.toContain(config.clientSecret);
     expect(got.body.provider.oauth2Config).toEqual(res.body.provider.oauth2Config);
-    const list = await alice.api.get(`/providers?nameContains=${encodeURIComponent(res.body.provider.name)}`);
+    const list = await world.alice.api.get(`/providers?nameContains=${encodeURIComponent(res.body.provider.name)}`);
     expect(list.text).not.toContain(config.clientSecret);
     const row = await storedProvider(res.body.provider.id);
     expect(row?.oauth2Config?.clientSecretCipher).toEqual(expect.any(String));
@@ -133,9 +126,9 @@ describe("oauth2Config", () => {
   });
 
   it("a PATCH whose oauth2Config omits clientSecret keeps the stored one", async () => {
-    const provider = await createProvider(alice.api, { oauth2Config: config });
+    const provider = await createProvider(world.alice.api, { oauth2Config: config });
     const before = await storedProvider(provider.id);
-    const res = await alice.api.patch(`/providers/${provider.id}`, {
+    const res = await world.alice.api.patch(`/providers/${provider.id}`, {
       provider: { oauth2Config: { clientID: "client-2", tokenURL: "https://auth.example.com/token2" } },
     });
     expectStatus(res, 200);
@@ -148,30 +141,32 @@ describe("oauth2Config", () => {
     const after = await storedProvider(provider.id);
     expect(after?.oauth2Config?.clientSecretCipher).toBe(before?.oauth2Config?.clientSecretCipher);
     // A PATCH of another field keeps the whole config.
-    await alice.api.patch(`/providers/${provider.id}`, { provider: { description: "other field" } });
+    await world.alice.api.patch(`/providers/${provider.id}`, { provider: { description: "other field" } });
     expect((await storedProvider(provider.id))?.oauth2Config?.clientSecretCipher).toBe(
       before?.oauth2Config?.clientSecretCipher,
     );
     // A new secret replaces it.
-    await alice.api.patch(`/providers/${provider.id}`, { provider: { oauth2Config: { clientSecret: "rotated" } } });
+    await world.alice.api.patch(`/providers/${provider.id}`, {
+      provider: { oauth2Config: { clientSecret: "rotated" } },
+    });
     const rotated = await storedProvider(provider.id);
     expect(rotated?.oauth2Config?.clientSecretCipher).not.toBe(before?.oauth2Config?.clientSecretCipher);
     expect(rotated?.oauth2Config?.clientID).toBe("client-2");
   });
 
   it('"oauth2Config": null removes the config', async () => {
-    const provider = await createProvider(alice.api, { oauth2Config: config });
-    const res = await alice.api.patch(`/providers/${provider.id}`, { provider: { oauth2Config: null } });
+    const provider = await createProvider(world.alice.api, { oauth2Config: config });
+    const res = await world.alice.api.patch(`/providers/${provider.id}`, { provider: { oauth2Config: null } });
     expectStatus(res, 200);
     expect("oauth2Config" in res.body.provider).toBe(false);
     expect(res.body.provider.version).toBe(2);
-    expect("oauth2Config" in (await fetchRecord(alice.api, `/providers/${provider.id}`, "provider"))).toBe(false);
+    expect("oauth2Config" in (await fetchRecord(world.alice.api, `/providers/${provider.id}`, "provider"))).toBe(false);
     expect((await storedProvider(provider.id))?.oauth2Config).toBeNull();
   });
 
   it("refuses non-http(s) URLs and unknown fields inside it", async () => {
     const paths = expectInvalid(
-      await alice.api.post("/providers", {
+      await world.alice.api.post("/providers", {
         provider: providerWrite({
           oauth2Config: { clientID: 5, authURL: "javascript:alert(1)", tokenURL: "/relative", secret: "x" },
         }),
@@ -190,7 +185,7 @@ describe("oauth2Config", () => {
 
 describe("validation", () => {
   it("name and baseURL are required on create, reported together", async () => {
-    expect(expectInvalid(await alice.api.post("/providers", { provider: { description: "x" } })).sort()).toEqual([
+    expect(expectInvalid(await world.alice.api.post("/providers", { provider: { description: "x" } })).sort()).toEqual([
       "provider.baseURL",
       "provider.name",
     ]);
@@ -212,13 +207,13 @@ describe("validation", () => {
     ["description over 10,000", { description: "d".repeat(10_001) }, "provider.description"],
     ["unknown field (typo)", { baseUrl: "https://x.example" }, "provider.baseUrl"],
   ])("%s answers 400 at %s", async (_label, fields, path) => {
-    const res = await alice.api.post("/providers", { provider: providerWrite(fields) });
+    const res = await world.alice.api.post("/providers", { provider: providerWrite(fields) });
     expect(expectInvalid(res)).toEqual([path]);
   });
 
   it("several problems are reported together", async () => {
     const paths = expectInvalid(
-      await alice.api.post("/providers", {
+      await world.alice.api.post("/providers", {
         provider: { name: "", baseURL: "nope", apiType: "INVALID", visibilityType: "INVALID", extra: true },
       }),
     );
@@ -228,40 +223,44 @@ describe("validation", () => {
   });
 
   it("PATCH is validated the same way and changes nothing when invalid", async () => {
-    const provider = await createProvider(alice.api);
+    const provider = await createProvider(world.alice.api);
     const paths = expectInvalid(
-      await alice.api.patch(`/providers/${provider.id}`, {
+      await world.alice.api.patch(`/providers/${provider.id}`, {
         provider: { name: "fine name", visibilityType: "INVALID", tools: [], iconURL: "x" },
       }),
     );
     expect(paths.sort()).toEqual(["provider.iconURL", "provider.visibilityType"]);
-    expect(await fetchRecord(alice.api, `/providers/${provider.id}`, "provider")).toEqual(provider);
+    expect(await fetchRecord(world.alice.api, `/providers/${provider.id}`, "provider")).toEqual(provider);
   });
 
   it("a provider name is unique per tenant: 409 ALREADY_EXISTS on create and rename; other tenants may use it", async () => {
-    const provider = await createProvider(alice.api);
+    const provider = await createProvider(world.alice.api);
     expectProblem(
-      await alice.api.post("/providers", { provider: providerWrite({ name: provider.name }) }),
+      await world.alice.api.post("/providers", { provider: providerWrite({ name: provider.name }) }),
       409,
       "ALREADY_EXISTS",
     );
-    const other = await createProvider(alice.api);
+    const other = await createProvider(world.alice.api);
     expectProblem(
-      await alice.api.patch(`/providers/${other.id}`, { provider: { name: provider.name } }),
+      await world.alice.api.patch(`/providers/${other.id}`, { provider: { name: provider.name } }),
       409,
       "ALREADY_EXISTS",
     );
-    expect(await fetchRecord(alice.api, `/providers/${other.id}`, "provider")).toEqual(other);
-    const bob = await svc.tenant("bob");
+    expect(await fetchRecord(world.alice.api, `/providers/${other.id}`, "provider")).toEqual(other);
+    const bob = await world.svc.tenant("bob");
     expectStatus(await bob.api.post("/providers", { provider: providerWrite({ name: provider.name }) }), 201);
   });
 
   it("unknown ids answer 404, malformed ids 400", async () => {
-    expectProblem(await alice.api.get(`/providers/${unknownId()}`), 404, "NOT_FOUND");
-    expectProblem(await alice.api.patch(`/providers/${unknownId()}`, { provider: { name: "x" } }), 404, "NOT_FOUND");
-    expectProblem(await alice.api.delete(`/providers/${unknownId()}`), 404, "NOT_FOUND");
-    expect(expectInvalid(await alice.api.get("/providers/abc"))).toEqual(["id"]);
-    expect(expectInvalid(await alice.api.patch("/providers/abc", { provider: { name: "x" } }))).toEqual(["id"]);
-    expect(expectInvalid(await alice.api.delete("/providers/%20%20%20%20%20%20%20%20%20%20%20"))).toEqual(["id"]);
+    expectProblem(await world.alice.api.get(`/providers/${unknownId()}`), 404, "NOT_FOUND");
+    expectProblem(
+      await world.alice.api.patch(`/providers/${unknownId()}`, { provider: { name: "x" } }),
+      404,
+      "NOT_FOUND",
+    );
+    expectProblem(await world.alice.api.delete(`/providers/${unknownId()}`), 404, "NOT_FOUND");
+    expect(expectInvalid(await world.alice.api.get("/providers/abc"))).toEqual(["id"]);
+    expect(expectInvalid(await world.alice.api.patch("/providers/abc", { provider: { name: "x" } }))).toEqual(["id"]);
+    expect(expectInvalid(await world.alice.api.delete("/providers/%20%20%20%20%20%20%20%20%20%20%20"))).toEqual(["id"]);
   });
 });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { describe, expect, it } from "vitest";
+import { serviceForFile } from "./support/file-service.js";
 import { expectInvalid, expectStatus } from "./support/problems.js";
 import {
   createProvider,
@@ -18,21 +18,12 @@ import {
 // the suite is validated against the OpenAPI document, so an extra field such as a leaked clientSecret fails
 // any test), and the harness fails any answer that repeats a planted secret. Here: the attacks one by one.
 
-let svc: TestService;
-let alice: Tenant;
-let bob: Tenant;
-
-beforeAll(async () => {
-  svc = await startTestService();
-  alice = await svc.tenant("alice");
-  bob = await svc.tenant("bob");
-});
-afterAll(() => svc?.close());
+const world = serviceForFile({ alice: "alice", bob: "bob" });
 
 describe("output-only fields in a write are ignored, never applied", () => {
   it("a provider create cannot choose its id, times, version, secretPrefix or tools", async () => {
-    const victim = await createProvider(bob.api);
-    const res = await alice.api.post("/providers", {
+    const victim = await createProvider(world.bob.api);
+    const res = await world.alice.api.post("/providers", {
       provider: providerWrite({
         id: victim.id,
         createdAt: "2000-01-01T00:00:00.000Z",
@@ -50,12 +41,12 @@ describe("output-only fields in a write are ignored, never applied", () => {
     expect(p.tools).toEqual([]);
     expect(p.createdAt).not.toBe("2000-01-01T00:00:00.000Z");
     // bob's provider is untouched.
-    expect(await fetchRecord(bob.api, `/providers/${victim.id}`, "provider")).toEqual(victim);
+    expect(await fetchRecord(world.bob.api, `/providers/${victim.id}`, "provider")).toEqual(victim);
   });
 
   it("a PATCH cannot move a record to another id or rewrite its secretPrefix", async () => {
-    const provider = await createProvider(alice.api);
-    const res = await alice.api.patch(`/providers/${provider.id}`, {
+    const provider = await createProvider(world.alice.api);
+    const res = await world.alice.api.patch(`/providers/${provider.id}`, {
       provider: { id: unknownId(), secretPrefix: "STOLEN", description: "patched" },
     });
     expectStatus(res, 200);
@@ -67,25 +58,27 @@ describe("output-only fields in a write are ignored, never applied", () => {
   });
 
   it("a tool create cannot attach itself to another provider through providerID", async () => {
-    const mine = await createProvider(alice.api);
-    const theirs = await createProvider(bob.api);
-    const res = await alice.api.post(`/providers/${mine.id}/tools`, { tool: toolWrite({ providerID: theirs.id }) });
+    const mine = await createProvider(world.alice.api);
+    const theirs = await createProvider(world.bob.api);
+    const res = await world.alice.api.post(`/providers/${mine.id}/tools`, {
+      tool: toolWrite({ providerID: theirs.id }),
+    });
     expectStatus(res, 201);
     expect(res.body.tool.providerID).toBe(mine.id);
-    expect((await bob.api.get(`/providers/${theirs.id}/tools`)).body.tools).toEqual([]);
+    expect((await world.bob.api.get(`/providers/${theirs.id}/tools`)).body.tools).toEqual([]);
   });
 
   it("a server token create cannot choose its value, server or id", async () => {
-    const server = await createServer(alice.api);
-    const other = await createServer(alice.api);
+    const server = await createServer(world.alice.api);
+    const other = await createServer(world.alice.api);
     const chosen = "mcps_chosenByTheAttacker000000000000000";
-    const res = await alice.api.post(`/servers/${server.id}/tokens`, {
+    const res = await world.alice.api.post(`/servers/${server.id}/tokens`, {
       token: { name: "mine", value: chosen, serverID: other.id, id: unknownId() },
     });
     expectStatus(res, 201);
     expect(res.body.token.value).not.toBe(chosen);
     expect(res.body.token.serverID).toBe(server.id);
-    expect((await alice.api.get(`/servers/${other.id}/tokens`)).body.tokens).toEqual([]);
+    expect((await world.alice.api.get(`/servers/${other.id}/tokens`)).body.tokens).toEqual([]);
   });
 });
 
@@ -97,25 +90,27 @@ describe("fields nobody may write are refused by name (400)", () => {
     ["/servers", { server: { name: "s", isAdmin: true } }, "server.isAdmin"],
     ["/variables", { variable: { type: "ENV", name: "X_TENANT", value: "v", tenant: "bob" } }, "variable.tenant"],
   ])("POST %s with %j", async (path, body, field) => {
-    expect(expectInvalid(await alice.api.post(path, body))).toContain(field);
+    expect(expectInvalid(await world.alice.api.post(path, body))).toContain(field);
   });
 
   it("a token's stored hash, and a variable's type or name on PATCH (a SECRET cannot be turned into ENV)", async () => {
-    const server = await createServer(alice.api);
+    const server = await createServer(world.alice.api);
     expect(
-      expectInvalid(await alice.api.post(`/servers/${server.id}/tokens`, { token: { name: "t", valueHash: "00" } })),
+      expectInvalid(
+        await world.alice.api.post(`/servers/${server.id}/tokens`, { token: { name: "t", valueHash: "00" } }),
+      ),
     ).toContain("token.valueHash");
-    const secret = await createVariable(alice.api, { type: "SECRET", value: "hidden-value-1234567890" });
-    const res = await alice.api.patch(`/variables/${secret.id}`, { variable: { type: "ENV", value: "x" } });
+    const secret = await createVariable(world.alice.api, { type: "SECRET", value: "hidden-value-1234567890" });
+    const res = await world.alice.api.patch(`/variables/${secret.id}`, { variable: { type: "ENV", value: "x" } });
     expect(expectInvalid(res)).toContain("variable.type");
-    expect((await fetchRecord(alice.api, `/variables/${secret.id}`, "variable")).value).toBe("***");
+    expect((await fetchRecord(world.alice.api, `/variables/${secret.id}`, "variable")).value).toBe("***");
   });
 });
 
 describe("secrets are never read back", () => {
   it("clientSecret is absent from the provider, its list, and every server that embeds it", async () => {
     const clientSecret = "api3-client-secret-0123456789abcdef";
-    const provider = await createProvider(alice.api, {
+    const provider = await createProvider(world.alice.api, {
       oauth2Config: {
         clientID: "id",
         clientSecret,
@@ -123,10 +118,10 @@ describe("secrets are never read back", () => {
         tokenURL: "https://a.example/token",
       },
     });
-    await createTool(alice.api, provider.id);
-    const server = await createServer(alice.api, { providers: [{ id: provider.id }] });
+    await createTool(world.alice.api, provider.id);
+    const server = await createServer(world.alice.api, { providers: [{ id: provider.id }] });
     for (const path of [`/providers/${provider.id}`, "/providers", `/servers/${server.id}`, "/servers"]) {
-      const res = await alice.api.get(path);
+      const res = await world.alice.api.get(path);
       expectStatus(res, 200);
       expect(res.text).not.toContain(clientSecret);
       expect(res.text).not.toContain("clientSecret");
@@ -135,15 +130,15 @@ describe("secrets are never read back", () => {
 
   it('SECRET values read as "***" everywhere; server token values only in their create answer', async () => {
     const value = "api3-secret-variable-fedcba9876543210";
-    const variable = await createVariable(alice.api, { type: "SECRET", value });
+    const variable = await createVariable(world.alice.api, { type: "SECRET", value });
     expect(variable.value).toBe("***");
     for (const path of [`/variables/${variable.id}`, "/variables"])
-      expect((await alice.api.get(path)).text).not.toContain(value);
-    const server = await createServer(alice.api);
-    const token = await createToken(alice.api, server.id);
+      expect((await world.alice.api.get(path)).text).not.toContain(value);
+    const server = await createServer(world.alice.api);
+    const token = await createToken(world.alice.api, server.id);
     expect(token.value).toMatch(/^mcps_/);
     for (const path of [`/servers/${server.id}/tokens`, `/servers/${server.id}/tokens/${token.id}`]) {
-      const res = await alice.api.get(path);
+      const res = await world.alice.api.get(path);
       expect(res.text).not.toContain(token.value);
       expect(res.text).not.toContain('"value"');
     }

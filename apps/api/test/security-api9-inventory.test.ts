@@ -1,7 +1,7 @@
 import { openApiDocument } from "@mcpsm/openapi";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ROUTES } from "../src/http/route-table.js";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 import { expectProblem } from "./support/problems.js";
 import { makeRouteFixture, type RouteFixture } from "./support/route-fixture.js";
 
@@ -13,17 +13,13 @@ import { makeRouteFixture, type RouteFixture } from "./support/route-fixture.js"
 // The MCP runtime's own paths (/mcp/{serverId} and its RFC 9728 metadata, which answers CORS preflights for
 // browser clients by design) follow the MCP specification and are left out of the method sweep.
 
-let svc: TestService;
-let owner: Tenant;
+const world = serviceForFile({ owner: "inventory" });
 let fixture: RouteFixture;
 const doc = openApiDocument();
 
 beforeAll(async () => {
-  svc = await startTestService();
-  owner = await svc.tenant("inventory");
-  fixture = await makeRouteFixture(owner.api);
+  fixture = await makeRouteFixture(world.owner.api);
 });
-afterAll(() => svc?.close());
 
 const isMcpPath = (template: string) =>
   template.startsWith("/mcp/") || template.startsWith("/.well-known/oauth-protected-resource/");
@@ -63,7 +59,7 @@ describe("the document and the service agree", () => {
         const documented = method.toLowerCase() in doc.paths[template];
         // Documented writes are exercised by the rest of the suite; here only the undocumented ones and reads.
         if (documented && method !== "GET") continue;
-        await owner.api.request(method, concrete(template));
+        await world.owner.api.request(method, concrete(template));
         requests++;
       }
     }
@@ -73,14 +69,14 @@ describe("the document and the service agree", () => {
   it("HEAD answers exactly where GET does, with GET's status and no body; OPTIONS is a 405 like any undocumented method", async () => {
     for (const template of Object.keys(doc.paths)) {
       if (isMcpPath(template)) continue;
-      const url = `${svc.url}${concrete(template)}`;
-      const headers = { authorization: `Bearer ${owner.token}` };
+      const url = `${world.svc.url}${concrete(template)}`;
+      const headers = { authorization: `Bearer ${world.owner.token}` };
       const head = await fetch(url, { method: "HEAD", headers });
       const get = await fetch(url, { headers });
       await get.arrayBuffer();
       expect(head.status, template).toBe("get" in doc.paths[template] ? get.status : 405);
       expect(await head.text()).toBe("");
-      const options = await owner.api.request("OPTIONS", concrete(template));
+      const options = await world.owner.api.request("OPTIONS", concrete(template));
       expectProblem(options, 405, "METHOD_NOT_ALLOWED");
     }
   });
@@ -134,6 +130,6 @@ describe("nothing undocumented answers", () => {
   ];
 
   it(`${probes.length} likely paths answer the document's 404`, async () => {
-    for (const path of probes) expectProblem(await owner.api.get(path), 404, "NOT_FOUND");
+    for (const path of probes) expectProblem(await world.owner.api.get(path), 404, "NOT_FOUND");
   });
 });
