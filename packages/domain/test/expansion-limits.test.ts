@@ -9,7 +9,8 @@ import {
   renderPrompt,
   resolveHeaderTemplates,
 } from "../src/public/mcp.js";
-import type { PromptRow, ToolRow } from "../src/public/storage.js";
+import type { PromptRow } from "../src/public/storage.js";
+import { testToolRow } from "../src/public/testing.js";
 
 // Stored content expanded with caller input (issue 10, F2): every expansion is measured before it is built,
 // and refused past its limit. The amplification of each attack is written next to it.
@@ -25,30 +26,7 @@ const prompt = (texts: ReadonlyArray<string>): PromptRow => ({
   messages: texts.map((text) => ({ role: "user" as const, content: { type: "text" as const, text } })),
 });
 
-const tool = (path: string): ToolRow => ({
-  id: "AAAAAAAAAAA",
-  providerId: "BBBBBBBBBBB",
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  method: "GET",
-  path,
-  name: "x",
-  title: "",
-  description: "",
-  pathArgsJSONSchema: null,
-  queryArgsJSONSchema: null,
-  reqBodyJSONSchema: null,
-  reqContentType: "application/json",
-  reqBodyEncoding: {},
-  respBodyJSONSchema: null,
-  outputSchemaMode: "LENIENT",
-  responseFilter: null,
-  headers: [],
-  oauth2Scopes: [],
-  imported: false,
-  operationPath: "",
-  longRunning: false,
-});
+const tool = (path: string) => testToolRow({ path });
 
 describe("prompt rendering limits", () => {
   it("refuses the probe's prompt (10 × 20,000 placeholders) before rendering anything", () => {

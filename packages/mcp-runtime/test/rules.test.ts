@@ -6,38 +6,12 @@ import {
   renderPrompt,
 } from "@mcpsm/domain/mcp";
 import { bearerToken } from "@mcpsm/domain/schemas";
-import type { ToolRow } from "@mcpsm/domain/storage";
+import { testToolRow } from "@mcpsm/domain/testing";
 import { Either } from "effect";
 import { describe, expect, it } from "vitest";
 import { networkPolicy } from "../src/index.js";
 
 // The pure rules behind tools/call, prompts/get and the network policy, one case per line.
-
-const tool = (over: Partial<ToolRow>): ToolRow => ({
-  id: "AAAAAAAAAAA",
-  providerId: "BBBBBBBBBBB",
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  method: "GET",
-  path: "/x",
-  name: "x",
-  title: "",
-  description: "",
-  pathArgsJSONSchema: null,
-  queryArgsJSONSchema: null,
-  reqBodyJSONSchema: null,
-  reqContentType: "application/json",
-  reqBodyEncoding: {},
-  respBodyJSONSchema: null,
-  outputSchemaMode: "LENIENT",
-  responseFilter: null,
-  headers: [],
-  oauth2Scopes: [],
-  imported: false,
-  operationPath: "",
-  longRunning: false,
-  ...over,
-});
 
 describe("network policy", () => {
   const strict = networkPolicy([]);
@@ -96,14 +70,14 @@ describe("network policy", () => {
 
 describe("upstream request plan", () => {
   it("joins the base path, encodes placeholders and repeats array query keys", () => {
-    const planned = planUpstreamRequest("https://api.example.com/v3/", tool({ path: "/repos/{owner}/{repo}" }), {
+    const planned = planUpstreamRequest("https://api.example.com/v3/", testToolRow({ path: "/repos/{owner}/{repo}" }), {
       pathArgs: { owner: "a b", repo: "x/y" },
       queryArgs: { q: ["1", 2, true], skip: null },
     });
     expect(Either.getOrThrow(planned).url.href).toBe("https://api.example.com/v3/repos/a%20b/x%2Fy?q=1&q=2&q=true");
   });
   it("keeps the base URL's own query, refuses objects in a path, sends query objects with bracket keys", () => {
-    const planned = planUpstreamRequest("https://api.example.com/?key=1", tool({ path: "/a/{id}" }), {
+    const planned = planUpstreamRequest("https://api.example.com/?key=1", testToolRow({ path: "/a/{id}" }), {
       pathArgs: { id: { nested: 1 } },
       queryArgs: { f: ["a", { b: 1 }] },
     });
@@ -113,7 +87,7 @@ describe("upstream request plan", () => {
       if (planned.left._tag === "InvalidArgument")
         expect(planned.left.errors.map((p) => p.path)).toEqual(["pathArgs.id"]);
     }
-    const fine = planUpstreamRequest("https://api.example.com/?key=1", tool({ path: "/a" }), {
+    const fine = planUpstreamRequest("https://api.example.com/?key=1", testToolRow({ path: "/a" }), {
       queryArgs: { b: 2, f: ["a", { b: 1 }], created: { gt: 1 } },
     });
     expect(Either.getOrThrow(fine).url.href).toBe(
@@ -121,9 +95,9 @@ describe("upstream request plan", () => {
     );
   });
   it("sends no body with GET or HEAD", () => {
-    const get = planUpstreamRequest("https://e.com", tool({ method: "GET" }), { bodyArgs: { a: 1 } });
+    const get = planUpstreamRequest("https://e.com", testToolRow({ method: "GET" }), { bodyArgs: { a: 1 } });
     expect(Either.getOrThrow(get).body).toBeUndefined();
-    const post = planUpstreamRequest("https://e.com", tool({ method: "POST" }), { bodyArgs: [1, 2] });
+    const post = planUpstreamRequest("https://e.com", testToolRow({ method: "POST" }), { bodyArgs: [1, 2] });
     expect(Either.getOrThrow(post).body).toEqual({ kind: "bytes", contentType: "application/json", data: "[1,2]" });
   });
 });
