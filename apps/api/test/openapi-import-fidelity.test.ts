@@ -1,6 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 import { type RecordingUpstream, startRecordingUpstream } from "./support/recording-upstream.js";
 
 // Import fidelity over HTTP (docs/api-rules.md §15a), the mapping half: a tool whose schemas share a schema
@@ -8,8 +8,7 @@ import { type RecordingUpstream, startRecordingUpstream } from "./support/record
 // local upstream; descriptions without an absolute server; re-sync stores and matches the path as written
 // (on the test store: PostgreSQL when TEST_DATABASE_URL is set).
 
-let svc: TestService;
-let alice: Tenant;
+const world = serviceForFile({ alice: "fidelity" }, { mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
 let upstream: RecordingUpstream;
 let upstreamUrl: string;
 
@@ -51,18 +50,13 @@ beforeAll(async () => {
     "/specs/relative.json": () => ({ ...shop(), servers: [{ url: "/api/v2" }] }),
   });
   upstreamUrl = upstream.url;
-  svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
-  alice = await svc.tenant("fidelity");
 });
 
-afterAll(async () => {
-  await svc?.close();
-  await upstream?.close();
-});
+afterAll(() => upstream?.close());
 
 describe("imported tools with $defs and fixed query pairs", () => {
   it("are stored, listed with their references rebased, validated and called end to end", async () => {
-    const res = await alice.api.post("/providers/import", { import: { document: shop() } });
+    const res = await world.alice.api.post("/providers/import", { import: { document: shop() } });
     expect(res.status).toBe(201);
     const provider = res.body.provider;
     expect(res.body.report.skipped).toEqual([]);
@@ -71,17 +65,19 @@ describe("imported tools with $defs and fixed query pairs", () => {
       Address: { type: "object", required: ["city"], properties: { city: { type: "string" } } },
     });
     // A tool written back with its $defs is accepted as any tool schema is.
-    const put = await alice.api.patch(`/providers/${provider.id}/tools/${order.id}`, {
+    const put = await world.alice.api.patch(`/providers/${provider.id}/tools/${order.id}`, {
       tool: { reqBodyJSONSchema: order.reqBodyJSONSchema },
     });
     expect(put.status).toBe(200);
 
-    const server = await alice.api.post("/servers", { server: { name: "Shop", providers: [{ id: provider.id }] } });
-    const token = (await alice.api.post(`/servers/${server.body.server.id}/tokens`, { token: { name: "agent" } })).body
-      .token.value;
+    const server = await world.alice.api.post("/servers", {
+      server: { name: "Shop", providers: [{ id: provider.id }] },
+    });
+    const token = (await world.alice.api.post(`/servers/${server.body.server.id}/tokens`, { token: { name: "agent" } }))
+      .body.token.value;
     const client = new Client({ name: "fidelity-test", version: "1" });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${server.body.server.id}`), {
+      new StreamableHTTPClientTransport(new URL(`${world.svc.url}/mcp/${server.body.server.id}`), {
         requestInit: { headers: { Authorization: `Bearer ${token}` } },
       }),
     );
@@ -123,7 +119,7 @@ describe("imported tools with $defs and fixed query pairs", () => {
     await client.close();
 
     // Re-sync keeps each fragment variant on its own tool.
-    const again = await alice.api.post(`/providers/${provider.id}/import`, { import: { document: shop() } });
+    const again = await world.alice.api.post(`/providers/${provider.id}/import`, { import: { document: shop() } });
     expect(again.status).toBe(200);
     expect(again.body.report).toMatchObject({ added: [], removed: [], unchanged: 4 });
   });
@@ -133,19 +129,19 @@ describe("descriptions without an absolute server", () => {
   const serverless = () => ({ ...shop(), servers: undefined });
 
   it("a dry run answers 200 with a warning; the import answers 400 naming import.provider.baseURL", async () => {
-    const dry = await alice.api.post("/providers/import", { import: { document: serverless(), dryRun: true } });
+    const dry = await world.alice.api.post("/providers/import", { import: { document: serverless(), dryRun: true } });
     expect(dry.status).toBe(200);
     expect(dry.body.report.warnings[0]).toEqual({
       path: "import.document.servers",
       message: expect.stringContaining("import.provider.baseURL"),
     });
-    const real = await alice.api.post("/providers/import", { import: { document: serverless() } });
+    const real = await world.alice.api.post("/providers/import", { import: { document: serverless() } });
     expect(real.status).toBe(400);
     expect(real.body.errors).toEqual([{ path: "import.provider.baseURL", message: expect.any(String) }]);
   });
 
   it("import.url resolves a relative server against the URL", async () => {
-    const made = await alice.api.post("/providers/import", {
+    const made = await world.alice.api.post("/providers/import", {
       import: { url: `${upstreamUrl}/specs/relative.json`, provider: { name: "Relative" } },
     });
     expect(made.status).toBe(201);

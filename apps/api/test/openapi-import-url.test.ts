@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type Loopback, listenOnLoopback } from "./support/loopback.js";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { startTestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 
 // `import.url` of POST /providers/import and POST /providers/{id}/import (docs/api-rules.md §15, an extension
 // of this service): the service fetches the description under the upstream address policy. The test service
 // allows loopback (as every local-upstream test does); link-local stays refused.
 
-let svc: TestService;
-let alice: Tenant;
+const world = serviceForFile({ alice: "url-importer" }, { mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
 let host: Loopback;
 let base: string;
 let title = "Pet Shop";
@@ -33,17 +33,12 @@ beforeAll(async () => {
     else res.writeHead(404).end("not here");
   });
   base = host.url;
-  svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
-  alice = await svc.tenant("url-importer");
 });
 
-afterAll(async () => {
-  await svc?.close();
-  await host?.close();
-});
+afterAll(() => host?.close());
 
 const urlProblem = async (body: unknown) => {
-  const res = await alice.api.post("/providers/import", body);
+  const res = await world.alice.api.post("/providers/import", body);
   expect(res.status).toBe(400);
   expect(res.body.code).toBe("INVALID_ARGUMENT");
   return res.body.errors as Array<{ path: string; message: string }>;
@@ -51,17 +46,17 @@ const urlProblem = async (body: unknown) => {
 
 describe("import.url", () => {
   it("imports a description the service fetches (following a redirect), dry run and for real", async () => {
-    const dry = await alice.api.post("/providers/import", { import: { url: `${base}/moved`, dryRun: true } });
+    const dry = await world.alice.api.post("/providers/import", { import: { url: `${base}/moved`, dryRun: true } });
     expect(dry.status).toBe(200);
     expect(dry.body.report.added.map((t: { name: string }) => t.name)).toEqual(["listPets", "dropPet"]);
-    expect((await alice.api.get("/providers")).body.providers).toEqual([]);
-    const made = await alice.api.post("/providers/import", { import: { url: `${base}/pets.yaml` } });
+    expect((await world.alice.api.get("/providers")).body.providers).toEqual([]);
+    const made = await world.alice.api.post("/providers/import", { import: { url: `${base}/pets.yaml` } });
     expect(made.status).toBe(201);
     expect(made.body.provider.name).toBe("Pet Shop");
     expect(made.body.provider.documentURL).toBe(`${base}/pets.yaml`);
     expect(made.body.provider.tools).toHaveLength(2);
     title = "Pet Shop 2";
-    const resync = await alice.api.post(`/providers/${made.body.provider.id}/import`, {
+    const resync = await world.alice.api.post(`/providers/${made.body.provider.id}/import`, {
       import: { url: `${base}/pets.yaml` },
     });
     expect(resync.status).toBe(200);
@@ -75,7 +70,7 @@ describe("import.url", () => {
     expect(both[0]?.message).toMatch(/not both/);
     const neither = await urlProblem({ import: { dryRun: true } });
     expect(neither.map((p) => p.path)).toEqual(["import.document", "import.url"]);
-    const resyncBoth = await alice.api.post("/providers/00000000000000000000000000/import", {
+    const resyncBoth = await world.alice.api.post("/providers/00000000000000000000000000/import", {
       import: { url: `${base}/pets.yaml`, document: petShop() },
     });
     expect(resyncBoth.status).toBe(400);

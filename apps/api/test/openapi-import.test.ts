@@ -1,14 +1,13 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 import { type RecordingUpstream, startRecordingUpstream } from "./support/recording-upstream.js";
 
 // POST /providers/import and POST /providers/{id}/import over HTTP (docs/api-rules.md §15), and an imported
 // tool called end to end through /mcp/{id} against a local upstream that checks what it receives.
 
-let svc: TestService;
-let alice: Tenant;
+const world = serviceForFile({ alice: "importer" }, { mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
 let upstream: RecordingUpstream;
 let upstreamUrl: string;
 
@@ -48,18 +47,13 @@ const petShop = (extraPaths: Record<string, unknown> = {}) =>
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
   upstreamUrl = upstream.url;
-  svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
-  alice = await svc.tenant("importer");
 });
 
-afterAll(async () => {
-  await svc?.close();
-  await upstream?.close();
-});
+afterAll(() => upstream?.close());
 
 describe("POST /providers/import", () => {
   it("a dry run answers 200 with the provider it would create (no id) and stores nothing", async () => {
-    const res = await alice.api.post("/providers/import", { import: { document: petShop(), dryRun: true } });
+    const res = await world.alice.api.post("/providers/import", { import: { document: petShop(), dryRun: true } });
     expect(res.status).toBe(200);
     expect(res.body.provider.id).toBeUndefined();
     expect(res.body.provider.tools.map((t: { name: string }) => t.name)).toEqual(["addToy", "listToys"]);
@@ -75,11 +69,11 @@ describe("POST /providers/import", () => {
       skipped: [],
       warnings: [],
     });
-    expect((await alice.api.get("/providers")).body.providers).toEqual([]);
+    expect((await world.alice.api.get("/providers")).body.providers).toEqual([]);
   });
 
   it("bad descriptions answer 400 with every problem located", async () => {
-    const res = await alice.api.post("/providers/import", {
+    const res = await world.alice.api.post("/providers/import", {
       import: {
         document: {
           openapi: "3.0.0",
@@ -100,47 +94,51 @@ describe("POST /providers/import", () => {
         message: "$ref '#/gone' points to nothing in the document",
       },
     ]);
-    const unknown = await alice.api.post("/providers/import", { import: { document: petShop(), dryrun: true } });
+    const unknown = await world.alice.api.post("/providers/import", { import: { document: petShop(), dryrun: true } });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors).toEqual([{ path: "import.dryrun", message: "unknown field" }]);
   });
 
   it("takes bodies up to 16 MiB on the import routes only; the description itself up to 10 MiB", async () => {
     const padding = "x".repeat(2 * 1024 * 1024);
-    const twoMiB = await alice.api.post("/providers/import", {
+    const twoMiB = await world.alice.api.post("/providers/import", {
       import: { document: petShop().replace("Pets and their toys.", padding), dryRun: true },
     });
     expect(twoMiB.status).toBe(200);
-    const elsewhere = await alice.api.post("/providers", {
+    const elsewhere = await world.alice.api.post("/providers", {
       provider: { name: "p", baseURL: upstreamUrl, description: padding },
     });
     expect(elsewhere.status).toBe(413);
-    const elevenMiB = await alice.api.post("/providers/import", { import: { document: "x".repeat(11 * 1024 * 1024) } });
+    const elevenMiB = await world.alice.api.post("/providers/import", {
+      import: { document: "x".repeat(11 * 1024 * 1024) },
+    });
     expect(elevenMiB.status).toBe(400);
     expect(elevenMiB.body.errors).toEqual([
       { path: "import.document", message: "is 11.0 MiB; a description may be at most 10 MiB" },
     ]);
-    const seventeenMiB = await alice.api.post("/providers/import", {
+    const seventeenMiB = await world.alice.api.post("/providers/import", {
       import: { document: "x".repeat(17 * 1024 * 1024) },
     });
     expect(seventeenMiB.status).toBe(413);
   });
 
   it("creates the provider (201, Location), and an imported tool is called end to end through /mcp/{id}", async () => {
-    const res = await alice.api.post("/providers/import", { import: { document: petShop() } });
+    const res = await world.alice.api.post("/providers/import", { import: { document: petShop() } });
     expect(res.status).toBe(201);
     const provider = res.body.provider;
     expect(res.headers.get("location")).toBe(`/providers/${provider.id}`);
     expect(provider).toMatchObject({ name: "Pet Shop", baseURL: `${upstreamUrl}/api`, version: 1 });
-    expect((await alice.api.get(`/providers/${provider.id}`)).body.provider).toEqual(provider);
+    expect((await world.alice.api.get(`/providers/${provider.id}`)).body.provider).toEqual(provider);
 
-    const server = await alice.api.post("/servers", { server: { name: "Pets", providers: [{ id: provider.id }] } });
+    const server = await world.alice.api.post("/servers", {
+      server: { name: "Pets", providers: [{ id: provider.id }] },
+    });
     expect(server.status).toBe(201);
-    const token = (await alice.api.post(`/servers/${server.body.server.id}/tokens`, { token: { name: "agent" } })).body
-      .token.value;
+    const token = (await world.alice.api.post(`/servers/${server.body.server.id}/tokens`, { token: { name: "agent" } }))
+      .body.token.value;
     const client = new Client({ name: "import-test", version: "1" });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${server.body.server.id}`), {
+      new StreamableHTTPClientTransport(new URL(`${world.svc.url}/mcp/${server.body.server.id}`), {
         requestInit: { headers: { Authorization: `Bearer ${token}` } },
       }),
     );
@@ -171,11 +169,11 @@ describe("POST /providers/import", () => {
 describe("POST /providers/{id}/import", () => {
   it("re-syncs: matched tools keep their ids, the version moves once, the report says what changed", async () => {
     const created = (
-      await alice.api.post("/providers/import", {
+      await world.alice.api.post("/providers/import", {
         import: { document: petShop(), provider: { name: "Pet Shop 2" } },
       })
     ).body.provider;
-    const res = await alice.api.post(`/providers/${created.id}/import`, {
+    const res = await world.alice.api.post(`/providers/${created.id}/import`, {
       import: { document: petShop({ "/pets": { get: { operationId: "listPets" } } }) },
     });
     expect(res.status).toBe(200);
@@ -189,11 +187,11 @@ describe("POST /providers/{id}/import", () => {
     expect(res.body.provider.tools.slice(0, 2).map((t: { id: string }) => t.id)).toEqual(
       created.tools.map((t: { id: string }) => t.id),
     );
-    const other = await svc.tenant("other");
+    const other = await world.svc.tenant("other");
     expect((await other.api.post(`/providers/${created.id}/import`, { import: { document: petShop() } })).status).toBe(
       404,
     );
-    const readOnly = svc.client(await svc.token(alice.id, ["provider:read", "provider:create"]));
+    const readOnly = world.svc.client(await world.svc.token(world.alice.id, ["provider:read", "provider:create"]));
     const denied = await readOnly.post(`/providers/${created.id}/import`, { import: { document: petShop() } });
     expect(denied.status).toBe(403);
   });
@@ -206,15 +204,15 @@ describe("POST /providers/{id}/import", () => {
       paths: { "/x": { get: { operationId: first } }, "/y": { get: { operationId: second } }, ...extra },
     });
     const created = (
-      await alice.api.post("/providers/import", {
+      await world.alice.api.post("/providers/import", {
         import: { document: doc("alpha", "beta", { "/z": { delete: { operationId: "gamma" } }, "/w": { put: {} } }) },
       })
     ).body.provider;
     const [x, y, z, w] = created.tools;
-    await alice.api.post("/servers", {
+    await world.alice.api.post("/servers", {
       server: { name: "Swap", providers: [{ id: created.id, tools: [{ id: z.id }] }] },
     });
-    const res = await alice.api.post(`/providers/${created.id}/import`, {
+    const res = await world.alice.api.post(`/providers/${created.id}/import`, {
       import: { document: { ...doc("beta", "alpha"), info: { title: "Swap alpha", version: "2" } } },
     });
     expect(res.status).toBe(200);
@@ -228,7 +226,7 @@ describe("POST /providers/{id}/import", () => {
       kept: [{ name: "gamma", method: "DELETE", path: "/z" }],
       unchanged: 0,
     });
-    const stored = (await alice.api.get(`/providers/${created.id}`)).body.provider;
+    const stored = (await world.alice.api.get(`/providers/${created.id}`)).body.provider;
     expect(stored.tools.map((t: { id: string; name: string }) => [t.id, t.name])).toEqual([
       [x.id, "beta"],
       [y.id, "alpha"],

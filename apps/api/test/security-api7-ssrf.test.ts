@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Loopback, listenOnLoopback } from "./support/loopback.js";
-import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { serviceForFile } from "./support/file-service.js";
 import { expectInvalid, expectStatus } from "./support/problems.js";
 import {
   createProvider,
@@ -37,8 +37,8 @@ const BAD_URLS = [
   `https://${"a".repeat(2100)}.example.com/`,
 ];
 
-let svc: TestService;
-let alice: Tenant;
+// The default network policy: nothing beyond public unicast addresses.
+const world = serviceForFile({ alice: "ssrf" });
 let upstream: Loopback;
 let hits = 0;
 
@@ -48,14 +48,8 @@ beforeAll(async () => {
     res.writeHead(200, { "content-type": "application/json" });
     res.end('{"reached":true}');
   });
-  // The default network policy: nothing beyond public unicast addresses.
-  svc = await startTestService();
-  alice = await svc.tenant("ssrf");
 });
-afterAll(async () => {
-  await svc?.close();
-  await upstream?.close();
-});
+afterAll(() => upstream?.close());
 
 describe("URLs in writes: absolute http(s) only, no credentials", () => {
   const fields: ReadonlyArray<readonly [string, (url: string) => Record<string, unknown>, string]> = [
@@ -75,25 +69,27 @@ describe("URLs in writes: absolute http(s) only, no credentials", () => {
   ];
 
   it(`${fields.length + 1} fields × ${BAD_URLS.length} URLs are refused with 400 naming the field`, async () => {
-    const provider = await createProvider(alice.api);
+    const provider = await createProvider(world.alice.api);
     for (const url of BAD_URLS) {
       for (const [field, body, path] of fields)
-        expect(expectInvalid(await alice.api.post(path, body(url))), `${field} ${url}`).toContain(field);
-      const resource = await alice.api.post(`/providers/${provider.id}/resources`, {
+        expect(expectInvalid(await world.alice.api.post(path, body(url))), `${field} ${url}`).toContain(field);
+      const resource = await world.alice.api.post(`/providers/${provider.id}/resources`, {
         resource: { name: "r", uri: url },
       });
       expect(expectInvalid(resource), url).toContain("resource.uri");
     }
-    expect((await alice.api.get(`/providers?nameContains=${encodeURIComponent("Provider")}`)).body.matchCount).toBe(1);
+    expect(
+      (await world.alice.api.get(`/providers?nameContains=${encodeURIComponent("Provider")}`)).body.matchCount,
+    ).toBe(1);
   });
 
   it("a PATCH is held to the same rule", async () => {
-    const provider = await createProvider(alice.api);
+    const provider = await createProvider(world.alice.api);
     for (const url of BAD_URLS.slice(0, 6))
       expect(
-        expectInvalid(await alice.api.patch(`/providers/${provider.id}`, { provider: { baseURL: url } })),
+        expectInvalid(await world.alice.api.patch(`/providers/${provider.id}`, { provider: { baseURL: url } })),
       ).toContain("provider.baseURL");
-    expectStatus(await alice.api.get(`/providers/${provider.id}`), 200);
+    expectStatus(await world.alice.api.get(`/providers/${provider.id}`), 200);
   });
 });
 
@@ -115,16 +111,16 @@ describe("at call time, internal addresses are refused before connecting (defaul
     const providers: Array<{ id: string }> = [];
     const names: Array<string> = [];
     for (const [i, baseURL] of bases.entries()) {
-      const provider = await createProvider(alice.api, { baseURL });
-      const tool = await createTool(alice.api, provider.id, { name: `reach${i}`, path: "/anything" });
+      const provider = await createProvider(world.alice.api, { baseURL });
+      const tool = await createTool(world.alice.api, provider.id, { name: `reach${i}`, path: "/anything" });
       providers.push({ id: provider.id });
       names.push(tool.name);
     }
-    const server = await createMcpServer(alice.api, { providers });
-    const token = await createToken(alice.api, server.id);
+    const server = await createMcpServer(world.alice.api, { providers });
+    const token = await createToken(world.alice.api, server.id);
     const client = new Client({ name: "ssrf-test", version: "1" });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${server.id}`), {
+      new StreamableHTTPClientTransport(new URL(`${world.svc.url}/mcp/${server.id}`), {
         requestInit: { headers: { Authorization: `Bearer ${token.value}` } },
       }),
     );
