@@ -67,8 +67,7 @@ try {
   );
   // The cache serves reads once the listener hears its own pings (as the service does after start-up).
   const deadline = Date.now() + 30_000;
-  while (!handle.readCache.serving && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  while (!handle.readCache.serving && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 
   const resolution = (name, expected) => async () => {
     for (let i = 0; i < CALLS; i++) {
@@ -101,7 +100,8 @@ try {
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const result = Object.fromEntries(names.map((name) => [name, Number(median(times[name]).toFixed(3))]));
-  for (const name of names) console.log(`${name.padEnd(16)} ${result[name].toFixed(3)} µs per call (median of ${ROUNDS} rounds of ${CALLS})`);
+  for (const name of names)
+    console.log(`${name.padEnd(16)} ${result[name].toFixed(3)} µs per call (median of ${ROUNDS} rounds of ${CALLS})`);
   console.log(JSON.stringify({ usPerCall: result, statementsFree: handle.readCache.size > 0 }));
 } finally {
   await runtime.dispose();
