@@ -12,6 +12,7 @@ import { httpProblems } from "./http/problem-response.js";
 import { callTail } from "./http/call-tail.js";
 import { requestFrame } from "./http/request-frame.js";
 import { ROUTES } from "./http/route-table.js";
+import { routesBySegment } from "./http/segment-routes.js";
 import { sendProblem } from "./http/send-problem.js";
 import { addressRateLimit, corsFor } from "./security/http-guards.js";
 import { type CallerCredentialPages, mountCallerCredentials } from "./http/caller-credential-routes.js";
@@ -140,7 +141,8 @@ export const createApp = (deps: AppDeps): Koa => {
     app.maxIpsCount = deps.trustProxyHops ?? 0;
   }
   // Exact paths only: `/servers/` and `/SERVERS` are not routes (no undocumented spelling answers).
-  const router = new Router({ strict: true, sensitive: true });
+  const routerOptions = { strict: true, sensitive: true };
+  const router = new Router(routerOptions);
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
   });
@@ -218,7 +220,6 @@ export const createApp = (deps: AppDeps): Koa => {
     app.use(addressRateLimit(deps.rateLimiter, deps.mcp === undefined ? undefined : deps.mcp.matches));
   if (deps.oauthServer !== undefined || deps.mcp !== undefined) app.use(nodeEndpoints(deps.oauthServer, deps.mcp));
   app.use(unmatched());
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(routesBySegment(router, routerOptions));
   return app;
 };
