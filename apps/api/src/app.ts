@@ -12,6 +12,7 @@ import { httpProblems } from "./http/problem-response.js";
 import { callTail } from "./http/call-tail.js";
 import { requestFrame } from "./http/request-frame.js";
 import { ROUTES } from "./http/route-table.js";
+import { routesBySegment } from "./http/segment-routes.js";
 import { sendProblem } from "./http/send-problem.js";
 import { addressRateLimit, corsFor } from "./security/http-guards.js";
 import { type CallerCredentialPages, mountCallerCredentials } from "./http/caller-credential-routes.js";
@@ -68,56 +69,66 @@ interface NodeEndpoint {
   readonly handleNode: (req: IncomingMessage, res: ServerResponse) => unknown;
 }
 
-/** Hands the paths of a Node endpoint (the MCP runtime, the OAuth server) to it. */
-const mcpEndpoint =
-  (mcp: NodeEndpoint): Middleware =>
-  async (ctx, next) => {
-    if (!mcp.matches(ctx.path)) return next();
-    // Bounded labels for the metrics: templates, the fixed discovery paths, or the OAuth server's prefix.
-    ctx.state.routeTemplate = ctx.path.startsWith("/mcp/")
-      ? "/mcp/{serverId}"
-      : ctx.path.startsWith("/.well-known/oauth-protected-resource/")
-        ? "/.well-known/oauth-protected-resource/mcp/{serverId}"
-        : DISCOVERY.has(ctx.path)
-          ? ctx.path
-          : "/oauth/*";
-    ctx.respond = false;
-    await mcp.handleNode(ctx.req, ctx.res);
-  };
-
-/** Unknown paths and wrong methods answer in the problem shape too. */
-const unmatched = (): Middleware => async (ctx, next) => {
-  await next();
-  // A plain OPTIONS (not a CORS preflight, which CORS answers before this) is a method no route documents.
-  if (
-    ctx.method === "OPTIONS" &&
-    ctx.status === 200 &&
-    (ctx.body === undefined || ctx.body === null || ctx.body === "")
-  )
-    return sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, ctx.response.get("Allow") || ""));
-  if (ctx.body !== undefined && ctx.body !== null) return;
-  if (ctx.status === 404) sendProblem(ctx, httpProblems.notFound(ctx.path));
-  else if (ctx.status === 405 || ctx.status === 501)
-    sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, ctx.response.get("Allow") || ""));
+/** Hands a request on one of a Node endpoint's paths (the MCP runtime, the OAuth server) to it. */
+const handOver = async (endpoint: NodeEndpoint, ctx: Parameters<Middleware>[0]): Promise<void> => {
+  // Bounded labels for the metrics: templates, the fixed discovery paths, or the OAuth server's prefix.
+  ctx.state.routeTemplate = ctx.path.startsWith("/mcp/")
+    ? "/mcp/{serverId}"
+    : ctx.path.startsWith("/.well-known/oauth-protected-resource/")
+      ? "/.well-known/oauth-protected-resource/mcp/{serverId}"
+      : DISCOVERY.has(ctx.path)
+        ? ctx.path
+        : "/oauth/*";
+  ctx.respond = false;
+  await endpoint.handleNode(ctx.req, ctx.res);
 };
 
 /**
- * A literal path that a parametric route also matches (`/providers/import` and `/providers/:id`) answers only
- * its own methods: without this, `GET /providers/import` would reach getProvider (400, a malformed id) and a
- * wrong method's `Allow` would list the parametric route's methods.
+ * The Node endpoints, in order (the OAuth server, then the MCP runtime), as one plain function: a management
+ * request passes through it with one call, no async frame or promise of its own per endpoint. The discovery
+ * documents are GET-only resources of the service's document (the rest is oidc-provider's).
  */
-const shadowedLiteralPaths = (): Middleware => {
+const nodeEndpoints = (oauthServer: NodeEndpoint | undefined, mcp: NodeEndpoint | undefined): Middleware => {
+  const endpoints = [oauthServer, mcp].filter((e): e is NodeEndpoint => e !== undefined);
+  return (ctx, next) => {
+    const path = ctx.path;
+    if (oauthServer !== undefined && DISCOVERY.has(path) && ctx.method !== "GET" && ctx.method !== "HEAD")
+      return sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, "GET, HEAD"));
+    for (const endpoint of endpoints) if (endpoint.matches(path)) return handOver(endpoint, ctx);
+    return next();
+  };
+};
+
+/**
+ * Unknown paths and wrong methods answer in the problem shape too. A literal path that a parametric route
+ * also matches (`/providers/import` and `/providers/:id`) answers only its own methods: without this,
+ * `GET /providers/import` would reach getProvider (400, a malformed id) and a wrong method's `Allow` would
+ * list the parametric route's methods. One middleware for both: one async frame per request, not two.
+ */
+const unmatched = (): Middleware => {
   const parametric = ROUTES.filter((r) => r.path.includes(":")).map(
     (r) => new RegExp(`^${r.path.replace(/:[^/]+/g, "[^/]+")}$`),
   );
-  const methods = new Map<string, Array<string>>();
+  const shadowed = new Map<string, Array<string>>();
   for (const route of ROUTES)
     if (!route.path.includes(":") && parametric.some((pattern) => pattern.test(route.path)))
-      methods.set(route.path, [...(methods.get(route.path) ?? []), route.method]);
+      shadowed.set(route.path, [...(shadowed.get(route.path) ?? []), route.method]);
   return async (ctx, next) => {
-    const allowed = methods.get(ctx.path);
-    if (allowed === undefined || allowed.includes(ctx.method)) return next();
-    return sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, allowed.join(", ")));
+    const allowed = shadowed.get(ctx.path);
+    if (allowed !== undefined && !allowed.includes(ctx.method))
+      return sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, allowed.join(", ")));
+    await next();
+    // A plain OPTIONS (not a CORS preflight, which CORS answers before this) is a method no route documents.
+    if (
+      ctx.method === "OPTIONS" &&
+      ctx.status === 200 &&
+      (ctx.body === undefined || ctx.body === null || ctx.body === "")
+    )
+      return sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, ctx.response.get("Allow") || ""));
+    if (ctx.body !== undefined && ctx.body !== null) return;
+    if (ctx.status === 404) sendProblem(ctx, httpProblems.notFound(ctx.path));
+    else if (ctx.status === 405 || ctx.status === 501)
+      sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, ctx.response.get("Allow") || ""));
   };
 };
 
@@ -130,7 +141,8 @@ export const createApp = (deps: AppDeps): Koa => {
     app.maxIpsCount = deps.trustProxyHops ?? 0;
   }
   // Exact paths only: `/servers/` and `/SERVERS` are not routes (no undocumented spelling answers).
-  const router = new Router({ strict: true, sensitive: true });
+  const routerOptions = { strict: true, sensitive: true };
+  const router = new Router(routerOptions);
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
   });
@@ -206,19 +218,8 @@ export const createApp = (deps: AppDeps): Koa => {
   if (cors !== undefined) app.use((ctx, next) => (mcpPaths(ctx.path) ? next() : cors(ctx, next)));
   if (deps.rateLimiter !== undefined)
     app.use(addressRateLimit(deps.rateLimiter, deps.mcp === undefined ? undefined : deps.mcp.matches));
-  if (deps.oauthServer !== undefined) {
-    // The discovery documents are GET-only resources of the service's document (the rest is oidc-provider's).
-    app.use(async (ctx, next) => {
-      if (DISCOVERY.has(ctx.path) && ctx.method !== "GET" && ctx.method !== "HEAD")
-        return sendProblem(ctx, httpProblems.methodNotAllowed(ctx.method, "GET, HEAD"));
-      return next();
-    });
-    app.use(mcpEndpoint(deps.oauthServer));
-  }
-  if (deps.mcp !== undefined) app.use(mcpEndpoint(deps.mcp));
+  if (deps.oauthServer !== undefined || deps.mcp !== undefined) app.use(nodeEndpoints(deps.oauthServer, deps.mcp));
   app.use(unmatched());
-  app.use(shadowedLiteralPaths());
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(routesBySegment(router, routerOptions));
   return app;
 };

@@ -7,18 +7,18 @@ import type { McpRequestNote } from "./mcp-request-note.js";
  * since `started` (process.hrtime.bigint()); for an MCP request, its JSON-RPC method and the tool called.
  */
 export const logRequest = (logger: Logger, ctx: Context, started: bigint): void => {
+  // pino checks the level itself, but the line's fields would be gathered before it could say no.
+  if (!logger.isLevelEnabled("info")) return;
   const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
   const note = ctx.state.mcpNote as McpRequestNote | undefined;
-  logger.info(
-    {
-      requestId: ctx.state.requestId,
-      method: ctx.method,
-      path: ctx.path,
-      status: ctx.status,
-      durationMs: Math.round(durationMs * 100) / 100,
-      ...(note?.method === undefined ? {} : { mcpMethod: note.method }),
-      ...(note?.tool === undefined ? {} : { tool: note.tool }),
-    },
-    "request",
-  );
+  const line: Record<string, unknown> = {
+    requestId: ctx.state.requestId,
+    method: ctx.method,
+    path: ctx.path,
+    status: ctx.status,
+    durationMs: Math.round(durationMs * 100) / 100,
+  };
+  if (note?.method !== undefined) line.mcpMethod = note.method;
+  if (note?.tool !== undefined) line.tool = note.tool;
+  logger.info(line, "request");
 };

@@ -57,12 +57,17 @@ export const createApprovalMetrics = (registry: Registry) => {
     if (Number.isFinite(took)) decisionSeconds.observe({ outcome }, Math.max(0, took));
   };
 
-  /** Counts the decisions answered by the management API (the page reports its own through `onDecided`). */
-  const apiDecisions: Middleware = async (ctx, next) => {
-    await next();
-    if (ctx._matchedRoute !== DECISION_ROUTE || ctx.status !== 200) return;
-    const approval = (ctx.body as { approval?: DecidedApproval } | undefined)?.approval;
-    if (approval !== undefined) onDecided(approval, "api");
+  /**
+   * Counts the decisions answered by the management API (the page reports its own through `onDecided`). The
+   * decision route is a POST: any other request passes through without an async frame of its own.
+   */
+  const apiDecisions: Middleware = (ctx, next) => {
+    if (ctx.method !== "POST") return next();
+    return next().then(() => {
+      if (ctx._matchedRoute !== DECISION_ROUTE || ctx.status !== 200) return;
+      const approval = (ctx.body as { approval?: DecidedApproval } | undefined)?.approval;
+      if (approval !== undefined) onDecided(approval, "api");
+    });
   };
 
   return {

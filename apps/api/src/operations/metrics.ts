@@ -100,6 +100,17 @@ export const createServiceMetrics = (serverLabelCap: number = MAX_SERVER_LABELS)
     registers: [registry],
   });
 
+  // The router's paths are a fixed set: each one's template is worked out once, not per request.
+  const templates = new Map<unknown, string>();
+  const templateOf = (matched: unknown): string => {
+    let template = templates.get(matched);
+    if (template === undefined) {
+      template = routeTemplateOf(matched);
+      if (typeof matched === "string") templates.set(matched, template);
+    }
+    return template;
+  };
+
   /** Times every HTTP request (outermost middleware) and counts 429 refusals by their cause. */
   const httpMiddleware: Middleware = async (ctx, next) => {
     const start = performance.now();
@@ -109,7 +120,7 @@ export const createServiceMetrics = (serverLabelCap: number = MAX_SERVER_LABELS)
       const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
       httpServerDuration.observe(
         {
-          http_route: (ctx.state.routeTemplate as string | undefined) ?? routeTemplateOf(ctx._matchedRoute),
+          http_route: (ctx.state.routeTemplate as string | undefined) ?? templateOf(ctx._matchedRoute),
           http_request_method: methodLabel(ctx.method),
           http_response_status_code: String(status),
         },
