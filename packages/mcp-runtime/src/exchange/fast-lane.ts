@@ -62,6 +62,11 @@ export interface FastLaneParts {
   readonly refusal: (serverId: string, budget: TenantRateDecision) => Response;
   /** The SDK's answer to a synthetic, unobserved request against an admitted server. */
   readonly askSdk: (admitted: Admitted, headers: Headers, body: string) => Promise<Response>;
+  /**
+   * Counts the bytes of an answer learnt for `compiled` against the compiled-server cache's budget (it lives
+   * as long as that compiled server does).
+   */
+  readonly learntBytes: (compiled: CompiledServer, bytes: number) => void;
   /** Observes a tools/list answered from the lane, as the SDK handler observes one. */
   readonly observeList: (serverId: string) => Promise<void>;
   /** True when the tool runs without the SDK's request context (no forwarded headers, no upstream OAuth). */
@@ -243,9 +248,11 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
         const json = era === "modern" ? text : sseData(text);
         if (json === undefined) return false;
         const message: unknown = JSON.parse(json);
-        return isPlainObject(message) && message.id === 0 && isPlainObject(message.result)
-          ? JSON.stringify(message.result)
-          : false;
+        if (!isPlainObject(message) || message.id !== 0 || !isPlainObject(message.result)) return false;
+        const result = JSON.stringify(message.result);
+        // Two bytes a character at most (V8 strings), plus the key it is kept under.
+        parts.learntBytes(admitted.compiled, 2 * (result.length + key.length));
+        return result;
       })
       .catch((): Learnt => false);
     known.set(key, asked);
