@@ -268,10 +268,13 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
         if (json === undefined) return false;
         const message: unknown = JSON.parse(json);
         if (!isPlainObject(message) || message.id !== 0 || !isPlainObject(message.result)) return false;
-        if (!keep) return true;
+        // Two bytes a character at most (V8 strings): the key, the answer when kept, and the records.
+        if (!keep) {
+          parts.learntBytes(admitted.compiled, 2 * key.length + 256);
+          return true;
+        }
         const result = JSON.stringify(message.result);
-        // Two bytes a character at most (V8 strings), plus the key it is kept under.
-        parts.learntBytes(admitted.compiled, 2 * (result.length + key.length));
+        parts.learntBytes(admitted.compiled, 2 * (result.length + key.length) + 256);
         return result;
       })
       .catch((): Learnt => false);
