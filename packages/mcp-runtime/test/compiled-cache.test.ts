@@ -144,6 +144,8 @@ describe("cold servers", () => {
         running++;
         peak = Math.max(peak, running);
         try {
+          // Each load holds its turn past the current macrotask: every load that may start has started.
+          await new Promise((resolve) => setImmediate(resolve));
           return await services.runPromiseExit(effect);
         } finally {
           running--;
