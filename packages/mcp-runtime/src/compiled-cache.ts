@@ -12,7 +12,7 @@ import type { EffectRunner } from "@mcpsm/upstream-http";
 export type CacheLookup = Exit.Exit<CompiledServer | undefined, Unavailable>;
 
 /** The default memory budget of the compiled-server cache (config.ts: MCP_COMPILED_CACHE_MIB). */
-export const DEFAULT_COMPILED_CACHE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_COMPILED_CACHE_BYTES = 128 * 1024 * 1024;
 
 /** Loads (a read of a server's graph, then its compile) run at once at most; more wait their turn. */
 export const MAX_CONCURRENT_LOADS = 4;
