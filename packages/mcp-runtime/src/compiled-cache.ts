@@ -4,34 +4,63 @@ import { isId } from "@mcpsm/domain/schemas";
 import type { Storage } from "@mcpsm/domain/storage";
 import type { SecretCipher } from "@mcpsm/domain/use-cases";
 import { Effect, Exit } from "effect";
-import { type CompiledServer, compileServer } from "./compiled-server.js";
+import { type CompiledServer, type CompiledTool, compileServer } from "./compiled-server.js";
+import { CompiledToolTable } from "./compiled-tool-table.js";
 import type { EffectRunner } from "@mcpsm/upstream-http";
 
 /** A compiled server, undefined when it does not exist; fails with the store's outage, dies with a defect. */
 export type CacheLookup = Exit.Exit<CompiledServer | undefined, Unavailable>;
 
+/** The default memory budget of the compiled-server cache (config.ts: MCP_COMPILED_CACHE_MIB). */
+export const DEFAULT_COMPILED_CACHE_BYTES = 128 * 1024 * 1024;
+
+/** Loads (a read of a server's graph, then its compile) run at once at most; more wait their turn. */
+export const MAX_CONCURRENT_LOADS = 4;
+
+/** The estimated bytes of a compiled server without its tools (shared, counted by the tool table). */
+const ownBytesOf = (compiled: CompiledServer): number =>
+  // The record, its lookup maps and lists (a slot per tool, prompt and resource), and the prompts'
+  // and resources' rows (~3× their JSON). Measured: 5.7 KB of heap per server of 50 shared tools.
+  2_048 +
+  64 * (compiled.tools.size + compiled.prompts.size + compiled.resources.size) +
+  3 * (JSON.stringify(compiled.promptList).length + JSON.stringify([...compiled.prompts.values()]).length) +
+  3 * JSON.stringify(compiled.resourceList).length;
+
+interface Slot {
+  readonly compiled: CompiledServer;
+  /** Its own estimated bytes, plus what was charged to it since (`charge`). */
+  bytes: number;
+}
+
 /**
  * Compiled servers keyed by server id, each valid for one revision. Every lookup reads the current revision
  * from the store (a point read of the server and its providers) and recompiles only when it moved, so a
- * change made through any instance is served by every instance on its next request. Bounded (least
- * recently used out); concurrent loads of one server share one read. Failures are returned as they are (an
- * outage stays Unavailable, a bug stays a defect), never thrown.
+ * change made through any instance is served by every instance on its next request. Bounded by memory: an
+ * estimate of each server's own bytes plus those of the distinct tools the kept servers serve (interned,
+ * compiled-tool-table.ts) stays within `budgetBytes`, least recently used out. Concurrent loads of one
+ * server share one read and one compile, and at most MAX_CONCURRENT_LOADS loads run at once (a restart's
+ * first requests to many servers queue rather than read every graph together). Failures are returned as
+ * they are (an outage stays Unavailable, a bug stays a defect), never thrown.
  */
 export class CompiledServerCache {
-  private readonly entries = new Map<string, CompiledServer>();
+  private readonly entries = new Map<string, Slot>();
   private readonly loading = new Map<string, Promise<CacheLookup>>();
+  private readonly tools = new CompiledToolTable();
+  private readonly waiting: Array<() => void> = [];
+  private running = 0;
+  private ownBytes = 0;
   /** How many times a server was compiled (tests and metrics). */
   compiles = 0;
 
   constructor(
     private readonly runner: EffectRunner,
-    private readonly maxEntries = 1_000,
+    private readonly budgetBytes = DEFAULT_COMPILED_CACHE_BYTES,
   ) {}
 
   /** The compiled server as of now (undefined when it does not exist). */
   async current(serverId: string): Promise<CacheLookup> {
     if (!isId(serverId)) return Exit.succeed(undefined);
-    const cached = this.entries.get(serverId);
+    const cached = this.entries.get(serverId)?.compiled;
     if (cached === undefined) return this.load(serverId);
     const exit = await this.runner.runPromiseExit(mcpServerRevision(serverId, cached.dependencyProviderIds));
     if (Exit.isFailure(exit)) return Exit.failCause(exit.cause);
@@ -47,7 +76,7 @@ export class CompiledServerCache {
     serverId: string,
     first: Effect.Effect<A, E, Storage | SecretCipher>,
   ): Promise<Exit.Exit<readonly [A, CompiledServer | undefined], E | Unavailable>> {
-    const cached = isId(serverId) ? this.entries.get(serverId) : undefined;
+    const cached = isId(serverId) ? this.entries.get(serverId)?.compiled : undefined;
     if (cached === undefined) {
       const done = await this.runner.runPromiseExit(first);
       if (Exit.isFailure(done)) return Exit.failCause(done.cause);
@@ -62,6 +91,18 @@ export class CompiledServerCache {
   }
 
   /**
+   * Counts `bytes` more against `compiled` while it is kept (what is derived from it and lives as long:
+   * the fast lane's learnt tools/list answers); nothing when it is no longer the kept copy.
+   */
+  charge(compiled: CompiledServer, bytes: number): void {
+    const slot = this.entries.get(compiled.id);
+    if (slot === undefined || slot.compiled !== compiled) return;
+    slot.bytes += bytes;
+    this.ownBytes += bytes;
+    this.evict();
+  }
+
+  /**
    * The lookup once the store said where `cached`'s server is now: gone, the same revision (used again,
    * most recently), or moved (compiled anew).
    */
@@ -71,39 +112,106 @@ export class CompiledServerCache {
     now: { readonly revision: string } | undefined,
   ): CacheLookup | Promise<CacheLookup> {
     if (now === undefined) {
-      this.entries.delete(serverId);
+      this.remove(serverId);
       return Exit.succeed(undefined);
     }
     if (now.revision !== cached.revision) return this.load(serverId);
-    this.entries.delete(serverId);
-    this.entries.set(serverId, cached);
+    const slot = this.entries.get(serverId);
+    if (slot !== undefined) {
+      this.entries.delete(serverId);
+      this.entries.set(serverId, slot);
+    }
     return Exit.succeed(cached);
   }
 
   private load(serverId: string): Promise<CacheLookup> {
     const pending = this.loading.get(serverId);
     if (pending !== undefined) return pending;
-    const promise = this.runner
-      .runPromiseExit(
-        Effect.map(loadMcpServerView(serverId), (view) => {
-          if (view === undefined) {
-            this.entries.delete(serverId);
-            return undefined;
-          }
-          const compiled = compileServer(view);
-          this.compiles++;
-          this.entries.delete(serverId);
-          this.entries.set(serverId, compiled);
-          while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-          return compiled;
-        }),
+    const promise = this.turn()
+      .then(() =>
+        this.runner.runPromiseExit(
+          Effect.map(loadMcpServerView(serverId), (view) => {
+            if (view === undefined) {
+              this.remove(serverId);
+              return undefined;
+            }
+            const interned: Array<CompiledTool> = [];
+            try {
+              const compiled = compileServer(view, (key, make) => {
+                const tool = this.tools.intern(key, make);
+                interned.push(tool);
+                return tool;
+              });
+              this.compiles++;
+              this.keep(serverId, compiled);
+              return compiled;
+            } finally {
+              // A compile that failed half way leaves no tool nobody holds.
+              this.tools.dropUnheld(interned);
+            }
+          }),
+        ),
       )
-      .finally(() => this.loading.delete(serverId));
+      .finally(() => {
+        this.loading.delete(serverId);
+        this.next();
+      });
     this.loading.set(serverId, promise);
     return promise;
   }
 
+  /** Resolves when a load may start (fewer than MAX_CONCURRENT_LOADS running); `next` ends it. */
+  private turn(): Promise<void> {
+    if (this.running < MAX_CONCURRENT_LOADS) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** A load ended: the next waiting one takes its turn. */
+  private next(): void {
+    const waiter = this.waiting.shift();
+    if (waiter !== undefined) waiter();
+    else this.running--;
+  }
+
+  private keep(serverId: string, compiled: CompiledServer): void {
+    // Held before the former copy lets go: the tools both serve stay interned.
+    for (const tool of compiled.tools.values()) this.tools.hold(tool);
+    this.remove(serverId);
+    const slot: Slot = { compiled, bytes: ownBytesOf(compiled) };
+    this.entries.set(serverId, slot);
+    this.ownBytes += slot.bytes;
+    this.evict();
+  }
+
+  private remove(serverId: string): void {
+    const slot = this.entries.get(serverId);
+    if (slot === undefined) return;
+    this.entries.delete(serverId);
+    this.ownBytes -= slot.bytes;
+    for (const tool of slot.compiled.tools.values()) this.tools.release(tool);
+  }
+
+  /** Least recently used out until within the budget; the newest entry stays, whatever its size. */
+  private evict(): void {
+    while (this.bytes > this.budgetBytes && this.entries.size > 1)
+      this.remove(this.entries.keys().next().value as string);
+  }
+
+  /** How many servers are kept. */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The estimated bytes kept: the servers' own and their distinct tools'. */
+  get bytes(): number {
+    return this.ownBytes + this.tools.heldBytes;
+  }
+
+  /** How many distinct compiled tools the kept servers serve. */
+  get toolCount(): number {
+    return this.tools.size;
   }
 }

@@ -7,7 +7,7 @@ import {
   refusedVariables,
   toolSettingsOf,
 } from "@mcpsm/domain/mcp";
-import type { FixedArgs, ToolHeader } from "@mcpsm/domain/schemas";
+import type { FixedArgs, ServerToolSettings, ToolHeader } from "@mcpsm/domain/schemas";
 import type { PromptRow, ProviderRow, ResourceRow, ToolRow } from "@mcpsm/domain/storage";
 import type { ToolIndex } from "@mcpsm/tool-search";
 import type { Icon, Implementation, Prompt, Resource, Tool } from "@modelcontextprotocol/server";
@@ -114,25 +114,55 @@ const serverInfoOf = (view: McpServerView): Implementation => {
   };
 };
 
-/** Compiles a server view. Names that repeat (possible for prompts of different providers) keep the first. */
-export const compileServer = (view: McpServerView): CompiledServer => {
+/**
+ * Where a compile gets a tool: the one already compiled for `key` (compiled-tool-table.ts), else `make`'s.
+ * `key` names everything a compiled tool is made from, so equal keys make equal tools.
+ */
+export type InternTool = (key: string, make: () => CompiledTool) => CompiledTool;
+
+const compileAlone: InternTool = (_key, make) => make();
+
+/**
+ * What a compiled tool is made from: the tool's version (its id and last change), its provider's version
+ * (name, icon, secretPrefix; bumped by every change to its tools too), and what the server changes about it
+ * (alias, description, pinned arguments, whether calls wait for approval).
+ */
+const toolKey = (stored: ToolRow, provider: ProviderRow, settings: ServerToolSettings, approval: boolean): string =>
+  `${stored.id}@${stored.updatedAt.getTime()}|${provider.id}@${provider.version}|${approval ? 1 : 0}|${
+    settings.alias
+  }|${settings.description.length}:${settings.description}|${
+    Object.keys(settings.fixedArgs).length === 0 ? "" : JSON.stringify(settings.fixedArgs)
+  }`;
+
+/**
+ * Compiles a server view. Names that repeat (possible for prompts of different providers) keep the first.
+ * Tools come from `intern` (shared with other servers serving the same tool alike); by default each is its own.
+ */
+export const compileServer = (view: McpServerView, intern: InternTool = compileAlone): CompiledServer => {
   const tools = new Map<string, CompiledTool>();
   for (const stored of view.tools) {
     const provider = view.providersById.get(stored.providerId);
     const settings = toolSettingsOf(view.server, stored.id);
-    const offered = offeredTool(stored, settings);
-    if (provider === undefined || tools.has(offered.name)) continue;
-    tools.set(offered.name, {
-      row:
-        offered.name === stored.name && offered.description === stored.description
-          ? stored
-          : { ...stored, name: offered.name, description: offered.description },
-      provider,
-      definition: toolEntry(offered, provider),
-      fixedArgs: settings.fixedArgs,
-      approval: approvalNeeded(view.server.approvalPolicy ?? "NONE", settings.approval, stored.method),
-      readsVariables: readsVariablesOf(stored, provider),
-    });
+    const name = settings.alias === "" ? stored.name : settings.alias;
+    if (provider === undefined || tools.has(name)) continue;
+    const approval = approvalNeeded(view.server.approvalPolicy ?? "NONE", settings.approval, stored.method);
+    tools.set(
+      name,
+      intern(toolKey(stored, provider, settings, approval), () => {
+        const offered = offeredTool(stored, settings);
+        return {
+          row:
+            offered.name === stored.name && offered.description === stored.description
+              ? stored
+              : { ...stored, name: offered.name, description: offered.description },
+          provider,
+          definition: toolEntry(offered, provider),
+          fixedArgs: settings.fixedArgs,
+          approval,
+          readsVariables: readsVariablesOf(stored, provider),
+        };
+      }),
+    );
   }
   const credentials = credentialHeadersOf(tools.values());
   const prompts = new Map<string, PromptRow>();

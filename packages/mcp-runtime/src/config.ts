@@ -23,6 +23,8 @@ export interface McpSettings {
   readonly upstreamOperationDeadlineMs: number;
   /** How long a 2025-11-25 call (or one without the tasks extension) follows it inside the call. */
   readonly upstreamCallDeadlineMs: number;
+  /** The memory budget of the compiled-server cache, in MiB (compiled-cache.ts; an estimate, not a measure). */
+  readonly compiledCacheMiB: number;
 }
 
 const list = (name: string) =>
@@ -48,9 +50,10 @@ export const DEFAULT_UPSTREAM_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DEFAULT_UPSTREAM_POLL_INTERVAL_MS = 2_000;
 export const DEFAULT_UPSTREAM_OPERATION_DEADLINE_MS = 15 * 60_000;
 export const DEFAULT_UPSTREAM_CALL_DEADLINE_MS = 50_000;
+export const DEFAULT_COMPILED_CACHE_MIB = 128;
 
 /** MCP_PUBLIC_URL, MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS, UPSTREAM_ALLOWED_NETWORKS, UPSTREAM_TIMEOUT_MS, UPSTREAM_MAX_RESPONSE_BYTES, MCP_AUTHORIZATION_SERVERS, UPSTREAM_POLL_INTERVAL_MS,
- * UPSTREAM_OPERATION_DEADLINE_MS, UPSTREAM_CALL_DEADLINE_MS. */
+ * UPSTREAM_OPERATION_DEADLINE_MS, UPSTREAM_CALL_DEADLINE_MS, MCP_COMPILED_CACHE_MIB. */
 export const mcpSettingsConfig: Config.Config<McpSettings> = Config.all({
   publicUrl: Config.option(
     Config.string("MCP_PUBLIC_URL").pipe(
@@ -90,6 +93,7 @@ export const mcpSettingsConfig: Config.Config<McpSettings> = Config.all({
   upstreamPollIntervalMs: positive("UPSTREAM_POLL_INTERVAL_MS", DEFAULT_UPSTREAM_POLL_INTERVAL_MS),
   upstreamOperationDeadlineMs: positive("UPSTREAM_OPERATION_DEADLINE_MS", DEFAULT_UPSTREAM_OPERATION_DEADLINE_MS),
   upstreamCallDeadlineMs: positive("UPSTREAM_CALL_DEADLINE_MS", DEFAULT_UPSTREAM_CALL_DEADLINE_MS),
+  compiledCacheMiB: positive("MCP_COMPILED_CACHE_MIB", DEFAULT_COMPILED_CACHE_MIB),
 });
 
 /** Settings with every default (for tests and embedding). */
@@ -104,5 +108,6 @@ export const defaultMcpSettings = (overrides: Partial<McpSettings> = {}): McpSet
   upstreamPollIntervalMs: DEFAULT_UPSTREAM_POLL_INTERVAL_MS,
   upstreamOperationDeadlineMs: DEFAULT_UPSTREAM_OPERATION_DEADLINE_MS,
   upstreamCallDeadlineMs: DEFAULT_UPSTREAM_CALL_DEADLINE_MS,
+  compiledCacheMiB: DEFAULT_COMPILED_CACHE_MIB,
   ...overrides,
 });

@@ -152,7 +152,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     ...limits,
     maxResponseBytes: Math.min(limits.maxResponseBytes, 256 * 1024),
   });
-  const cache = new CompiledServerCache(runner);
+  const cache = new CompiledServerCache(runner, settings.compiledCacheMiB * 1024 * 1024);
   const inFlight = new InFlightCalls(options.cancellationRelay);
   const longRunning = longRunningOf(settings, runner);
   const onError = (error: Error) => log.warn({ err: error }, "mcp request failed");
@@ -340,6 +340,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
       return { auth, compiled, caller: callerKey(serverId, authorization) };
     },
     charge: async (tenant) => options.tenantRateLimit?.(tenant),
+    learntBytes: (compiled, bytes) => cache.charge(compiled, bytes),
     refusal: (serverId, budget) =>
       withHeaders(
         httpFailure(

@@ -62,10 +62,14 @@ const requiredOf = (tool: CompiledTool): Array<string> => {
   return out;
 };
 
-/** The search index over a compiled server's tools, in the server's order. */
-export const buildToolIndex = (tools: Iterable<CompiledTool>): ToolIndex =>
-  new ToolIndex(
-    [...tools].map((tool) => ({
+// A compiled tool is shared by every server serving it alike (compiled-tool-table.ts): what search sees of it
+// is made once for all of them.
+const searchable = new WeakMap<CompiledTool, SearchableTool>();
+
+const searchableOf = (tool: CompiledTool): SearchableTool => {
+  let entry = searchable.get(tool);
+  if (entry === undefined) {
+    entry = {
       name: tool.definition.name,
       title: tool.definition.title,
       description: tool.definition.description,
@@ -73,5 +77,11 @@ export const buildToolIndex = (tools: Iterable<CompiledTool>): ToolIndex =>
       path: tool.row.path,
       arguments: argumentsOf(tool),
       required: requiredOf(tool),
-    })),
-  );
+    };
+    searchable.set(tool, entry);
+  }
+  return entry;
+};
+
+/** The search index over a compiled server's tools, in the server's order. */
+export const buildToolIndex = (tools: Iterable<CompiledTool>): ToolIndex => new ToolIndex([...tools].map(searchableOf));

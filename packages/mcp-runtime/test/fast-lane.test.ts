@@ -231,3 +231,28 @@ describe("the fast lane answers exactly what the SDK path answers", () => {
     }
   });
 });
+
+describe("what the lane keeps per compiled server", () => {
+  it("keeps no tools/list answer for a tools/call; a tools/list's is kept and counted in the cache's budget", async () => {
+    const { m, provider } = pair.fixture;
+    const server = await m.server({ name: "Kept answers", providers: [{ id: provider.id }] });
+    const token = (await m.token(server.id)).value;
+    const cache = pair.fast.runtime.cache;
+    const send = (exchange: Exchange) => both({ ...exchange, path: `/mcp/${server.id}`, token });
+
+    const first = await send(call("getItem", { pathArgs: { itemId: "1" } }));
+    expect(first.laned).toBe(true);
+    const compiled = cache.bytes;
+    expect((await send(call("getItem", { pathArgs: { itemId: "2" } }, 8))).laned).toBe(true);
+    expect(cache.bytes).toBe(compiled);
+
+    const listed = await send({ message: { id: 9, method: "tools/list", params: { _meta: META } } });
+    expect(listed.laned).toBe(true);
+    const result = JSON.stringify(JSON.parse(listed.fromFast.body).result);
+    expect(cache.bytes - compiled).toBeGreaterThanOrEqual(2 * result.length);
+    const kept = cache.bytes;
+    expect((await send(call("getItem", { pathArgs: { itemId: "3" } }, 10))).laned).toBe(true);
+    expect((await send({ message: { id: 11, method: "tools/list", params: { _meta: META } } })).laned).toBe(true);
+    expect(cache.bytes).toBe(kept);
+  });
+});

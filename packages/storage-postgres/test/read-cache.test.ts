@@ -120,6 +120,22 @@ describe("PointReadCache", () => {
     cache.store("c", "c", cache.current, performance.now());
     expect([cache.lookup("a").found, cache.lookup("b").found, cache.lookup("c").found]).toEqual([true, false, true]);
   });
+
+  it("counts each entry by its weight: a heavy one pushes several light ones out, and stays alone if need be", () => {
+    const cache = new PointReadCache({ trusted: true, maxAgeMs: 600_000, maxEntries: 4 });
+    for (const key of ["a", "b", "c", "d"]) cache.store(key, key, cache.current, performance.now());
+    cache.store("graph", "g", cache.current, performance.now(), 3);
+    expect([..."abcd"].map((key) => cache.lookup(key).found)).toEqual([false, false, false, true]);
+    expect(cache.lookup("graph").found).toBe(true);
+    // Stored again lighter, its former weight is given back.
+    cache.store("graph", "g", cache.current, performance.now(), 1);
+    cache.store("e", "e", cache.current, performance.now());
+    cache.store("f", "f", cache.current, performance.now());
+    expect(cache.size).toBe(4);
+    cache.store("huge", "h", cache.current, performance.now(), 10);
+    expect(cache.size).toBe(1);
+    expect(cache.lookup("huge").found).toBe(true);
+  });
 });
 
 for (const target of targets)

@@ -62,6 +62,11 @@ export interface FastLaneParts {
   readonly refusal: (serverId: string, budget: TenantRateDecision) => Response;
   /** The SDK's answer to a synthetic, unobserved request against an admitted server. */
   readonly askSdk: (admitted: Admitted, headers: Headers, body: string) => Promise<Response>;
+  /**
+   * Counts the bytes of an answer learnt for `compiled` against the compiled-server cache's budget (it lives
+   * as long as that compiled server does).
+   */
+  readonly learntBytes: (compiled: CompiledServer, bytes: number) => void;
   /** Observes a tools/list answered from the lane, as the SDK handler observes one. */
   readonly observeList: (serverId: string) => Promise<void>;
   /** True when the tool runs without the SDK's request context (no forwarded headers, no upstream OAuth). */
@@ -206,6 +211,16 @@ const sseData = (text: string) =>
 /** The SDK's serialised tools/list result for one request shape of one revision; false: it answered otherwise. */
 type Learnt = string | false;
 
+/**
+ * What is kept of one request shape: the SDK's answer when a tools/list asked for it, else (a tools/call
+ * checking its envelope) only whether the SDK took it (`true`): 10,000 servers called but never listed do not
+ * each keep a list of their tools.
+ */
+interface Shape {
+  readonly answer: Promise<Learnt | true>;
+  readonly keepsAnswer: boolean;
+}
+
 /** The lane's Node handler, and how many requests it answered itself (tests and metrics). */
 export interface FastLane {
   readonly handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -215,17 +230,26 @@ export interface FastLane {
 /** Serves the fast lane's requests itself and hands every other request to the SDK path. */
 export const fastLane = (parts: FastLaneParts): FastLane => {
   let answered = 0;
-  const shapes = new WeakMap<CompiledServer, Map<string, Promise<Learnt>>>();
+  const shapes = new WeakMap<CompiledServer, Map<string, Shape>>();
 
-  /** The SDK's tools/list answer for `params` (and the request's era and Accept) on this revision, asked once. */
-  const learnt = (admitted: Admitted, req: IncomingMessage, params: Json | undefined, era: Era): Promise<Learnt> => {
+  /**
+   * The SDK's tools/list answer for `params` (and the request's era and Accept) on this revision, asked once;
+   * `keep` false: only whether it answered (true), the answer itself is not kept.
+   */
+  const ask = (
+    admitted: Admitted,
+    req: IncomingMessage,
+    params: Json | undefined,
+    era: Era,
+    keep: boolean,
+  ): Promise<Learnt | true> => {
     const accept = single(req.headers.accept) ?? "";
     const key = `${era}\n${accept}\n${JSON.stringify(params)}`;
     if (key.length > MAX_SHAPE_CHARS) return Promise.resolve(false);
-    const known = shapes.get(admitted.compiled) ?? new Map<string, Promise<Learnt>>();
+    const known = shapes.get(admitted.compiled) ?? new Map<string, Shape>();
     shapes.set(admitted.compiled, known);
     const found = known.get(key);
-    if (found !== undefined) return found;
+    if (found !== undefined && (found.keepsAnswer || !keep)) return found.answer;
     if (known.size >= MAX_SHAPES) known.clear();
     const headers = new Headers(
       era === "modern"
@@ -235,7 +259,7 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
     if (accept !== "") headers.set("accept", accept);
     const asked = parts
       .askSdk(admitted, headers, JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/list", params }))
-      .then(async (response): Promise<Learnt> => {
+      .then(async (response): Promise<Learnt | true> => {
         const type = era === "modern" ? "application/json" : "text/event-stream";
         if (response.status !== 200 || response.headers.get("content-type") !== type) return false;
         const text = await response.text();
@@ -243,14 +267,31 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
         const json = era === "modern" ? text : sseData(text);
         if (json === undefined) return false;
         const message: unknown = JSON.parse(json);
-        return isPlainObject(message) && message.id === 0 && isPlainObject(message.result)
-          ? JSON.stringify(message.result)
-          : false;
+        if (!isPlainObject(message) || message.id !== 0 || !isPlainObject(message.result)) return false;
+        // Two bytes a character at most (V8 strings): the key, the answer when kept, and the records.
+        if (!keep) {
+          parts.learntBytes(admitted.compiled, 2 * key.length + 256);
+          return true;
+        }
+        const result = JSON.stringify(message.result);
+        parts.learntBytes(admitted.compiled, 2 * (result.length + key.length) + 256);
+        return result;
       })
       .catch((): Learnt => false);
-    known.set(key, asked);
+    known.set(key, { answer: asked, keepsAnswer: keep });
     return asked;
   };
+
+  /** The SDK's tools/list answer for `params` on this revision (see `ask`), kept for the next one. */
+  const learnt = async (admitted: Admitted, req: IncomingMessage, params: Json | undefined, era: Era) => {
+    const answer = await ask(admitted, req, params, era, true);
+    // Never `true` (asked to keep it, the answer is kept); typed so, a stray one goes to the SDK path.
+    return answer === true ? false : answer;
+  };
+
+  /** Whether the SDK takes a request with this envelope (and era and Accept) on this revision. */
+  const accepts = async (admitted: Admitted, req: IncomingMessage, params: Json, era: Era) =>
+    (await ask(admitted, req, params, era, false)) !== false;
 
   const answer = (res: ServerResponse, body: string, budget: TenantRateDecision | undefined, era: Era) => {
     answered++;
@@ -357,7 +398,7 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
     if (tool === undefined || !parts.runsDirectly(compiled, tool) || (isPlainObject(meta) && takesTaskOrProgress(meta)))
       return slow();
     // The envelope (and the Accept header) is one the SDK accepts: it answered a tools/list carrying it.
-    if ((await learnt(admitted, req, meta === undefined ? {} : { _meta: meta }, era)) === false) return slow();
+    if (!(await accepts(admitted, req, meta === undefined ? {} : { _meta: meta }, era))) return slow();
     const prepared = await parts.prepare(admitted, tool);
     if (prepared === undefined) return slow();
     const budget = await parts.charge(compiled.tenant);

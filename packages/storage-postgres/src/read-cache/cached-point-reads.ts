@@ -1,4 +1,4 @@
-import type { StorageTx } from "@mcpsm/domain/storage";
+import type { ServerGraph, StorageTx } from "@mcpsm/domain/storage";
 import { Effect, Exit, Runtime } from "effect";
 import type { PointReadCache } from "./point-read-cache.js";
 
@@ -16,7 +16,13 @@ import type { PointReadCache } from "./point-read-cache.js";
  * The shared read runs detached from the fibers waiting for it, so one caller giving up does not fail the
  * others; the statement timeout bounds it.
  */
-const cached = <A>(cache: PointReadCache, key: string, read: () => Effect.Effect<A>, keep: (value: A) => boolean) =>
+const cached = <A>(
+  cache: PointReadCache,
+  key: string,
+  read: () => Effect.Effect<A>,
+  keep: (value: A) => boolean,
+  weigh: (value: A) => number = one,
+) =>
   Effect.suspend(() => {
     const hit = cache.lookup(key);
     if (hit.found) return Effect.succeed(hit.value as A);
@@ -31,7 +37,8 @@ const cached = <A>(cache: PointReadCache, key: string, read: () => Effect.Effect
           const startedAt = performance.now();
           flight = Runtime.runPromiseExit(runtime)(read()).then((exit) => {
             cache.readsInFlight.delete(flightKey);
-            if (Exit.isSuccess(exit) && keep(exit.value)) cache.store(key, exit.value, generation, startedAt);
+            if (Exit.isSuccess(exit) && keep(exit.value))
+              cache.store(key, exit.value, generation, startedAt, weigh(exit.value));
             return exit;
           });
           cache.readsInFlight.set(flightKey, flight);
@@ -41,6 +48,14 @@ const cached = <A>(cache: PointReadCache, key: string, read: () => Effect.Effect
       }),
     );
   });
+
+const one = () => 1;
+
+/** A server's graph weighs its rows: at 50 tools it holds as much as 50 server rows. */
+const graphWeight = (graph: ServerGraph | undefined): number =>
+  graph === undefined
+    ? 1
+    : 1 + graph.providers.length + graph.tools.length + graph.prompts.length + graph.resources.length;
 
 /** Only what exists is kept: made-up ids and tokens must not push real entries out. */
 const found = (value: unknown) => value !== undefined;
@@ -52,7 +67,7 @@ export const serverGraphKey = (id: string) => `server-graph:${id}`;
 export const withCachedPointReads = (tx: StorageTx, cache: PointReadCache): StorageTx => ({
   ...tx,
   findServer: (id) => cached(cache, `server:${id}`, () => tx.findServer(id), found),
-  findServerGraph: (id) => cached(cache, serverGraphKey(id), () => tx.findServerGraph(id), found),
+  findServerGraph: (id) => cached(cache, serverGraphKey(id), () => tx.findServerGraph(id), found, graphWeight),
   findProvider: (id) => cached(cache, `provider:${id}`, () => tx.findProvider(id), found),
   findServerTokenByHash: (hash) => cached(cache, `server-token:${hash}`, () => tx.findServerTokenByHash(hash), found),
   // Names come from the headers of stored tools, not from callers: an answer with none found is kept too.

@@ -18,7 +18,11 @@ export interface PointReadCacheOptions {
    * staleness when the notification connection is lost without an error (a network partition). Default 500.
    */
   readonly maxAgeMs?: number;
-  /** Entries kept (least recently used out). Default 10,000. */
+  /**
+   * Entries kept, least recently used out, each counted by its weight (`store`: a server's graph weighs its
+   * rows, a row weighs 1). Default 40,000: every server's row and token of 10,000 servers called round-robin,
+   * and a few hundred graphs, which are what is large (tens of kilobytes each).
+   */
   readonly maxEntries?: number;
   /** The clock of `readAt` (milliseconds): `performance.now` unless a test moves time itself. */
   readonly now?: () => number;
@@ -26,11 +30,16 @@ export interface PointReadCacheOptions {
 
 interface Entry {
   readonly value: unknown;
+  /** What it counts against `maxEntries`. */
+  readonly weight: number;
   readonly generation: number;
   readonly readAt: number;
   /** The last time it was stored or served: entries idle longer than IDLE_MS are dropped. */
   usedAt: number;
 }
+
+/** The default `maxEntries` (see PointReadCacheOptions). */
+export const DEFAULT_MAX_ENTRIES = 40_000;
 
 /** While echoes vouch for the cache, entries not used for this long are dropped (they are re-read if needed). */
 export const IDLE_MS = 30_000;
@@ -45,6 +54,8 @@ export class PointReadCache {
   private heardAt: number | undefined;
   private readonly maxAgeMs: number;
   private readonly maxEntries: number;
+  /** The weights of the entries kept. */
+  private weight = 0;
   private readonly now: () => number;
   /** The reads under way, by generation and key, that concurrent misses share (cached-point-reads.ts). */
   readonly readsInFlight = new Map<string, Promise<unknown>>();
@@ -56,7 +67,7 @@ export class PointReadCache {
 
   constructor(options: PointReadCacheOptions & { readonly trusted: boolean }) {
     this.maxAgeMs = Math.max(0, options.maxAgeMs ?? 500);
-    this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
+    this.maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MAX_ENTRIES);
     this.now = options.now ?? (() => performance.now());
     this.trusted = options.trusted;
   }
@@ -66,7 +77,7 @@ export class PointReadCache {
     const entry = this.entries.get(key);
     if (entry === undefined || !this.isCurrent(entry)) {
       // An entry too old to serve is dropped rather than kept until it is pushed out.
-      if (entry !== undefined) this.entries.delete(key);
+      if (entry !== undefined) this.drop(key, entry);
       this.misses++;
       return { found: false };
     }
@@ -111,13 +122,28 @@ export class PointReadCache {
     return this.generation;
   }
 
-  /** Keeps `value` for `key` unless a change was seen since the read began (it may predate the change). */
-  store(key: string, value: unknown, readInGeneration: number, readStartedAt: number): void {
+  /**
+   * Keeps `value` for `key` unless a change was seen since the read began (it may predate the change);
+   * `weight`: what it counts against `maxEntries` (1 for a row).
+   */
+  store(key: string, value: unknown, readInGeneration: number, readStartedAt: number, weight = 1): void {
     if (!this.trusted || readInGeneration !== this.generation) return;
-    this.entries.delete(key);
-    this.entries.set(key, { value, generation: readInGeneration, readAt: readStartedAt, usedAt: this.now() });
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    const former = this.entries.get(key);
+    if (former !== undefined) this.drop(key, former);
+    const entry = { value, weight, generation: readInGeneration, readAt: readStartedAt, usedAt: this.now() };
+    this.entries.set(key, entry);
+    this.weight += weight;
+    // The newest entry stays, whatever its weight.
+    while (this.weight > this.maxEntries && this.entries.size > 1) {
+      const [oldest, held] = this.entries.entries().next().value as [string, Entry];
+      this.drop(oldest, held);
+    }
     this.dropExpired();
+  }
+
+  private drop(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.weight -= entry.weight;
   }
 
   /**
@@ -131,7 +157,7 @@ export class PointReadCache {
     const vouched = this.vouched(now);
     for (const [key, entry] of this.entries) {
       if (vouched ? entry.usedAt >= now - IDLE_MS : entry.readAt >= now - this.maxAgeMs) return;
-      this.entries.delete(key);
+      this.drop(key, entry);
     }
   }
 
@@ -139,6 +165,7 @@ export class PointReadCache {
   changed(): void {
     this.generation++;
     this.entries.clear();
+    this.weight = 0;
   }
 
   /**
