@@ -4,6 +4,22 @@ import type { McpAuthentication } from "../auth/mcp-authentication.js";
 import type { CompiledServer, CompiledTool } from "../compiled-server.js";
 import type { TenantRateDecision } from "../runtime.js";
 import { takesTaskOrProgress } from "../long-running/sdk-path.js";
+import {
+  type Era,
+  encodeToolResult,
+  errorMessage,
+  isPlainObject,
+  type Json,
+  onlyKeys,
+  resultMessage,
+  sseData,
+  sseEvent,
+  type ToolAnswer,
+  wireHeaders,
+  writeResponse,
+} from "./lane-wire.js";
+
+export type { ToolAnswer } from "./lane-wire.js";
 
 // The fast lane: the common stateless POSTs (tools/list, tools/call) answered without the SDK's
 // per-exchange server, web Request/Response objects and zod passes. It answers only what it can answer with
@@ -19,9 +35,7 @@ import { takesTaskOrProgress } from "../long-running/sdk-path.js";
 const MODERN = "2026-07-28";
 /** The era today's clients speak: stateless here, so no session id; the answer is one SSE event. */
 const LEGACY = "2025-11-25";
-type Era = "modern" | "legacy";
 const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
-const SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo";
 /** Larger bodies are not the common case; the SDK path reads and bounds them. */
 const MAX_BODY_BYTES = 64 * 1024;
 /** Request shapes remembered per compiled revision (a client sends one `_meta` envelope again and again). */
@@ -45,11 +59,6 @@ export interface Admitted {
 export interface PreparedCall {
   readonly known?: ReadonlyMap<string, string> | undefined;
 }
-
-/** A tool result or a JSON-RPC error (what the SDK handler would answer or throw). */
-export type ToolAnswer =
-  | { readonly kind: "result"; readonly result: Readonly<Record<string, unknown>> }
-  | { readonly kind: "error"; readonly code: number; readonly message: string; readonly data?: unknown };
 
 export interface FastLaneParts {
   /** True when the Host header is one the SDK path accepts. */
@@ -92,16 +101,6 @@ export interface FastLaneParts {
   readonly slow: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
-type Json = Record<string, unknown>;
-
-const isPlainObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-const onlyKeys = (value: Json, allowed: ReadonlySet<string>) => {
-  for (const key in value) if (!allowed.has(key)) return false;
-  return true;
-};
-
 const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const LIST_KEYS = new Set(["_meta", "cursor"]);
 const CALL_KEYS = new Set(["name", "arguments", "_meta"]);
@@ -137,76 +136,6 @@ const replay = (req: IncomingMessage, body: Buffer | Error): IncomingMessage =>
       : Readable.from(body.length === 0 ? [] : [body]),
     { headers: req.headers, rawHeaders: req.rawHeaders, method: req.method, url: req.url },
   ) as unknown as IncomingMessage;
-
-/** The headers of the SDK's one-event SSE answer (2025-11-25). */
-const SSE_HEADERS = {
-  "cache-control": "no-cache, no-transform",
-  connection: "keep-alive",
-  "content-type": "text/event-stream",
-  "x-accel-buffering": "no",
-};
-
-/** Response headers as the SDK's Node adapter writes them: lower-case names, in `Headers` order. */
-const wireHeaders = (era: Era, extra: Readonly<Record<string, string>> | undefined) => {
-  const headers: Record<string, string> =
-    era === "modern" ? { "content-type": "application/json" } : { ...SSE_HEADERS };
-  if (extra !== undefined) for (const [key, value] of Object.entries(extra)) headers[key.toLowerCase()] = value.trim();
-  const sorted: Record<string, string> = {};
-  for (const key of Object.keys(headers).sort()) sorted[key] = headers[key] as string;
-  return sorted;
-};
-
-/** Writes a web Response as the SDK's Node adapter does (status, headers, body, then the end). */
-const writeResponse = async (res: ServerResponse, response: Response) => {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) headers[name] = value;
-  res.writeHead(response.status, headers);
-  if (response.body === null) res.end();
-  else res.end(Buffer.from(await response.arrayBuffer()));
-};
-
-/** The JSON-RPC message the SDK serialises for an answer: `result` first for results, `error` last for errors. */
-const resultMessage = (result: string, id: string | number) =>
-  `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
-const errorMessage = (id: string | number, answer: Extract<ToolAnswer, { kind: "error" }>, era: Era) =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    error: {
-      // The 2026-07-28 codec's error-code mapping (-32002, resource not found, is sent as invalid params).
-      code: era === "modern" && answer.code === -32002 ? -32602 : answer.code,
-      message: answer.message,
-      ...(answer.data !== undefined ? { data: answer.data } : {}),
-    },
-  });
-
-/**
- * A tools/call result as the 2026-07-28 codec sends it: validated (the wire schema's keys in its order, then
- * the `resultType` it defaults), then the server's identity stamped into `_meta`.
- */
-const encodeToolResult = (
-  result: Readonly<Record<string, unknown>>,
-  serverInfo: unknown,
-  era: Era,
-): string | undefined => {
-  // Only the shapes the runtime builds; anything else is not something the lane knows how the SDK encodes.
-  if (!onlyKeys(result, RESULT_KEYS) || !Array.isArray(result.content)) return undefined;
-  return JSON.stringify({
-    content: result.content,
-    ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
-    ...(result.isError !== undefined ? { isError: result.isError } : {}),
-    // The 2025-11-25 codec sends the validated result as it is.
-    ...(era === "modern" ? { resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: serverInfo } } : {}),
-  });
-};
-const RESULT_KEYS = new Set(["content", "structuredContent", "isError"]);
-
-const SSE_PREFIX = "event: message\ndata: ";
-/** The JSON of a one-event SSE answer the SDK wrote; undefined for any other stream. */
-const sseData = (text: string) =>
-  text.startsWith(SSE_PREFIX) && text.endsWith("\n\n") && text.indexOf("\n\n") === text.length - 2
-    ? text.slice(SSE_PREFIX.length, -2)
-    : undefined;
 
 /** The SDK's serialised tools/list result for one request shape of one revision; false: it answered otherwise. */
 type Learnt = string | false;
@@ -298,7 +227,7 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
     res.writeHead(200, wireHeaders(era, budget?.headers));
     if (era === "modern") return void res.end(body);
     // Written, then ended: a stream of unknown length, chunked as the SDK's is.
-    res.write(`${SSE_PREFIX}${body}\n\n`);
+    res.write(sseEvent(body));
     res.end();
   };
 

@@ -1,0 +1,95 @@
+import type { ServerResponse } from "node:http";
+
+// How the fast lane writes what the SDK path would write (fast-lane.ts): the same status, headers and JSON-RPC
+// bytes for each era, so that a client cannot tell which path answered.
+
+/** The protocol era of a request: 2026-07-28 (modern) or 2025-11-25 (legacy, one SSE event per answer). */
+export type Era = "modern" | "legacy";
+const SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo";
+
+/** A tool result or a JSON-RPC error (what the SDK handler would answer or throw). */
+export type ToolAnswer =
+  | { readonly kind: "result"; readonly result: Readonly<Record<string, unknown>> }
+  | { readonly kind: "error"; readonly code: number; readonly message: string; readonly data?: unknown };
+
+export type Json = Record<string, unknown>;
+
+export const isPlainObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+export const onlyKeys = (value: Json, allowed: ReadonlySet<string>) => {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+};
+
+/** The headers of the SDK's one-event SSE answer (2025-11-25). */
+const SSE_HEADERS = {
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "content-type": "text/event-stream",
+  "x-accel-buffering": "no",
+};
+
+/** Response headers as the SDK's Node adapter writes them: lower-case names, in `Headers` order. */
+export const wireHeaders = (era: Era, extra: Readonly<Record<string, string>> | undefined) => {
+  const headers: Record<string, string> =
+    era === "modern" ? { "content-type": "application/json" } : { ...SSE_HEADERS };
+  if (extra !== undefined) for (const [key, value] of Object.entries(extra)) headers[key.toLowerCase()] = value.trim();
+  const sorted: Record<string, string> = {};
+  for (const key of Object.keys(headers).sort()) sorted[key] = headers[key] as string;
+  return sorted;
+};
+
+/** Writes a web Response as the SDK's Node adapter does (status, headers, body, then the end). */
+export const writeResponse = async (res: ServerResponse, response: Response) => {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  res.writeHead(response.status, headers);
+  if (response.body === null) res.end();
+  else res.end(Buffer.from(await response.arrayBuffer()));
+};
+
+/** The JSON-RPC message the SDK serialises for an answer: `result` first for results, `error` last for errors. */
+export const resultMessage = (result: string, id: string | number) =>
+  `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+export const errorMessage = (id: string | number, answer: Extract<ToolAnswer, { kind: "error" }>, era: Era) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    error: {
+      // The 2026-07-28 codec's error-code mapping (-32002, resource not found, is sent as invalid params).
+      code: era === "modern" && answer.code === -32002 ? -32602 : answer.code,
+      message: answer.message,
+      ...(answer.data !== undefined ? { data: answer.data } : {}),
+    },
+  });
+
+/**
+ * A tools/call result as the 2026-07-28 codec sends it: validated (the wire schema's keys in its order, then
+ * the `resultType` it defaults), then the server's identity stamped into `_meta`.
+ */
+export const encodeToolResult = (
+  result: Readonly<Record<string, unknown>>,
+  serverInfo: unknown,
+  era: Era,
+): string | undefined => {
+  // Only the shapes the runtime builds; anything else is not something the lane knows how the SDK encodes.
+  if (!onlyKeys(result, RESULT_KEYS) || !Array.isArray(result.content)) return undefined;
+  return JSON.stringify({
+    content: result.content,
+    ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+    ...(result.isError !== undefined ? { isError: result.isError } : {}),
+    // The 2025-11-25 codec sends the validated result as it is.
+    ...(era === "modern" ? { resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: serverInfo } } : {}),
+  });
+};
+const RESULT_KEYS = new Set(["content", "structuredContent", "isError"]);
+
+const SSE_PREFIX = "event: message\ndata: ";
+/** One SSE event carrying `json`, as the SDK's stateless transport writes it. */
+export const sseEvent = (json: string) => `${SSE_PREFIX}${json}\n\n`;
+/** The JSON of a one-event SSE answer the SDK wrote; undefined for any other stream. */
+export const sseData = (text: string) =>
+  text.startsWith(SSE_PREFIX) && text.endsWith("\n\n") && text.indexOf("\n\n") === text.length - 2
+    ? text.slice(SSE_PREFIX.length, -2)
+    : undefined;
