@@ -6,7 +6,9 @@
 // Environment: PG_ADMIN (default postgres://postgres@127.0.0.1:5432/postgres; a throwaway database is created
 // and dropped; psql must be on the PATH); PROFILE_DIR (write a CPU profile of the service there); WRITE=patch
 // (the load is PATCH /servers/{id} with a new description instead, spread over `connections` × 4 servers of
-// 5×10 made before the warm-up, so that concurrent writes seldom wait for one server's lock).
+// 5×10 made before the warm-up, so that concurrent writes seldom wait for one server's lock); STORE=embedded
+// (part 2 runs the service on its embedded default store, PGlite in its own process, instead of the
+// database: its CPU per write then includes the database's, and there is no postgres column).
 //
 // 1. Statements: the service in this process on a storage whose driver hook counts every statement sent
 //    (BEGIN and COMMIT included); 20 writes one after another; prints the count per write and one write's
@@ -77,18 +79,23 @@ try {
   for (const sql of example) console.log(`  ${compact(sql)}`);
 
   // 2. Load, with the service as a child process on the same database and data directory (same dev key).
+  const embedded = process.env.STORE === "embedded";
   child = await startServiceProcess({
-    dataDir,
-    env: { DATABASE_URL: dbUrl, ENCRYPTION_KEY: newEncryptionKey() },
+    dataDir: embedded ? join(dataDir, "embedded") : dataDir,
+    env: embedded ? {} : { DATABASE_URL: dbUrl, ENCRYPTION_KEY: newEncryptionKey() },
     // PROFILE_DIR=<dir>: a V8 CPU profile of the service is written there when it stops.
     nodeOptions: process.env.PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${process.env.PROFILE_DIR}` : "",
   });
   const loadToken = child.token("bench");
+  // The embedded store is a database of its own: its providers are seeded there.
+  const loadLinks = embedded ? await seedProviderLinks(apiClient(child.url, loadToken)) : links;
   const backends = () =>
-    psql(PG_ADMIN, `select pid from pg_stat_activity where datname = '${DB}' and pid <> pg_backend_pid()`)
-      .split("\n")
-      .filter(Boolean)
-      .map(Number);
+    embedded
+      ? []
+      : psql(PG_ADMIN, `select pid from pg_stat_activity where datname = '${DB}' and pid <> pg_backend_pid()`)
+          .split("\n")
+          .filter(Boolean)
+          .map(Number);
   let serial = 0;
   const headers = { Authorization: `Bearer ${loadToken}`, "Content-Type": "application/json" };
   const patching = process.env.WRITE === "patch";
@@ -97,7 +104,7 @@ try {
     const loadApi = apiClient(child.url, loadToken);
     for (let n = 0; n < CONNECTIONS * 4; n++)
       patched.push(
-        (await loadApi("POST", "/servers", { server: { name: `patched ${n}`, providers: links } })).server.id,
+        (await loadApi("POST", "/servers", { server: { name: `patched ${n}`, providers: loadLinks } })).server.id,
       );
   }
   const label = patching ? "PATCH /servers/{id} (5×10, description)" : "POST /servers (5×10)";
@@ -115,7 +122,7 @@ try {
             method: "POST",
             path: "/servers",
             headers,
-            body: JSON.stringify({ server: { name: `load ${serial++}`, providers: links } }),
+            body: JSON.stringify({ server: { name: `load ${serial++}`, providers: loadLinks } }),
           },
     connections: CONNECTIONS,
     warmupMs: 2000,
@@ -126,7 +133,7 @@ try {
     `\n${label}, c=${CONNECTIONS}: ${result.rps.toFixed(0)} req/s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms; ` +
       `CPU per write: service ${ms(result.cpuMsPerRequest.service)} ms, postgres ${ms(result.cpuMsPerRequest.postgres)} ms`,
   );
-  const cpuBound = 1000 / Math.max(result.cpuMsPerRequest.service, result.cpuMsPerRequest.postgres);
+  const cpuBound = 1000 / Math.max(result.cpuMsPerRequest.service, result.cpuMsPerRequest.postgres || 0);
   console.log(
     `writes/s if each process had a core of its own (1000 / the larger CPU per write): ${cpuBound.toFixed(0)}; ` +
       `load average ${(await import("node:os")).loadavg()[0].toFixed(1)}`,

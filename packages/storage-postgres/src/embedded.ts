@@ -4,10 +4,12 @@ import { createRequire } from "node:module";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Duplex } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { EmbeddedStream, type Turn } from "./embedded-stream.js";
 
 /** A PostgreSQL server running in this process (PGlite) and reachable over loopback TCP. */
 export interface EmbeddedPostgres {
@@ -20,7 +22,13 @@ export interface EmbeddedPostgres {
    * few idle seconds so that another client (a migration, a shell) gets its turn. Spread them into
    * `makePostgresStorage({ ...embedded.storageOptions })`.
    */
-  readonly storageOptions: { readonly url: string; readonly poolSize: 1; readonly idleTimeoutMs: number };
+  readonly storageOptions: {
+    readonly url: string;
+    readonly poolSize: 1;
+    readonly idleTimeoutMs: number;
+    /** The adapter's connections reach the database in this process, not over TCP (embedded-stream.ts). */
+    readonly stream: () => Duplex;
+  };
   /** Stops listening, closes every connection and closes the database (flushing it to `dataDir`). */
   readonly stop: () => Promise<void>;
 }
@@ -71,6 +79,9 @@ declare const WebAssembly: { readonly compile: (bytes: Uint8Array) => Promise<Po
  * transaction runs alone — the isolation of a serial database: correct, not fast. Use a PostgreSQL server
  * when you need concurrency. A second client (say, `migrate`) waits until the pool has released its idle
  * connection, and fails with a connection timeout if that does not happen in time.
+ *
+ * The adapter of this process (`storageOptions.stream`) takes its turns in the same queue but does not go
+ * through TCP: its connections hand their messages to PGlite directly (embedded-stream.ts).
  */
 export const startEmbeddedPostgres = async (
   dataDir: string,
@@ -87,7 +98,7 @@ export const startEmbeddedPostgres = async (
   // Connections reach pglite-socket through the gate only, one at a time; the headroom covers the
   // moment in which it has not yet noticed that the previous connection closed.
   const inner = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
-  let gate: Server | undefined;
+  let gate: Gate | undefined;
   try {
     await inner.start();
     const innerPort = Number(inner.getServerConn().split(":").at(-1));
@@ -95,6 +106,11 @@ export const startEmbeddedPostgres = async (
       innerPort,
       options.port ?? 0,
       () => db.closed || (inner.getStats().activeConnections === 0 && !db.isInTransaction()),
+      // The next client is a new connection to pg but the same session to PostgreSQL: the named statements
+      // the last one prepared would collide with its own ("prepared statement already exists").
+      async () => {
+        if (!db.closed) await db.exec("deallocate all");
+      },
     );
   } catch (error) {
     await inner.stop().catch(() => undefined);
@@ -105,11 +121,12 @@ export const startEmbeddedPostgres = async (
   const port = typeof address === "object" && address !== null ? address.port : 0;
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const openGate = gate;
+  const waitTurn = gate.waitTurn;
   let stopped: Promise<void> | undefined;
   return {
     url,
     port,
-    storageOptions: { url, poolSize: 1, idleTimeoutMs: 5_000 },
+    storageOptions: { url, poolSize: 1, idleTimeoutMs: 5_000, stream: () => new EmbeddedStream(db, waitTurn) },
     stop: () => {
       stopped ??= (async () => {
         await closeGate(openGate);
@@ -144,16 +161,31 @@ interface Gate extends Server {
   readonly clients: Set<Socket>;
   /** Admits no more clients. */
   readonly shutDown: () => void;
+  /** Queues a turn at the session besides the TCP clients (the adapter's in-process connections). */
+  readonly waitTurn: (turn: Turn) => void;
 }
 
-/** A loopback TCP server that pipes one client at a time to `innerPort`; the others wait in order. */
-const startGate = (innerPort: number, port: number, settled: () => boolean): Promise<Server> => {
-  const waiting: Array<Socket> = [];
+/**
+ * A loopback TCP server that pipes one client at a time to `innerPort`; the others wait in order, with the
+ * in-process connections (`waitTurn`) in the same queue.
+ */
+const startGate = (
+  innerPort: number,
+  port: number,
+  settled: () => boolean,
+  windDown: () => Promise<void>,
+): Promise<Gate> => {
+  const waiting: Array<Turn> = [];
+  // Whether a client had a turn before: its session state is then cleared for the next (`windDown`).
+  let used = false;
   const clients = new Set<Socket>();
   let busy = false;
   let closing = false;
 
-  /** Waits (briefly) until the previous session has wound down, then lets the next client through. */
+  /**
+   * Waits (briefly) until the previous session has wound down, clears what it prepared, then lets the next
+   * client through.
+   */
   const admitNext = () => {
     if (busy || closing) return;
     busy = true;
@@ -164,28 +196,37 @@ const startGate = (innerPort: number, port: number, settled: () => boolean): Pro
         setTimeout(tryAdmit, 5);
         return;
       }
-      let client = waiting.shift();
-      while (client?.destroyed) client = waiting.shift();
-      if (client === undefined) {
+      let turn = waiting.shift();
+      while (turn?.cancelled()) turn = waiting.shift();
+      if (turn === undefined) {
         busy = false;
         return;
       }
-      pipeThrough(client);
+      let done = false;
+      const admit = () =>
+        turn.admit(() => {
+          if (done) return;
+          done = true;
+          used = true;
+          busy = false;
+          admitNext();
+        });
+      if (used) windDown().then(admit, admit);
+      else admit();
     };
     tryAdmit();
   };
 
-  const pipeThrough = (client: Socket) => {
+  const pipeThrough = (client: Socket, done: () => void) => {
     const upstream = connect(innerPort, "127.0.0.1");
     upstream.setNoDelay(true);
-    let done = false;
+    let finished = false;
     const finish = () => {
-      if (done) return;
-      done = true;
+      if (finished) return;
+      finished = true;
       client.destroy();
       upstream.destroy();
-      busy = false;
-      admitNext();
+      done();
     };
     for (const socket of [client, upstream]) {
       socket.on("close", finish);
@@ -196,19 +237,24 @@ const startGate = (innerPort: number, port: number, settled: () => boolean): Pro
     client.resume();
   };
 
+  const waitTurn = (turn: Turn) => {
+    waiting.push(turn);
+    admitNext();
+  };
+
   const server = createServer({ pauseOnConnect: true }, (client) => {
     clients.add(client);
     client.on("close", () => clients.delete(client));
     client.on("error", () => client.destroy());
     client.setNoDelay(true);
-    waiting.push(client);
-    admitNext();
+    waitTurn({ cancelled: () => client.destroyed, admit: (done) => pipeThrough(client, done) });
   }) as Gate;
   Object.assign(server, {
     clients,
     shutDown: () => {
       closing = true;
     },
+    waitTurn,
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -1,5 +1,6 @@
 import { Migrator } from "@mikro-orm/migrations";
 import { MikroORM, type Options } from "@mikro-orm/postgresql";
+import type { Duplex } from "node:stream";
 import pg from "pg";
 import { MIGRATIONS } from "./migrations/index.js";
 import { ENTITIES } from "./schema/entities.js";
@@ -12,6 +13,7 @@ export interface OrmOptions {
   readonly connectTimeoutMs: number;
   readonly idleTimeoutMs: number;
   readonly onStatement?: ((sql: string) => void) | undefined;
+  readonly stream?: (() => Duplex) | undefined;
 }
 
 /**
@@ -43,6 +45,7 @@ export const ormConfig = (options: OrmOptions): Options => ({
     // Waiting longer than this for a connection (new or from a full pool) fails the request as Unavailable.
     connectionTimeoutMillis: options.connectTimeoutMs,
     ...(options.onStatement === undefined ? {} : { Client: countingClient(options.onStatement) }),
+    ...(options.stream === undefined ? {} : { stream: options.stream }),
   },
   migrations: {
     migrationsList: [...MIGRATIONS],

@@ -3,6 +3,7 @@ import type { Unavailable } from "@mcpsm/domain/errors";
 import { type ServerGraph, Storage, type StorageTx } from "@mcpsm/domain/storage";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { Cause, Effect, Exit, Layer } from "effect";
+import type { Duplex } from "node:stream";
 import type pg from "pg";
 import { initOrm, poolOf, runMigrations } from "./orm.js";
 import { serverGraphKey, withCachedPointReads } from "./read-cache/cached-point-reads.js";
@@ -60,6 +61,8 @@ export interface PostgresStorageOptions {
    * driver-level hook for tracing, and for tests that count round trips.
    */
   readonly onStatement?: (sql: string) => void;
+  /** Makes each connection's stream instead of a TCP socket to `url` (the embedded database in this process). */
+  readonly stream?: (() => Duplex) | undefined;
   /**
    * Keeps the hot point reads of `read` (a server, its graph, a provider, a server token by hash) between
    * requests, dropping them all whenever a change is committed: by this instance as its COMMIT returns,
@@ -111,6 +114,7 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
     idleTimeoutMs: options.idleTimeoutMs ?? 10_000,
     onStatement: options.onStatement,
+    stream: options.stream,
   });
   const pool = await poolOf(orm);
   // The statements are derived from the mapping once; a mapping that disagrees with the domain's row

@@ -29,6 +29,8 @@ for (const target of targets)
       handle = await makePostgresStorage({
         ...database.options,
         url: proxy.url,
+        // Over TCP through the proxy, also for the embedded database (its adapter's own stream skips TCP).
+        stream: undefined,
         poolSize: 1,
         connectTimeoutMs: 1_000,
         queryTimeoutMs: 1_000,

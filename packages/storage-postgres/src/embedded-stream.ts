@@ -1,0 +1,146 @@
+import { Duplex } from "node:stream";
+import type { PGlite } from "@electric-sql/pglite";
+
+// The adapter's own connections to the embedded database, without TCP. Over loopback a round trip crossed two
+// sockets each way (pg → the gate → pglite-socket), and pglite-socket ran each protocol message on its own
+// (Parse, Bind, Describe, Execute and Sync of one statement: five runs of PostgreSQL's loop, each behind a
+// setImmediate, a mutex and a promise). This stream hands PGlite every complete message pg wrote at once, in
+// one synchronous run, and pushes the answer back (docs/performance.md, "Embedded writes").
+
+/** A turn at the embedded database's single session: `admit` starts it, `done` (given to it) ends it. */
+export interface Turn {
+  /** Whether the connection gave up before its turn came. */
+  readonly cancelled: () => boolean;
+  readonly admit: (done: () => void) => void;
+}
+
+/** The length of a startup packet (protocol 3.0: its length, then 196608) at the head of `buffer`, if any. */
+const startupLength = (buffer: Buffer) =>
+  buffer.length >= 8 && buffer.readInt32BE(4) === 196608 ? buffer.readInt32BE(0) : undefined;
+
+/**
+ * A `pg` connection stream (the `stream` option of a `pg` client) to `db`, which waits for its turn at the
+ * session (`waitTurn`, the same queue as the TCP clients) when pg connects, and ends it when closed: an open
+ * transaction is rolled back first, as pglite-socket does for a connection that closes.
+ */
+export class EmbeddedStream extends Duplex {
+  #pending: Buffer = Buffer.alloc(0);
+  #started = false;
+  #done: (() => void) | undefined;
+  #ended = false;
+
+  constructor(
+    private readonly db: PGlite,
+    private readonly waitTurn: (turn: Turn) => void,
+  ) {
+    super();
+  }
+
+  /** What pg calls on a socket: waits for the session, then says "connect". */
+  connect(): this {
+    this.waitTurn({
+      cancelled: () => this.destroyed,
+      admit: (done) => {
+        if (this.destroyed) return done();
+        this.#done = done;
+        // Never within connect(): pg listens for "connect" after calling it.
+        process.nextTick(() => this.emit("connect"));
+      },
+    });
+    return this;
+  }
+
+  // Socket methods pg calls; nothing to do without a socket.
+  setNoDelay(): this {
+    return this;
+  }
+  setKeepAlive(): this {
+    return this;
+  }
+  ref(): this {
+    return this;
+  }
+  unref(): this {
+    return this;
+  }
+
+  override _read(): void {}
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.#receive(chunk, callback);
+  }
+
+  // pg corks the messages of one statement (Parse … Sync): they arrive here together, and run in one go.
+  override _writev(
+    chunks: Array<{ chunk: Buffer; encoding: BufferEncoding }>,
+    callback: (error?: Error | null) => void,
+  ): void {
+    this.#receive(Buffer.concat(chunks.map((c) => c.chunk)), callback);
+  }
+
+  #receive(chunk: Buffer, callback: (error?: Error | null) => void): void {
+    this.#pending = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
+    this.#run().then(
+      () => callback(),
+      (error: Error) => callback(error),
+    );
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.#end();
+    this.push(null);
+    callback();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.#end();
+    callback(error);
+  }
+
+  /** Runs the complete messages received so far: the startup packet alone, then the others in one go. */
+  async #run() {
+    if (!this.#started) {
+      const length = startupLength(this.#pending);
+      if (length === undefined || this.#pending.length < length) return;
+      this.#started = true;
+      await this.#exec(this.#pending.subarray(0, length));
+      this.#pending = this.#pending.subarray(length);
+    }
+    let complete = 0;
+    while (complete + 5 <= this.#pending.length) {
+      const next = complete + 1 + this.#pending.readInt32BE(complete + 1);
+      if (next > this.#pending.length) break;
+      // Terminate: the session stays (it is PGlite's only one); the connection ends when pg ends the stream.
+      if (this.#pending[complete] === 0x58) break;
+      complete = next;
+    }
+    if (complete === 0) {
+      if (this.#pending.length >= 5 && this.#pending[0] === 0x58) this.#pending = Buffer.alloc(0);
+      return;
+    }
+    const messages = this.#pending.subarray(0, complete);
+    this.#pending = this.#pending.subarray(complete);
+    await this.#exec(messages);
+  }
+
+  async #exec(messages: Uint8Array) {
+    if (this.#done === undefined || this.#ended) throw new Error("the embedded database connection is closed");
+    const answer: Array<Uint8Array> = [];
+    // Synchronous inside (PGlite's file system needs no sync on Node); the answer arrives through onRawData.
+    await this.db.execProtocolRawStream(new Uint8Array(messages), {
+      syncToFs: false,
+      onRawData: (bytes) => answer.push(Buffer.from(bytes)),
+    });
+    if (answer.length > 0) this.push(answer.length === 1 ? answer[0] : Buffer.concat(answer));
+  }
+
+  /** Ends the turn once: rolls back what this connection left open, then lets the next client in. */
+  #end() {
+    if (this.#ended) return;
+    this.#ended = true;
+    const done = this.#done;
+    if (done === undefined) return;
+    const rollback = !this.db.closed && this.db.isInTransaction() ? this.db.exec("rollback") : Promise.resolve();
+    rollback.then(done, done);
+  }
+}
