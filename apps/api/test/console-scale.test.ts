@@ -1,6 +1,4 @@
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { Page } from "playwright-core";
@@ -14,6 +12,7 @@ import {
   watchedPage,
 } from "./support/chromium.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { expectStatus } from "./support/problems.js";
 
 // Issue 31, the console at real-API scale, in Chromium against the real service (both stores: the suite's
@@ -24,7 +23,7 @@ import { expectStatus } from "./support/problems.js";
 
 let svc: TestService;
 let owner: Tenant;
-let upstream: Server;
+let upstream: Loopback | undefined;
 let upstreamUrl: string;
 const upstreamHits: Array<string> = [];
 let browser: BrowserUnderTest;
@@ -64,13 +63,12 @@ const manyOperations = (count: number) => {
 };
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
+  upstream = await listenOnLoopback((req, res) => {
     upstreamHits.push(`${req.method} ${req.url}`);
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end(JSON.stringify([{ id: 79, state: "exported", repositories: [] }]));
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  upstreamUrl = upstream.url;
   svc = await startTestService({
     mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] },
     quotas: { toolsPerProvider: 5_000 },
@@ -86,7 +84,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
+  await upstream?.close();
   await svc?.close();
 });
 

@@ -1,10 +1,9 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { atBothWidths, type BrowserUnderTest, launchChromium, watchedPage } from "./support/chromium.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { createProvider, createServer as createMcpServer, createToken, createTool } from "./support/records.js";
 
 // Issue 31, what agents do, in the console (Chromium against the real service, both stores: the suite's two
@@ -14,14 +13,14 @@ import { createProvider, createServer as createMcpServer, createToken, createToo
 
 let svc: TestService;
 let owner: Tenant;
-let upstream: Server;
+let upstream: Loopback | undefined;
 let browser: BrowserUnderTest;
 let serverId: string;
 let otherServerId: string;
 let client: Client;
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
+  upstream = await listenOnLoopback((req, res) => {
     const failing = (req.url ?? "").startsWith("/down");
     res.writeHead(failing ? 503 : 200, { "Content-Type": "application/json" });
     res.end(
@@ -35,11 +34,10 @@ beforeAll(async () => {
           }),
     );
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
   owner = await svc.tenant("console-usage");
   const provider = await createProvider(owner.api, {
-    baseURL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+    baseURL: upstream.url,
   });
   await createTool(owner.api, provider.id, { name: "listPets", path: "/pets" });
   await createTool(owner.api, provider.id, { name: "brokenPets", path: "/down" });
@@ -57,7 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.close();
   await browser?.close();
-  await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
+  await upstream?.close();
   await svc?.close();
 });
 

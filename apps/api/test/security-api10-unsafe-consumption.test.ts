@@ -1,5 +1,3 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ALL_SCOPES } from "@mcpsm/domain";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SignJWT } from "jose";
@@ -7,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AuthServer, signingKey, startAuthServer } from "./support/auth-server.js";
 import { startTestService, type Tenant, type TestService } from "./support/harness.js";
 import { expectProblem } from "./support/problems.js";
+import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { createProvider, createServer as createMcpServer, createToken, createTool } from "./support/records.js";
 
 // OWASP API10:2023 Unsafe Consumption of APIs: what other systems answer is untrusted input. The service
@@ -85,7 +84,7 @@ describe("a hostile key set", () => {
 });
 
 describe("hostile upstream answers, through the whole service", () => {
-  let upstream: Server;
+  let upstream: Loopback | undefined;
   let svc: TestService;
   let alice: Tenant;
   let client: Client;
@@ -93,7 +92,7 @@ describe("hostile upstream answers, through the whole service", () => {
   let mcpToken: string;
 
   beforeAll(async () => {
-    upstream = createServer((req, res) => {
+    upstream = await listenOnLoopback((req, res) => {
       const path = req.url ?? "/";
       if (path.startsWith("/huge")) {
         res.writeHead(200, { "content-type": "text/plain" });
@@ -116,20 +115,18 @@ describe("hostile upstream answers, through the whole service", () => {
         return res.end('{"unterminated": <script>alert(1)</script>');
       }
       if (path.startsWith("/redirect")) {
-        const port = (upstream.address() as AddressInfo).port;
-        res.writeHead(302, { location: `http://127.0.0.2:${port}/headers` });
+        res.writeHead(302, { location: `http://127.0.0.2:${upstream?.port}/headers` });
         return res.end();
       }
       res.writeHead(404);
       res.end();
     });
-    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
     svc = await startTestService({
       mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"], upstreamMaxResponseBytes: 64 * 1024 },
     });
     alice = await svc.tenant("upstream");
     const provider = await createProvider(alice.api, {
-      baseURL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      baseURL: upstream.url,
     });
     for (const [name, path] of [
       ["huge", "/huge"],
@@ -152,7 +149,7 @@ describe("hostile upstream answers, through the whole service", () => {
   afterAll(async () => {
     await client?.close();
     await svc?.close();
-    await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+    await upstream?.close();
   });
 
   const text = (result: Awaited<ReturnType<Client["callTool"]>>) => JSON.stringify(result.content);

@@ -6,8 +6,6 @@ import { ALL_SCOPES } from "@mcpsm/domain";
 import { aesGcmCipher } from "@mcpsm/domain/use-cases";
 import { makePostgresStorage, type PostgresStorage } from "@mcpsm/storage-postgres";
 import { createServerDatabase, type ServerDatabase } from "@mcpsm/storage-postgres/testing";
-import { createServer as createHttpServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { defaultMcpSettings } from "@mcpsm/mcp-runtime";
 import { Effect, Option } from "effect";
 import pino from "pino";
@@ -16,6 +14,7 @@ import { mintDevToken } from "../src/auth/dev-auth.js";
 import { localConfig } from "../src/config/local-config.js";
 import { type RunningService, startService } from "../src/service.js";
 import { type Client, clientFor } from "./support/harness.js";
+import { listenOnLoopback } from "./support/loopback.js";
 import { createProvider, createServer, createToken, createTool } from "./support/records.js";
 
 // Two instances of the service on one PostgreSQL database, each with the point-read cache on (as the
@@ -210,13 +209,12 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
     suffix: string,
     variable: (name: string) => object,
   ) => {
-    const upstream: Server = createHttpServer((req, res) => {
+    const upstream = await listenOnLoopback((req, res) => {
       res.writeHead(200, { "Content-Type": "application/json" });
       res.end(JSON.stringify({ key: req.headers["x-api-key"] ?? "" }));
     });
-    await new Promise<void>((done) => upstream.listen(0, "127.0.0.1", done));
     try {
-      const baseURL = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+      const baseURL = upstream.url;
       const provider = await createProvider(a, { baseURL });
       const variableName = `${provider.secretPrefix}_${suffix}`;
       const tool = await createTool(a, provider.id, {
@@ -241,7 +239,7 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
         keySentBy,
       });
     } finally {
-      await new Promise<void>((done) => upstream.close(() => done()));
+      await upstream.close();
     }
   };
 

@@ -1,16 +1,15 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type BrowserUnderTest, launchChromium, watchedPage } from "./chromium.js";
 import { startTestService, type Tenant, type TestService } from "./harness.js";
+import { type Loopback, listenOnLoopback } from "./loopback.js";
 
 // The world of the console tests: a local upstream, the service in dev-auth mode, Chromium, and the page
 // helpers a test drives it with.
 
 export let svc: TestService;
 export let owner: Tenant;
-export let upstream: Server;
+export let upstream: Loopback | undefined;
 export let upstreamUrl: string;
 export const upstreamHits: Array<string> = [];
 export let browser: BrowserUnderTest;
@@ -49,7 +48,7 @@ export const petStore = () =>
 /** Starts the upstream, the service and Chromium before the file's tests, and stops them after. */
 export const useConsoleWorld = () => {
   beforeAll(async () => {
-    upstream = createServer((req, res) => {
+    upstream = await listenOnLoopback((req, res) => {
       upstreamHits.push(`${req.method} ${req.url}`);
       // The description the URL import reads (fetched by the service, never by the browser).
       if (req.url === "/openapi.json") {
@@ -61,8 +60,7 @@ export const useConsoleWorld = () => {
       res.writeHead(200, { "Content-Type": "application/json" });
       res.end(JSON.stringify(pet ? { id: pet[1], name: `Rex the ${pet[1]}` } : [{ id: "1", name: "Rex" }]));
     });
-    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-    upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    upstreamUrl = upstream.url;
     svc = await startTestService({ mcp: { upstreamAllowedNetworks: ["127.0.0.0/8"] } });
     owner = await svc.tenant("console");
     origin = new URL(svc.url).origin;
@@ -71,7 +69,7 @@ export const useConsoleWorld = () => {
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
+    await upstream?.close();
     await svc?.close();
   });
 };
