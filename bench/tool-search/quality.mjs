@@ -29,7 +29,16 @@ import { loadCatalog } from "./catalog.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The task set named on the command line (`--held-aside-5`, `--probe-4`, `--all`, …); the dev tasks by default. */
-const SPLITS = ["probe-4", "held-aside-6", "held-aside-5", "held-aside-4", "held-aside-3", "held-aside-2", "held-aside", "all"];
+const SPLITS = [
+  "probe-4",
+  "held-aside-6",
+  "held-aside-5",
+  "held-aside-4",
+  "held-aside-3",
+  "held-aside-2",
+  "held-aside",
+  "all",
+];
 const split = SPLITS.find((name) => process.argv.includes(`--${name}`)) ?? "dev";
 const taskFile = split.startsWith("held-aside-") || split.startsWith("probe-") ? `tasks-${split}.json` : "tasks.json";
 const allTasks = JSON.parse(readFileSync(resolve(here, taskFile), "utf8")).tasks;
