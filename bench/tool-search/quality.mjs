@@ -11,6 +11,8 @@
 //                                                      written before round four; score only at the end)
 //   node bench/tool-search/quality.mjs --held-aside-5  the fifth held-aside set (tasks-held-aside-5.json,
 //                                                      written before round six; score only at the end)
+//   node bench/tool-search/quality.mjs --held-aside-6  the sixth held-aside set (tasks-held-aside-6.json,
+//                                                      written before round seven; score only at the end)
 //   ... --vectors <base>                             also a row with word-vector neighbours (semantic.mjs;
 //                                                      measurement only, round six)
 //   node bench/tool-search/quality.mjs --probe-4     probe set 4 (tasks-probe-4.json, round four): fresh tuning
@@ -27,7 +29,16 @@ import { loadCatalog } from "./catalog.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The task set named on the command line (`--held-aside-5`, `--probe-4`, `--all`, …); the dev tasks by default. */
-const SPLITS = ["probe-4", "held-aside-5", "held-aside-4", "held-aside-3", "held-aside-2", "held-aside", "all"];
+const SPLITS = [
+  "probe-4",
+  "held-aside-6",
+  "held-aside-5",
+  "held-aside-4",
+  "held-aside-3",
+  "held-aside-2",
+  "held-aside",
+  "all",
+];
 const split = SPLITS.find((name) => process.argv.includes(`--${name}`)) ?? "dev";
 const taskFile = split.startsWith("held-aside-") || split.startsWith("probe-") ? `tasks-${split}.json` : "tasks.json";
 const allTasks = JSON.parse(readFileSync(resolve(here, taskFile), "utf8")).tasks;
