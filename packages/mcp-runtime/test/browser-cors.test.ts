@@ -1,34 +1,16 @@
 import { Option } from "effect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFixture } from "./support/fixture.js";
-import { makeServices, type RunningMcp, type Services, startMcp } from "./support/harness.js";
-import { startUpstream, type Upstream } from "./support/upstream.js";
+import { describe, expect, it } from "vitest";
+import { useFixtureSuite } from "./support/mcp-suite.js";
 
 // Issue 16, browser clients: preflights from allowed origins are answered without a credential, answers are
 // readable by them (the 401 challenge included), and the DNS-rebinding rules still refuse everything else.
 
-let services: Services;
-let upstream: Upstream;
-let mcp: RunningMcp;
-let fixture: Awaited<ReturnType<typeof buildFixture>>;
-
-beforeAll(async () => {
-  services = makeServices();
-  upstream = await startUpstream();
-  mcp = await startMcp(services, {
-    upstreamAllowedNetworks: ["127.0.0.0/8"],
-    allowedOrigins: Option.some(["localhost", "inspector.example.com"]),
-  });
-  fixture = await buildFixture(services, upstream);
+const suite = useFixtureSuite({
+  upstreamAllowedNetworks: ["127.0.0.0/8"],
+  allowedOrigins: Option.some(["localhost", "inspector.example.com"]),
 });
 
-afterAll(async () => {
-  await mcp?.close();
-  await upstream?.close();
-  await services?.dispose();
-});
-
-const endpoint = () => `${mcp.url}/mcp/${fixture.server.id}`;
+const endpoint = () => `${suite.mcp.url}/mcp/${suite.fixture.server.id}`;
 
 const preflight = (origin: string, headers: Record<string, string> = {}) =>
   fetch(endpoint(), {
@@ -86,7 +68,7 @@ describe("CORS on /mcp/{id}", () => {
     const evil = await preflight("http://evil.example");
     expect(evil.status).toBe(403);
     expect(evil.headers.get("access-control-allow-origin")).toBeNull();
-    const rebound = await mcp.runtime.fetch(
+    const rebound = await suite.mcp.runtime.fetch(
       new Request(endpoint(), {
         method: "OPTIONS",
         headers: { Host: "evil.example", Origin: "http://localhost:6274", "Access-Control-Request-Method": "POST" },
@@ -103,7 +85,7 @@ describe("CORS on /mcp/{id}", () => {
     for (const name of ["WWW-Authenticate", "Mcp-Session-Id", "MCP-Protocol-Version", "Retry-After"])
       expect(exposed).toContain(name);
     expect(challenged.headers.get("www-authenticate")).toContain("resource_metadata=");
-    const ok = await post("https://inspector.example.com", fixture.token.value);
+    const ok = await post("https://inspector.example.com", suite.fixture.token.value);
     expect(ok.status).toBe(200);
     expect(ok.headers.get("access-control-allow-origin")).toBe("https://inspector.example.com");
     expect(ok.headers.get("vary")).toContain("Origin");

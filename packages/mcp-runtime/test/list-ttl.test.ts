@@ -1,10 +1,9 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { McpServerView } from "@mcpsm/domain/mcp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { listTtlMsOf, MAX_LIST_TTL_MS } from "../src/list-ttl.js";
-import { buildFixture } from "./support/fixture.js";
-import { ERAS, makeServices, type RunningMcp, type Services, startMcp } from "./support/harness.js";
-import { startUpstream, type Upstream } from "./support/upstream.js";
+import { ERAS } from "./support/harness.js";
+import { useFixtureSuite } from "./support/mcp-suite.js";
 
 // docs/api-rules.md §22, cache hints: a list result's `ttlMs` is a tenth of the age of the server's revision
 // (the latest change of the server or its providers) when compiled, in whole seconds, at most five minutes;
@@ -29,23 +28,7 @@ describe("listTtlMsOf", () => {
   });
 });
 
-let services: Services;
-let upstream: Upstream;
-let mcp: RunningMcp;
-let fixture: Awaited<ReturnType<typeof buildFixture>>;
-
-beforeAll(async () => {
-  services = makeServices();
-  upstream = await startUpstream();
-  mcp = await startMcp(services, { upstreamAllowedNetworks: ["127.0.0.0/8"] });
-  fixture = await buildFixture(services, upstream);
-});
-
-afterAll(async () => {
-  await mcp?.close();
-  await upstream?.close();
-  await services?.dispose();
-});
+const suite = useFixtureSuite({ upstreamAllowedNetworks: ["127.0.0.0/8"] });
 
 describe.each(ERAS)("protocol %s", (era) => {
   it("list results carry the revision's ttlMs (2026-07-28) or none (2025-11-25)", async () => {
@@ -55,8 +38,8 @@ describe.each(ERAS)("protocol %s", (era) => {
       era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
     );
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp/${fixture.server.id}`), {
-        requestInit: { headers: { Authorization: `Bearer ${fixture.token.value}` } },
+      new StreamableHTTPClientTransport(new URL(`${suite.mcp.url}/mcp/${suite.fixture.server.id}`), {
+        requestInit: { headers: { Authorization: `Bearer ${suite.fixture.token.value}` } },
         fetch: async (input, init) => {
           const response = await fetch(input, init);
           if (response.headers.get("content-type")?.startsWith("application/json"))

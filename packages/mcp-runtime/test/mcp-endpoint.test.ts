@@ -1,37 +1,21 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFixture, ref, SECRET_VALUE, textOf } from "./support/fixture.js";
-import { connect, ERAS, makeServices, type RunningMcp, type Services, startMcp } from "./support/harness.js";
-import { startUpstream, type Upstream } from "./support/upstream.js";
+import { ref, SECRET_VALUE, textOf } from "./support/fixture.js";
+import { connect, ERAS } from "./support/harness.js";
+import { useFixtureSuite } from "./support/mcp-suite.js";
 
 // End to end with the SDK's own client, in both protocol eras, against a local upstream REST server.
 
-let services: Services;
-let upstream: Upstream;
-let mcp: RunningMcp;
-let fixture: Awaited<ReturnType<typeof buildFixture>>;
-
-beforeAll(async () => {
-  services = makeServices();
-  upstream = await startUpstream();
-  mcp = await startMcp(services, {
-    upstreamAllowedNetworks: ["127.0.0.0/8"],
-    upstreamTimeoutMs: 400,
-    upstreamMaxResponseBytes: 4096,
-  });
-  fixture = await buildFixture(services, upstream);
-});
-
-afterAll(async () => {
-  await mcp?.close();
-  await upstream?.close();
-  await services?.dispose();
+const suite = useFixtureSuite({
+  upstreamAllowedNetworks: ["127.0.0.0/8"],
+  upstreamTimeoutMs: 400,
+  upstreamMaxResponseBytes: 4096,
 });
 
 describe.each(ERAS)("protocol %s", (era) => {
   let client: Client;
   beforeAll(async () => {
-    client = await connect(mcp.url, fixture.server.id, era, fixture.token.value);
+    client = await connect(suite.mcp.url, suite.fixture.server.id, era, suite.fixture.token.value);
   });
   afterAll(async () => {
     await client?.close();
@@ -62,7 +46,7 @@ describe.each(ERAS)("protocol %s", (era) => {
   it("lists the chosen tools in a stable order with composed input schemas and method hints", async () => {
     const { tools } = await client.listTools();
     // The server's own order (a snapshot of the provider's tools when the server was created), every time.
-    expect(new Set(tools.map((t) => t.name))).toEqual(new Set(Object.keys(fixture.tools)));
+    expect(new Set(tools.map((t) => t.name))).toEqual(new Set(Object.keys(suite.fixture.tools)));
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(tools.map((t) => t.name));
     const getItem = tools.find((t) => t.name === "getItem");
     expect(getItem).toMatchObject({
@@ -104,7 +88,7 @@ describe.each(ERAS)("protocol %s", (era) => {
       queryArgs: { tag: ["x", "y z"], limit: 5 },
     });
     expect(result.isError).toBeFalsy();
-    const seen = upstream.last();
+    const seen = suite.upstream.last();
     expect(seen.method).toBe("GET");
     expect(seen.url).toBe("/api/echo/items/a%2Fb%20c%3F?tag=x&tag=y+z&limit=5");
     expect(seen.headers["x-api-key"]).toBe(`Bearer ${SECRET_VALUE}`);
@@ -124,18 +108,18 @@ describe.each(ERAS)("protocol %s", (era) => {
   it("sends bodyArgs as a JSON body", async () => {
     const result = await call("createItem", { bodyArgs: { name: "widget", size: 2.5 } });
     expect(result.isError).toBeFalsy();
-    const seen = upstream.last();
+    const seen = suite.upstream.last();
     expect(seen.method).toBe("POST");
     expect(seen.url).toBe("/api/echo/items");
     expect(seen.headers["content-type"]).toBe("application/json");
     expect(JSON.parse(seen.body)).toEqual({ name: "widget", size: 2.5 });
     const put = await call("putItem", { pathArgs: { itemId: "7" }, bodyArgs: { name: "w" } });
     expect(put.isError).toBeFalsy();
-    expect(upstream.last()).toMatchObject({ method: "PUT", url: "/api/echo/items/7", body: '{"name":"w"}' });
+    expect(suite.upstream.last()).toMatchObject({ method: "PUT", url: "/api/echo/items/7", body: '{"name":"w"}' });
   });
 
   it("answers invalid arguments with a tool error naming each problem, without calling upstream", async () => {
-    const before = upstream.seen.length;
+    const before = suite.upstream.seen.length;
     const result = await call("getItem", { pathArgs: { itemId: 3 }, queryArgs: { limit: 0 }, extra: true });
     expect(result.isError).toBe(true);
     const text = textOf(result);
@@ -150,11 +134,11 @@ describe.each(ERAS)("protocol %s", (era) => {
       expect(traversal.isError).toBe(true);
       expect(textOf(traversal)).toContain("pathArgs.itemId: must not be empty, '.' or '..'");
     }
-    expect(upstream.seen.length).toBe(before);
+    expect(suite.upstream.seen.length).toBe(before);
   });
 
   it("refuses header variables outside the provider's secretPrefix, and reports missing ones", async () => {
-    const before = upstream.seen.length;
+    const before = suite.upstream.seen.length;
     const stolen = await call("stealSecret");
     expect(stolen.isError).toBe(true);
     expect(textOf(stolen)).toContain(`${ref("OTHER_SECRET")} refused`);
@@ -163,7 +147,7 @@ describe.each(ERAS)("protocol %s", (era) => {
     const missing = await call("missingVar");
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toContain(`${ref("LOCALHOST_NOPE")} not defined`);
-    expect(upstream.seen.length).toBe(before);
+    expect(suite.upstream.seen.length).toBe(before);
   });
 
   it("turns upstream 4xx and 5xx into tool errors carrying the status and body", async () => {

@@ -1,14 +1,17 @@
 import { Effect, Schema } from "effect";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../provider/provider-schema.js";
-import { signPageCursor, verifyPageCursor } from "../listing/page-cursor.js";
+import { pageLimit, readKeysetPage } from "../listing/keyset-page.js";
 import { queryDecoder } from "../listing/query-parameters.js";
-import { PageTokenSigner } from "../secrets/page-token-signer.js";
 import type { Actor } from "../tenancy/actor.js";
 import { defineUseCase } from "../use-case/define-use-case.js";
 import { now, read, transact } from "../use-case/use-case-kit.js";
-import { invalid } from "../validation/decode-write.js";
 import { validateInput } from "../validation/validate-input.js";
-import { type AuditEventPage, AuditListParameters, type AuditListQuery, toAuditEventRecord } from "./audit-schema.js";
+import {
+  type AuditEventPage,
+  type AuditEventRow,
+  AuditListParameters,
+  type AuditListQuery,
+  toAuditEventRecord,
+} from "./audit-schema.js";
 
 interface Filters {
   readonly targetId?: string | undefined;
@@ -27,40 +30,34 @@ export const decodeAuditListQuery = queryDecoder(AuditListParameters);
 export const listAuditEvents = defineUseCase("listAuditEvents", (actor: Actor, query: AuditListQuery) =>
   Effect.gen(function* () {
     yield* validateInput("", Schema.typeSchema(AuditListParameters), query);
-    const limit = Math.min(query.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
     const filters: Filters = {
       targetId: query.targetID || undefined,
       operation: query.operation || undefined,
       since: query.since ? Date.parse(query.since) : undefined,
     };
-    const token = query.token || undefined;
-    const signer = yield* PageTokenSigner;
-    // The "audit" prefix keeps a provider listing's token from being replayed here.
-    const filterKey = JSON.stringify(["audit", filters]);
-    const after = token === undefined ? undefined : verifyPageCursor(signer, token, actor.tenant, filterKey, "a");
-    if (token !== undefined && after === undefined)
-      return yield* invalid([{ path: "token", message: "is not a nextToken of this listing" }]);
-    const page = yield* read((tx) =>
-      tx.searchAuditEvents({
-        tenant: actor.tenant,
-        targetId: filters.targetId,
-        operation: filters.operation,
-        since: filters.since === undefined ? undefined : new Date(filters.since),
-        after,
-        limit: limit + 1,
-      }),
+    const listing = {
+      tenant: actor.tenant,
+      // The "audit" prefix keeps a provider listing's token from being replayed here.
+      filterKey: JSON.stringify(["audit", filters]),
+      timeKey: "a",
+      limit: pageLimit(query.limit),
+      token: query.token,
+      cursorOf: (row: AuditEventRow) => ({ at: row.at, id: row.id }),
+    };
+    const page = yield* readKeysetPage(listing, (after, limit) =>
+      read((tx) =>
+        tx.searchAuditEvents({
+          tenant: actor.tenant,
+          targetId: filters.targetId,
+          operation: filters.operation,
+          since: filters.since === undefined ? undefined : new Date(filters.since),
+          after,
+          limit,
+        }),
+      ),
     );
-    const items = page.items.slice(0, limit);
-    const last = items.at(-1);
-    const nextToken =
-      page.items.length > limit && last !== undefined
-        ? signPageCursor(signer, actor.tenant, filterKey, "a", { at: last.at, id: last.id })
-        : "";
-    return {
-      auditEvents: items.map(toAuditEventRecord),
-      matchCount: page.matchCount,
-      nextToken,
-    } satisfies AuditEventPage;
+    const { matchCount, nextToken } = page;
+    return { auditEvents: page.items.map(toAuditEventRecord), matchCount, nextToken } satisfies AuditEventPage;
   }),
 );
 

@@ -1,9 +1,9 @@
 import { Schema } from "effect";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../provider/provider-schema.js";
 import { OPERATIONS } from "../scopes/scope-policy.js";
 import { optional } from "../validation/optional-field.js";
 import { isId } from "../ids/id.js";
-import { optionalFilterFromQuery, PageSizeFromQuery, PageTokenFromQuery } from "../listing/query-parameters.js";
+import { pageOf, pageParameters } from "../listing/page-schema.js";
+import { optionalFilterFromQuery } from "../listing/query-parameters.js";
 import { DateTimeString, Timestamp, WireInt32 } from "../validation/text.js";
 
 // The audit trail of docs/api-rules.md §18: one event per successful management write, naming who did what
@@ -81,24 +81,7 @@ const isDateTime = Schema.is(DateTimeString);
  */
 export const AuditListParameters = Schema.Struct({
   // Each field's `jsonSchema` is what a client sends (for the OpenAPI document), not the string decoding.
-  limit: optional(
-    PageSizeFromQuery.annotations({
-      jsonSchema: {
-        type: "integer",
-        minimum: 1,
-        default: DEFAULT_PAGE_SIZE,
-        description: `page size, at least 1; values above ${MAX_PAGE_SIZE} are treated as ${MAX_PAGE_SIZE}`,
-      },
-    }),
-  ),
-  token: optional(
-    PageTokenFromQuery.annotations({
-      jsonSchema: {
-        type: "string",
-        description: "the nextToken of the previous page (opaque; valid only with the same filters)",
-      },
-    }),
-  ),
+  ...pageParameters("the nextToken of the previous page (opaque; valid only with the same filters)"),
   targetID: optional(
     optionalFilterFromQuery(isId, "must be an id of 11 letters and digits").annotations({
       jsonSchema: { type: "string", description: "only events whose target has this id" },
@@ -122,11 +105,12 @@ export const AuditListParameters = Schema.Struct({
 export type AuditListQuery = typeof AuditListParameters.Type;
 
 /** A page of audit events, newest first. */
-export const AuditEventPage = Schema.Struct({
-  auditEvents: Schema.Array(AuditEventRecord),
-  matchCount: Schema.Int.annotations({ description: "events matching the filters over all pages" }),
-  nextToken: Schema.String.annotations({ description: 'pass as `token` for the next page; "" on the last page' }),
-}).annotations({ identifier: "AuditEventPage" });
+export const AuditEventPage = pageOf(
+  "AuditEventPage",
+  "auditEvents",
+  AuditEventRecord,
+  "events matching the filters over all pages",
+);
 export type AuditEventPage = typeof AuditEventPage.Type;
 
 /** The wire form of a stored event. */

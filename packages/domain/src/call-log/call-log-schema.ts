@@ -1,7 +1,7 @@
 import { Schema } from "effect";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../provider/provider-schema.js";
 import { optional } from "../validation/optional-field.js";
-import { optionalFilterFromQuery, PageSizeFromQuery, PageTokenFromQuery } from "../listing/query-parameters.js";
+import { pageOf, pageParameters } from "../listing/page-schema.js";
+import { optionalFilterFromQuery } from "../listing/query-parameters.js";
 import { AnyJsonValue, DateTimeString, Timestamp } from "../validation/text.js";
 
 // The tool-call log (docs/api-rules.md §24): one row per MCP tools/call a server answered, naming when, which
@@ -79,24 +79,7 @@ const sinceFilter = (what: string) =>
 
 /** The query parameters of `GET /servers/{id}/calls` (§11 paging; filters tool, status, since). */
 export const CallListParameters = Schema.Struct({
-  limit: optional(
-    PageSizeFromQuery.annotations({
-      jsonSchema: {
-        type: "integer",
-        minimum: 1,
-        default: DEFAULT_PAGE_SIZE,
-        description: `page size, at least 1; values above ${MAX_PAGE_SIZE} are treated as ${MAX_PAGE_SIZE}`,
-      },
-    }),
-  ),
-  token: optional(
-    PageTokenFromQuery.annotations({
-      jsonSchema: {
-        type: "string",
-        description: "the nextToken of the previous page (opaque; valid only with the same filters)",
-      },
-    }),
-  ),
+  ...pageParameters("the nextToken of the previous page (opaque; valid only with the same filters)"),
   tool: optional(
     optionalFilterFromQuery((value) => value.length <= 256, "must be at most 256 characters").annotations({
       jsonSchema: { type: "string", maxLength: 256, description: "only calls of this tool" },
@@ -113,11 +96,12 @@ export const CallListParameters = Schema.Struct({
 export type CallListQuery = typeof CallListParameters.Type;
 
 /** A page of calls, newest first. */
-export const ToolCallPage = Schema.Struct({
-  calls: Schema.Array(ToolCallRecord),
-  matchCount: Schema.Int.annotations({ description: "calls matching the filters over all pages" }),
-  nextToken: Schema.String.annotations({ description: 'pass as `token` for the next page; "" on the last page' }),
-}).annotations({ identifier: "ToolCallPage" });
+export const ToolCallPage = pageOf(
+  "ToolCallPage",
+  "calls",
+  ToolCallRecord,
+  "calls matching the filters over all pages",
+);
 export type ToolCallPage = typeof ToolCallPage.Type;
 
 /** The wire form of a stored call. */

@@ -1,9 +1,7 @@
 import { Effect, Schema } from "effect";
 import { NotFound } from "../errors/domain-errors.js";
-import { signPageCursor, verifyPageCursor } from "../listing/page-cursor.js";
+import { pageLimit, readKeysetPage } from "../listing/keyset-page.js";
 import { queryDecoder } from "../listing/query-parameters.js";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../provider/provider-schema.js";
-import { PageTokenSigner } from "../secrets/page-token-signer.js";
 import { Storage } from "../storage/storage-port.js";
 import type { CallCursor, CallTally, ToolTally } from "../storage/call-log-port.js";
 import type { Actor } from "../tenancy/actor.js";
@@ -16,6 +14,7 @@ import {
   type CallListQuery,
   type CallStatus,
   type ToolCallPage,
+  type ToolCallRow,
   toToolCallRecord,
 } from "./call-log-schema.js";
 import { percentileOf } from "./latency-histogram.js";
@@ -60,37 +59,35 @@ export const listServerCalls = defineUseCase("listServerCalls", (actor: Actor, i
     const { query } = input;
     yield* validateInput("", Schema.typeSchema(CallListParameters), query);
     yield* ownServer(actor, input.serverId);
-    const limit = Math.min(query.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
     const filters = {
       server: input.serverId,
       tool: query.tool || undefined,
       status: (query.status || undefined) as CallStatus | undefined,
       since: query.since ? Date.parse(query.since) : undefined,
     };
-    const token = query.token || undefined;
-    const signer = yield* PageTokenSigner;
-    // The "calls" prefix keeps another listing's token from being replayed here.
-    const filterKey = JSON.stringify(["calls", filters]);
-    const after = token === undefined ? undefined : verifyPageCursor(signer, token, actor.tenant, filterKey, "c");
-    if (token !== undefined && after === undefined)
-      return yield* invalid([{ path: "token", message: "is not a nextToken of this listing" }]);
-    const store = yield* calls;
-    const page = yield* store.searchCalls({
+    const listing = {
       tenant: actor.tenant,
-      serverId: input.serverId,
-      tool: filters.tool,
-      status: filters.status,
-      since: filters.since === undefined ? undefined : new Date(filters.since),
-      after,
-      limit: limit + 1,
-    });
-    const items = page.items.slice(0, limit);
-    const last = items.at(-1);
-    const nextToken =
-      page.items.length > limit && last !== undefined
-        ? signPageCursor(signer, actor.tenant, filterKey, "c", { at: last.at, id: last.id })
-        : "";
-    return { calls: items.map(toToolCallRecord), matchCount: page.matchCount, nextToken } satisfies ToolCallPage;
+      // The "calls" prefix keeps another listing's token from being replayed here.
+      filterKey: JSON.stringify(["calls", filters]),
+      timeKey: "c",
+      limit: pageLimit(query.limit),
+      token: query.token,
+      cursorOf: (row: ToolCallRow) => ({ at: row.at, id: row.id }),
+    };
+    const store = yield* calls;
+    const page = yield* readKeysetPage(listing, (after, limit) =>
+      store.searchCalls({
+        tenant: actor.tenant,
+        serverId: input.serverId,
+        tool: filters.tool,
+        status: filters.status,
+        since: filters.since === undefined ? undefined : new Date(filters.since),
+        after,
+        limit,
+      }),
+    );
+    const { matchCount, nextToken } = page;
+    return { calls: page.items.map(toToolCallRecord), matchCount, nextToken } satisfies ToolCallPage;
   }),
 );
 

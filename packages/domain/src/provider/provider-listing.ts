@@ -1,18 +1,11 @@
 import { Effect, Schema } from "effect";
-import { signPageCursor, verifyPageCursor } from "../listing/page-cursor.js";
-import { PageTokenSigner } from "../secrets/page-token-signer.js";
+import { pageLimit, readKeysetPage } from "../listing/keyset-page.js";
+import type { ProviderWithTools } from "../storage/rows.js";
 import type { Actor } from "../tenancy/actor.js";
 import { read } from "../use-case/use-case-kit.js";
-import { invalid } from "../validation/decode-write.js";
 import { validateInput } from "../validation/validate-input.js";
 import { toProviderRecord } from "./provider-record.js";
-import {
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
-  ProviderListParameters,
-  type ProviderListQuery,
-  type ProviderRecord,
-} from "./provider-schema.js";
+import { ProviderListParameters, type ProviderListQuery, type ProviderRecord } from "./provider-schema.js";
 
 /** A page of providers as the API returns it. */
 export interface ProviderListPage {
@@ -28,33 +21,25 @@ const nonEmpty = (value: string | undefined) => (value === "" ? undefined : valu
 export const listProvidersPage = (actor: Actor, query: ProviderListQuery) =>
   Effect.gen(function* () {
     yield* validateInput("", Schema.typeSchema(ProviderListParameters), query);
-    const limit = Math.min(query.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-    const token = nonEmpty(query.token);
     const filters = {
       nameContains: nonEmpty(query.nameContains),
       baseURLContains: nonEmpty(query.baseURLContains),
       apiType: query.apiType,
       visibility: query.visibility,
     };
-    const signer = yield* PageTokenSigner;
-    const filterKey = JSON.stringify(filters);
-    const cursor = token === undefined ? undefined : verifyPageCursor(signer, token, actor.tenant, filterKey, "c");
-    const after = cursor === undefined ? undefined : { createdAt: cursor.at, id: cursor.id };
-    if (token !== undefined && after === undefined)
-      return yield* invalid([{ path: "token", message: "is not a nextToken of this listing" }]);
-    // One extra row tells whether another page follows.
-    const page = yield* read((tx) =>
-      tx.searchProviders({ viewerTenant: actor.tenant, ...filters, after, limit: limit + 1 }),
-    );
-    const items = page.items.slice(0, limit);
-    const last = items.at(-1);
-    const nextToken =
-      page.items.length > limit && last !== undefined
-        ? signPageCursor(signer, actor.tenant, filterKey, "c", { at: last.provider.createdAt, id: last.provider.id })
-        : "";
-    return {
-      providers: items.map((item) => toProviderRecord(item.provider, item.tools)),
-      matchCount: page.matchCount,
-      nextToken,
-    } satisfies ProviderListPage;
+    const listing = {
+      tenant: actor.tenant,
+      filterKey: JSON.stringify(filters),
+      timeKey: "c",
+      limit: pageLimit(query.limit),
+      token: query.token,
+      cursorOf: ({ provider }: ProviderWithTools) => ({ at: provider.createdAt, id: provider.id }),
+    };
+    const page = yield* readKeysetPage(listing, (cursor, limit) => {
+      const after = cursor === undefined ? undefined : { createdAt: cursor.at, id: cursor.id };
+      return read((tx) => tx.searchProviders({ viewerTenant: actor.tenant, ...filters, after, limit }));
+    });
+    const { matchCount, nextToken } = page;
+    const providers = page.items.map((item) => toProviderRecord(item.provider, item.tools));
+    return { providers, matchCount, nextToken } satisfies ProviderListPage;
   });

@@ -3,7 +3,8 @@ import { optional } from "../validation/optional-field.js";
 import { Id } from "../ids/id.js";
 import { ToolRecord } from "../tool/tool-schema.js";
 import { HttpUrl, OptionalHttpUrl } from "../validation/http-url.js";
-import { literalFromQuery, PageSizeFromQuery, PageTokenFromQuery, QueryValue } from "../listing/query-parameters.js";
+import { pageParameters } from "../listing/page-schema.js";
+import { literalFromQuery, QueryValue } from "../listing/query-parameters.js";
 import { LongText, Name, Timestamp, WireInt32 } from "../validation/text.js";
 
 /** Provider API kinds accepted on the wire (`INVALID` is refused). */
@@ -77,10 +78,8 @@ export const ProviderRecord = Schema.Struct({
 }).annotations({ identifier: "Provider" });
 export type ProviderRecord = typeof ProviderRecord.Type;
 
-/** Page size of `GET /providers` when `limit` is absent. */
-export const DEFAULT_PAGE_SIZE = 50;
-/** Largest page of `GET /providers`; a larger `limit` is treated as this. */
-export const MAX_PAGE_SIZE = 1000;
+// Kept exported from here: the public schemas (and other teams) name them from this module.
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../listing/page-schema.js";
 
 /**
  * The query parameters of `GET /providers` (docs/api-rules.md §11), each at most once; any other parameter is
@@ -90,24 +89,8 @@ export const MAX_PAGE_SIZE = 1000;
  */
 export const ProviderListParameters = Schema.Struct({
   // Each field's `jsonSchema` is what a client sends (for the OpenAPI document), not the string decoding.
-  limit: optional(
-    PageSizeFromQuery.annotations({
-      jsonSchema: {
-        type: "integer",
-        minimum: 1,
-        default: DEFAULT_PAGE_SIZE,
-        description: `page size, at least 1; values above ${MAX_PAGE_SIZE} are treated as ${MAX_PAGE_SIZE}`,
-      },
-    }),
-  ),
-  token: optional(
-    PageTokenFromQuery.annotations({
-      jsonSchema: {
-        type: "string",
-        description:
-          "the nextToken of the previous page (opaque; valid only with the same filters); absent or empty for the first page",
-      },
-    }),
+  ...pageParameters(
+    "the nextToken of the previous page (opaque; valid only with the same filters); absent or empty for the first page",
   ),
   nameContains: optional(
     QueryValue.annotations({

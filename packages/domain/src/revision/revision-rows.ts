@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import type { StoredPage } from "../storage/stored-page.js";
 
 // A server revision as stored (docs/api-rules.md §21): the export document at that version, what a restore
 // puts back, who made it and when. The document and the content are JSON values kept as they were written,
@@ -41,7 +42,4 @@ export interface ServerRevisionSearch {
 }
 
 /** One page of a server's revisions, and how many it has. */
-export interface ServerRevisionPage {
-  readonly items: ReadonlyArray<ServerRevisionEntry>;
-  readonly matchCount: number;
-}
+export type ServerRevisionPage = StoredPage<ServerRevisionEntry>;

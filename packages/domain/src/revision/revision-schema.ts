@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../provider/provider-schema.js";
-import { literalFromQuery, PageSizeFromQuery, PageTokenFromQuery, queryDecoder } from "../listing/query-parameters.js";
+import { pageOf, pageParameters } from "../listing/page-schema.js";
+import { literalFromQuery, queryDecoder } from "../listing/query-parameters.js";
 import type { RawQuery } from "../listing/query-parameters.js";
 import { ServerRecord } from "../server/server-schema.js";
 import { decodeEnvelope, invalid } from "../validation/decode-write.js";
@@ -33,30 +33,17 @@ export const toServerRevisionRecord = (row: ServerRevisionEntry): ServerRevision
 });
 
 /** A page of a server's revisions, newest first. */
-export const ServerRevisionPage = Schema.Struct({
-  revisions: Schema.Array(ServerRevisionRecord),
-  matchCount: Schema.Int.annotations({ description: "revisions the server has (at most REVISIONS_KEPT)" }),
-  nextToken: Schema.String.annotations({ description: 'pass as `token` for the next page; "" on the last page' }),
-}).annotations({ identifier: "ServerRevisionPage" });
+export const ServerRevisionPage = pageOf(
+  "ServerRevisionPage",
+  "revisions",
+  ServerRevisionRecord,
+  "revisions the server has (at most REVISIONS_KEPT)",
+);
 export type ServerRevisionPage = typeof ServerRevisionPage.Type;
 
 /** The query of `GET /servers/{id}/revisions`. */
 export const ServerRevisionListParameters = Schema.Struct({
-  limit: optional(
-    PageSizeFromQuery.annotations({
-      jsonSchema: {
-        type: "integer",
-        minimum: 1,
-        default: DEFAULT_PAGE_SIZE,
-        description: `page size, at least 1; values above ${MAX_PAGE_SIZE} are treated as ${MAX_PAGE_SIZE}`,
-      },
-    }),
-  ),
-  token: optional(
-    PageTokenFromQuery.annotations({
-      jsonSchema: { type: "string", description: "the nextToken of the previous page (opaque)" },
-    }),
-  ),
+  ...pageParameters("the nextToken of the previous page (opaque)"),
 });
 export type ServerRevisionListQuery = typeof ServerRevisionListParameters.Type;
 

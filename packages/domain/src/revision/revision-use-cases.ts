@@ -1,9 +1,7 @@
 import { Data, Effect, Schema } from "effect";
 import { Aborted, FailedPrecondition, NotFound } from "../errors/domain-errors.js";
 import { exportDocumentOf } from "../export/export-document.js";
-import { signPageCursor, verifyPageCursor } from "../listing/page-cursor.js";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../provider/provider-schema.js";
-import { PageTokenSigner } from "../secrets/page-token-signer.js";
+import { pageLimit, readKeysetPage } from "../listing/keyset-page.js";
 import { checkDistinctToolNames } from "../server/server-composition.js";
 import { toServerRecord } from "../server/server-record.js";
 import { ownedServer, saveServer } from "../server/server-use-cases.js";
@@ -12,10 +10,10 @@ import type { ReadTx, StorageTx } from "../storage/storage-port.js";
 import type { Actor } from "../tenancy/actor.js";
 import { defineUseCase } from "../use-case/define-use-case.js";
 import { canSee, checkIfMatch, lockServer, now, read, transact } from "../use-case/use-case-kit.js";
-import { invalid } from "../validation/decode-write.js";
 import { validateIds, validateInput } from "../validation/validate-input.js";
 import { diffDocuments, unifiedDiff } from "./revision-diff.js";
 import { RevisionSummary } from "./revision-recording.js";
+import type { ServerRevisionEntry } from "./revision-rows.js";
 import {
   parseVersion,
   type ServerRestoreRequest,
@@ -89,31 +87,24 @@ export const listServerRevisions = defineUseCase(
     Effect.gen(function* () {
       yield* validateIds([["id", serverId]]);
       yield* validateInput("", Schema.typeSchema(ServerRevisionListParameters), query);
-      const limit = Math.min(query.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-      const token = query.token || undefined;
-      const signer = yield* PageTokenSigner;
-      const filterKey = JSON.stringify(["revisions", serverId]);
-      const after = token === undefined ? undefined : verifyPageCursor(signer, token, actor.tenant, filterKey, "r");
-      if (token !== undefined && after === undefined)
-        return yield* invalid([{ path: "token", message: "is not a nextToken of this listing" }]);
-      const before = after === undefined ? undefined : Number(after.id);
-      const page = yield* read((tx) =>
-        Effect.zipRight(
-          ownedServer(tx, actor, serverId),
-          tx.listServerRevisions({ serverId, before, limit: limit + 1 }),
+      const listing = {
+        tenant: actor.tenant,
+        filterKey: JSON.stringify(["revisions", serverId]),
+        timeKey: "r",
+        limit: pageLimit(query.limit),
+        token: query.token,
+        cursorOf: (entry: ServerRevisionEntry) => ({ at: entry.createdAt, id: String(entry.version) }),
+      };
+      const page = yield* readKeysetPage(listing, (after, limit) =>
+        read((tx) =>
+          Effect.zipRight(
+            ownedServer(tx, actor, serverId),
+            tx.listServerRevisions({ serverId, before: after === undefined ? undefined : Number(after.id), limit }),
+          ),
         ),
       );
-      const items = page.items.slice(0, limit);
-      const last = items.at(-1);
-      const nextToken =
-        page.items.length > limit && last !== undefined
-          ? signPageCursor(signer, actor.tenant, filterKey, "r", { at: last.createdAt, id: String(last.version) })
-          : "";
-      return {
-        revisions: items.map(toServerRevisionRecord),
-        matchCount: page.matchCount,
-        nextToken,
-      } satisfies ServerRevisionPage;
+      const { matchCount, nextToken } = page;
+      return { revisions: page.items.map(toServerRevisionRecord), matchCount, nextToken } satisfies ServerRevisionPage;
     }),
 );
 

@@ -1,6 +1,8 @@
 import type { Effect } from "effect";
 import type { CallStatus, ToolCallRow } from "../call-log/call-log-schema.js";
 import type { Unavailable } from "../errors/domain-errors.js";
+import type { PageCursor } from "../listing/page-cursor.js";
+import type { StoredPage } from "./stored-page.js";
 
 // The tool-call log's part of the storage port (docs/api-rules.md §24). Calls are telemetry, not records:
 // they are appended in batches outside any transaction, and a store may keep aggregates beside them (the
@@ -10,10 +12,7 @@ import type { Unavailable } from "../errors/domain-errors.js";
 export const CALL_MATCH_COUNT_CAP = 10_000;
 
 /** A position in the call order (newest first: time, then id, both descending): a page starts after it. */
-export interface CallCursor {
-  readonly at: Date;
-  readonly id: string;
-}
+export type CallCursor = PageCursor;
 
 /** A filtered, paged search of one server's calls, newest first. */
 export interface CallSearch {
@@ -28,10 +27,7 @@ export interface CallSearch {
 }
 
 /** One page of a call search, and how many calls match over all pages (at most CALL_MATCH_COUNT_CAP). */
-export interface CallPage {
-  readonly items: ReadonlyArray<ToolCallRow>;
-  readonly matchCount: number;
-}
+export type CallPage = StoredPage<ToolCallRow>;
 
 /** Counts of a set of calls: errors are calls whose status is not `ok`; latency per LATENCY_BOUNDS_MS bucket. */
 export interface CallTally {

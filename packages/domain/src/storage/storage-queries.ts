@@ -1,6 +1,8 @@
 import type { AuditEventRow } from "../audit/audit-schema.js";
 import type { ApiType, VisibilityType } from "../provider/provider-schema.js";
+import type { PageCursor } from "../listing/page-cursor.js";
 import type { ProviderWithTools, ToolRow } from "./rows.js";
+import type { StoredPage } from "./stored-page.js";
 
 // The searches, pages and cursors the storage port's listings take and answer, and the stored secrets the
 // operator's key rotation walks.
@@ -25,10 +27,7 @@ export interface ProviderSearch {
 }
 
 /** One page of a provider search, and how many records match over all pages. */
-export interface ProviderPage {
-  readonly items: ReadonlyArray<ProviderWithTools>;
-  readonly matchCount: number;
-}
+export type ProviderPage = StoredPage<ProviderWithTools>;
 
 /** A filtered, paged search of one provider's tools, in creation order (then id). */
 export interface ToolSearch {
@@ -41,16 +40,10 @@ export interface ToolSearch {
 }
 
 /** One page of a tool search, and how many tools match over all pages. */
-export interface ToolPage {
-  readonly items: ReadonlyArray<ToolRow>;
-  readonly matchCount: number;
-}
+export type ToolPage = StoredPage<ToolRow>;
 
 /** A position in the audit order (newest first: time, then id, both descending): a page starts after it. */
-export interface AuditCursor {
-  readonly at: Date;
-  readonly id: string;
-}
+export type AuditCursor = PageCursor;
 
 /** A filtered, paged search of one tenant's audit events, newest first. */
 export interface AuditSearch {
@@ -64,10 +57,7 @@ export interface AuditSearch {
 }
 
 /** One page of an audit search, and how many events match over all pages. */
-export interface AuditPage {
-  readonly items: ReadonlyArray<AuditEventRow>;
-  readonly matchCount: number;
-}
+export type AuditPage = StoredPage<AuditEventRow>;
 
 /**
  * Where a secret is kept: a SECRET variable's value, a provider's OAuth 2.0 client secret, the tokens of an

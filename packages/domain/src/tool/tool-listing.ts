@@ -1,11 +1,10 @@
 import { Effect, Schema } from "effect";
-import { signPageCursor, verifyPageCursor } from "../listing/page-cursor.js";
+import { readKeysetPage } from "../listing/keyset-page.js";
 import { PageSizeFromQuery, PageTokenFromQuery, QueryValue, queryDecoder } from "../listing/query-parameters.js";
-import { MAX_PAGE_SIZE } from "../provider/provider-schema.js";
-import { PageTokenSigner } from "../secrets/page-token-signer.js";
+import { MAX_PAGE_SIZE } from "../listing/page-schema.js";
+import type { ToolRow } from "../storage/rows.js";
 import type { Actor } from "../tenancy/actor.js";
 import { read, visibleProvider } from "../use-case/use-case-kit.js";
-import { invalid } from "../validation/decode-write.js";
 import { optional } from "../validation/optional-field.js";
 import { validateIds, validateInput } from "../validation/validate-input.js";
 import { toToolRecord } from "./tool-record.js";
@@ -80,31 +79,28 @@ export const listProviderToolsPage = (actor: Actor, input: ListProviderToolsInpu
     yield* validateIds([["id", providerId]]);
     yield* validateInput("", Schema.typeSchema(ProviderToolListParameters), query);
     const limit = query.limit === undefined ? undefined : Math.min(query.limit, MAX_PAGE_SIZE);
-    const token = nonEmpty(query.token);
     const contains = nonEmpty(query.q);
-    const signer = yield* PageTokenSigner;
-    const filterKey = JSON.stringify({ providerId, q: contains ?? "" });
-    const after = token === undefined ? undefined : verifyPageCursor(signer, token, actor.tenant, filterKey, TIME_KEY);
-    if (token !== undefined && after === undefined)
-      return yield* invalid([{ path: "token", message: "is not a nextToken of this listing" }]);
-    const page = yield* read((tx) =>
-      Effect.gen(function* () {
-        yield* visibleProvider(tx, actor, providerId);
-        // One extra row tells whether another page follows.
-        const cursor = after === undefined ? undefined : { createdAt: after.at, id: after.id };
-        return yield* tx.searchTools({
-          providerId,
-          contains,
-          after: cursor,
-          limit: limit === undefined ? undefined : limit + 1,
-        });
-      }),
+    const listing = {
+      tenant: actor.tenant,
+      filterKey: JSON.stringify({ providerId, q: contains ?? "" }),
+      timeKey: TIME_KEY,
+      limit,
+      token: query.token,
+      cursorOf: (row: ToolRow) => ({ at: row.createdAt, id: row.id }),
+    };
+    const page = yield* readKeysetPage(listing, (cursor, limit) =>
+      read((tx) =>
+        Effect.zipRight(
+          visibleProvider(tx, actor, providerId),
+          tx.searchTools({
+            providerId,
+            contains,
+            after: cursor === undefined ? undefined : { createdAt: cursor.at, id: cursor.id },
+            limit,
+          }),
+        ),
+      ),
     );
-    const items = limit === undefined ? page.items : page.items.slice(0, limit);
-    const last = items.at(-1);
-    const nextToken =
-      page.items.length > items.length && last !== undefined
-        ? signPageCursor(signer, actor.tenant, filterKey, TIME_KEY, { at: last.createdAt, id: last.id })
-        : "";
-    return { tools: items.map(toToolRecord), matchCount: page.matchCount, nextToken } satisfies ProviderToolPage;
+    const { matchCount, nextToken } = page;
+    return { tools: page.items.map(toToolRecord), matchCount, nextToken } satisfies ProviderToolPage;
   });

@@ -11,6 +11,8 @@ import {
   type Services,
   startMcp,
 } from "./harness.js";
+import { buildFixture } from "./fixture.js";
+import { startUpstream, type Upstream } from "./upstream.js";
 
 /** What one test file serves: the domain services, a local upstream and the MCP runtime over them. */
 export interface McpSuite<U> {
@@ -40,6 +42,21 @@ export const useMcpSuite = <U extends { readonly close: () => Promise<void> }>(
     await suite.services?.dispose();
   });
   return suite;
+};
+
+/** An McpSuite over the standard upstream (`upstream.ts`), with the standard fixture (`fixture.ts`) on it. */
+export interface FixtureSuite extends McpSuite<Upstream> {
+  readonly fixture: Awaited<ReturnType<typeof buildFixture>>;
+}
+
+/** Starts a FixtureSuite before the file's tests (as `useMcpSuite`, then builds the fixture) and closes it after. */
+export const useFixtureSuite = (settings: Partial<McpSettings>, extra: Partial<McpRuntimeOptions> = {}) => {
+  const suite: { fixture?: FixtureSuite["fixture"] } & McpSuite<Upstream> = useMcpSuite(startUpstream, settings, extra);
+  beforeAll(async () => {
+    suite.fixture = await buildFixture(suite.services, suite.upstream);
+  });
+  // The fixture is there once the hooks ran, before any test reads it.
+  return suite as FixtureSuite;
 };
 
 /** Where an MCP client connects: the runtime's URL, a server on it and a token for that server. */
