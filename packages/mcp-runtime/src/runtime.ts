@@ -11,7 +11,6 @@ import {
   createMcpHandler,
   hostHeaderValidationResponse,
   originValidationResponse,
-  validateHostHeader,
 } from "@modelcontextprotocol/server";
 import { Cause, Either, Exit, Option } from "effect";
 import { authenticator, serverTokenOf } from "./auth/authenticate.js";
@@ -25,6 +24,7 @@ import { InFlightCalls } from "./exchange/in-flight-calls.js";
 import { consoleLogger, httpFailure, type McpFailure, type McpLogger } from "./error-mapping.js";
 import { protectedResourceMetadata } from "./http/protected-resource-metadata.js";
 import { preflightResponse, withCors } from "./http/cors.js";
+import { hostCheck } from "./http/host-check.js";
 import { publicSite } from "./http/public-url.js";
 import { isMcpPath, routeOf } from "./http/routing.js";
 import { type McpInstrumentation, NO_INSTRUMENTATION } from "./instrumentation.js";
@@ -331,7 +331,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
 
   const slowNode = toNodeHandler({ fetch }, { onerror: onError });
   const fastNode = fastLane({
-    hostAllowed: (host) => validateHostHeader(host, [...site.allowedHosts()]).ok,
+    hostAllowed: hostCheck(site),
     // A refusal is the SDK path's to answer.
     admit: async (authorization, serverId) => {
       const admitted = await admit(authorization, serverId);

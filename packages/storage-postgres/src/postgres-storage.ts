@@ -312,13 +312,12 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     return surfaceUnavailable(run(maxAttempts, true));
   };
 
+  // A read's operations hold no state of their own (each statement takes a pooled connection): one set,
+  // built once, serves every read. Built per read, its ~200 closures were garbage on every MCP call.
+  const poolTx = makeStorageTx(poolRunner);
+  const readTx = readCache === undefined ? poolTx : withCachedPointReads(poolTx, readCache);
   const read = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>): Effect.Effect<A, E | Unavailable, R> =>
-    surfaceUnavailable(
-      Effect.suspend(() => {
-        const tx = makeStorageTx(poolRunner);
-        return work(readCache === undefined ? tx : withCachedPointReads(tx, readCache));
-      }),
-    );
+    surfaceUnavailable(Effect.suspend(() => work(readTx)));
 
   const graphCache: typeof ServerGraphCache.Service | undefined =
     readCache === undefined

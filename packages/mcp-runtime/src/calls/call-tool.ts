@@ -82,7 +82,8 @@ const callTool = (
       return yield* askForCallerValue(services, tool.provider, principal, resolved.left);
     }
     const toolHeaders = resolved.right;
-    const body = yield* Effect.promise(() => encodedBody(plan.body));
+    // Most calls send no body: no promise (and no suspension of the fiber) for nothing to encode.
+    const body = plan.body === undefined ? undefined : yield* Effect.promise(() => encodedBody(plan.body));
     /** One exchange with the tool's headers (and the caller's upstream token): the call, or a status look. */
     const exchange =
       (method: string, url: URL, sent: typeof body, on: AbortSignal, observer: UpstreamObserver) =>

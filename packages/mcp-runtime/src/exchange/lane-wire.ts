@@ -30,14 +30,34 @@ const SSE_HEADERS = {
   "x-accel-buffering": "no",
 };
 
+/** Each header of an answer in order: its name, and the key of `extra` it takes its value from (else fixed). */
+type HeaderPlan = ReadonlyArray<readonly [name: string, from: string | undefined, fixed: string]>;
+
+/** The names of the extra headers come from a fixed set (the rate limit's): a plan is made once per set. */
+const headerPlans = new Map<string, HeaderPlan>();
+const MAX_PLANS = 16;
+
+const planOf = (era: Era, keys: ReadonlyArray<string>): HeaderPlan => {
+  const from = new Map<string, string | undefined>();
+  const fixed: Record<string, string> = era === "modern" ? { "content-type": "application/json" } : SSE_HEADERS;
+  for (const name of Object.keys(fixed)) from.set(name, undefined);
+  for (const key of keys) from.set(key.toLowerCase(), key);
+  return [...from.keys()].sort().map((name) => [name, from.get(name), fixed[name] ?? ""] as const);
+};
+
 /** Response headers as the SDK's Node adapter writes them: lower-case names, in `Headers` order. */
 export const wireHeaders = (era: Era, extra: Readonly<Record<string, string>> | undefined) => {
-  const headers: Record<string, string> =
-    era === "modern" ? { "content-type": "application/json" } : { ...SSE_HEADERS };
-  if (extra !== undefined) for (const [key, value] of Object.entries(extra)) headers[key.toLowerCase()] = value.trim();
-  const sorted: Record<string, string> = {};
-  for (const key of Object.keys(headers).sort()) sorted[key] = headers[key] as string;
-  return sorted;
+  const keys = extra === undefined ? [] : Object.keys(extra);
+  const id = `${era}\n${keys.join("\n")}`;
+  let plan = headerPlans.get(id);
+  if (plan === undefined) {
+    plan = planOf(era, keys);
+    if (headerPlans.size < MAX_PLANS) headerPlans.set(id, plan);
+  }
+  const given = extra ?? {};
+  const headers: Record<string, string> = {};
+  for (const [name, key, value] of plan) headers[name] = key === undefined ? value : (given[key] as string).trim();
+  return headers;
 };
 
 /** Writes a web Response as the SDK's Node adapter does (status, headers, body, then the end). */
