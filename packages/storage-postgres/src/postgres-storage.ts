@@ -13,6 +13,7 @@ import { PointReadCache, type PointReadCacheOptions } from "./read-cache/point-r
 import { DatabaseUnreachable, TransientConflict } from "./sql/db-errors.js";
 import { inlineParams } from "./sql/inline-params.js";
 import { observed, statementTarget } from "./sql/statement-observer.js";
+import { statementName } from "./sql/statement-name.js";
 import { describeTables } from "./table/tables.js";
 import { prepareStorageTx } from "./tx/storage-tx.js";
 import { postgresCallLog } from "./tx/tool-calls.js";
@@ -123,6 +124,7 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   const maxAttempts = Math.max(1, options.maxTransactionAttempts ?? 3);
   const queryTimeoutMs = Math.max(0, options.queryTimeoutMs ?? 30_000);
   const server = statementTarget(options.url);
+  const nameIf = (prepared: boolean | undefined, sql: string) => (prepared === true ? statementName(sql) : undefined);
   const send = (
     target: Queryable,
     sql: string,
@@ -148,7 +150,7 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   /** Statements outside a transaction: each takes a pooled connection for itself. */
   const matchCounts = new MatchCountCache();
   const poolRunner: Runner = {
-    rows: (sql, params) => send(pool, sql, params),
+    rows: (sql, params, prepared) => send(pool, sql, params, undefined, nameIf(prepared, sql)),
     guarded: (write) => write,
     matchCounts,
     deferred: (sql, params) => Effect.asVoid(Effect.orDie(send(pool, sql, params))),
@@ -187,15 +189,16 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
    * nothing else waiting goes alone (a transaction's first read keeps its parameters). A statement whose
    * parameters cannot be written into its text goes alone after the others.
    */
-  const sendInTx = (conn: Conn, sql: string, params: ReadonlyArray<unknown> = []) =>
+  const sendInTx = (conn: Conn, sql: string, params: ReadonlyArray<unknown> = [], prepared = false) =>
     Effect.suspend(() => {
       const ahead = [...(conn.begun ? [] : [BEGIN]), ...conn.pending];
       conn.pending = [];
       conn.begun = true;
-      if (ahead.length === 0) return send(conn.client, sql, params);
+      const name = nameIf(prepared, sql);
+      if (ahead.length === 0) return send(conn.client, sql, params, undefined, name);
       const inlined = ahead.length === 1 && ahead[0] === BEGIN ? undefined : inlineParams(sql, params);
       return inlined === undefined
-        ? Effect.zipRight(Effect.orDie(joined(conn.client, ahead)), send(conn.client, sql, params))
+        ? Effect.zipRight(Effect.orDie(joined(conn.client, ahead)), send(conn.client, sql, params, undefined, name))
         : joined(conn.client, [...ahead, { sql: inlined, text: sql }]);
     });
 
@@ -248,7 +251,7 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
           const lock = yield* Effect.makeSemaphore(1);
           let open = true;
           const runner: Runner = {
-            rows: (sql, params) => sendInTx(conn, sql, params),
+            rows: (sql, params, prepared) => sendInTx(conn, sql, params, prepared),
             // A savepoint around a write that may breach a constraint: the breach undoes the write only. The
             // savepoint travels with the write's first statement, its release (or rollback) with the next.
             guarded: (write) =>

@@ -32,6 +32,8 @@ export const providerToolLookupOperations: Operations<"findProvidersAndTools"> =
             ctx.rows(
               variablesOf === undefined ? sql : withVariables,
               variablesOf === undefined ? [providerIds, toolIds] : [providerIds, toolIds, variablesOf],
+              // Planning this statement cost PostgreSQL as much CPU as running it (docs/performance.md, issue 32).
+              true,
             ),
             (rows) => {
               const found = {

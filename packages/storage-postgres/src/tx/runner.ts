@@ -6,10 +6,16 @@ import { unexpected } from "./breaches.js";
 
 /** Runs statements for the operations of one transaction (or of one `read`). */
 export interface Runner {
-  /** Runs one statement with `$n` parameters; a constraint breach fails, any other error is a defect. */
+  /**
+   * Runs one statement with `$n` parameters; a constraint breach fails, any other error is a defect. With
+   * `prepared`, sent as a named statement of the connection (`statementName`): parsed and planned once per
+   * connection when PostgreSQL keeps its generic plan, for hot statements whose planning costs as much as
+   * their run. Sent in a simple query with deferred statements ahead of it, it is planned as usual.
+   */
   readonly rows: (
     sql: string,
     params?: ReadonlyArray<unknown>,
+    prepared?: boolean,
   ) => Effect.Effect<ReadonlyArray<Record<string, unknown>>, ConstraintBreach>;
   /**
    * Runs a write that may breach a constraint so that the breach leaves the transaction usable (a
@@ -44,10 +50,11 @@ export interface Runner {
 export interface TxContext {
   readonly runner: Runner;
   readonly tables: Tables;
-  /** Runs a statement that cannot breach a constraint (a breach would be a defect). */
+  /** Runs a statement that cannot breach a constraint (a breach would be a defect); `prepared` as `Runner.rows`. */
   readonly rows: (
     sql: string,
     params?: ReadonlyArray<unknown>,
+    prepared?: boolean,
   ) => Effect.Effect<ReadonlyArray<Record<string, unknown>>>;
   /** The decoded `r` column of the first row, if any. */
   readonly one: <T>(
@@ -67,8 +74,8 @@ export interface TxContext {
 
 /** The context of the operations that run their statements with `runner`. */
 export const txContext = (tables: Tables, runner: Runner): TxContext => {
-  const rows = (sql: string, params: ReadonlyArray<unknown> = []) =>
-    Effect.catchTag(runner.rows(sql, params), "ConstraintBreach", unexpected);
+  const rows = (sql: string, params: ReadonlyArray<unknown> = [], prepared = false) =>
+    Effect.catchTag(runner.rows(sql, params, prepared), "ConstraintBreach", unexpected);
   return {
     runner,
     tables,
