@@ -2,7 +2,8 @@
 // one checkout's built `createApp` (request frame, metrics and approval observers, address and tenant rate
 // limits, Node endpoint pass-through, unknown-path checks, router, operation middleware, serialised answer)
 // with authentication, storage and the use case stubbed (a verified actor, a cached graph, a 23 KB answer),
-// on a loopback server driven from the same process at 16 connections.
+// on a loopback server driven from the same process at 16 connections. A checkout with the kept-answer lane
+// (`createRequestHandler`, issue 32 branch getmw) is measured through it, as the service wires it.
 //
 //   node bench/management-stack.mjs [checkout=.] [requests=6000] [label]
 //
@@ -17,7 +18,7 @@ import { Exit } from "effect";
 import pino from "pino";
 
 const root = resolve(process.argv[2] ?? ".");
-const { createApp } = await import(`${root}/apps/api/dist/app.js`);
+const { createApp, createRequestHandler } = await import(`${root}/apps/api/dist/app.js`);
 const { createServiceMetrics } = await import(`${root}/apps/api/dist/operations/metrics.js`);
 const { createApprovalMetrics } = await import(`${root}/apps/api/dist/operations/approval-metrics.js`);
 const { createRateLimiter } = await import(`${root}/apps/api/dist/security/rate-limit.js`);
@@ -33,9 +34,19 @@ const body = {
     items: Array.from({ length: 350 }, (_, i) => ({ id: `x${i}`, name: "some tool name here", d: "description text" })),
   },
 };
-const app = createApp({
+// As the service wires it: the kept-answer lane in front when the checkout has one (issue 32, getmw).
+let verifies = 0;
+const handlerOf = createRequestHandler ?? ((deps) => createApp(deps).callback());
+const handler = handlerOf({
   runtime: { runPromiseExit: async () => Exit.succeed({ status: 200, body, version: 3 }) },
-  verifier: { verify: async () => actor },
+  verifier: {
+    verify: async () => {
+      verifies += 1;
+      return actor;
+    },
+    verified: () => actor,
+  },
+  observeKeptAnswer: metrics.observeRequest,
   logger,
   ready: async () => true,
   rateLimiter,
@@ -44,7 +55,7 @@ const app = createApp({
   oauthServer: { matches: (p) => p.startsWith("/oauth/"), handleNode: () => {} },
   observe: [metrics.httpMiddleware, approvals.apiDecisions],
 });
-const server = createServer(app.callback());
+const server = createServer(handler);
 await new Promise((d) => server.listen(0, "127.0.0.1", d));
 const { port } = server.address();
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
@@ -77,6 +88,7 @@ const c = process.cpuUsage(c0);
 console.log(
   `${process.argv[4] ?? root} µs CPU per request (server and client) ${((c.user + c.system) / N).toFixed(1)}`,
 );
+console.log(`verify calls: ${verifies}`);
 server.close();
 agent.destroy();
 process.exit(0);

@@ -7,7 +7,8 @@ import type { JWK } from "jose";
 import { mountApiDocs } from "./http/api-docs.js";
 import { type ConsoleOAuth, mountConsole } from "./http/console-page.js";
 import type { DecidedApproval } from "./operations/approval-metrics.js";
-import { type OperationDeps, operationMiddleware } from "./http/operation-middleware.js";
+import { type KeptRoute, withKeptAnswerLane } from "./http/kept-answer-lane.js";
+import { keptAnswersOf, type OperationDeps, operationMiddleware } from "./http/operation-middleware.js";
 import { httpProblems } from "./http/problem-response.js";
 import { callTail } from "./http/call-tail.js";
 import { requestFrame } from "./http/request-frame.js";
@@ -38,6 +39,12 @@ export interface AppDeps extends OperationDeps {
   readonly approvalDecided?: (approval: DecidedApproval) => void;
   /** Observes every request (metrics, traces): the outermost middleware. */
   readonly observe?: ReadonlyArray<Middleware>;
+  /**
+   * Records a request the kept-answer lane answered, as `observe` would have (the metrics' `observeRequest`;
+   * a no-op without metrics). Absent: no lane, every request runs the middleware stack (e.g. with traces on,
+   * whose spans are a middleware's).
+   */
+  readonly observeKeptAnswer?: (ctx: Parameters<Middleware>[0], startMs: number) => void;
   /**
    * The public consent pages of upstream OAuth (docs/api-rules.md §13): `GET /oauth2/authorize` and
    * `GET /oauth2/callback`, answered without a management token.
@@ -133,7 +140,27 @@ const unmatched = (): Middleware => {
 };
 
 /** The Koa application: reserved paths, every management route, and the error shape around them. */
-export const createApp = (deps: AppDeps): Koa => {
+export const createApp = (deps: AppDeps): Koa => buildApp(deps).app;
+
+/**
+ * The service's Node request handler: the Koa application, with the kept-answer lane in front of it
+ * (http/kept-answer-lane.ts) when `observeKeptAnswer` is given and CORS is off (the lane writes no CORS headers).
+ */
+export const createRequestHandler = (deps: AppDeps): ((req: IncomingMessage, res: ServerResponse) => unknown) => {
+  const { app, keptRoutes } = buildApp(deps);
+  const observe = deps.observeKeptAnswer;
+  if (observe === undefined || (deps.corsOrigins ?? []).length > 0) return app.callback();
+  const endpoints = [deps.oauthServer, deps.mcp].filter((e) => e !== undefined);
+  return withKeptAnswerLane(app, keptRoutes, {
+    verifier: deps.verifier,
+    rateLimiter: deps.rateLimiter,
+    logger: deps.logger,
+    observe,
+    nodePaths: (path) => endpoints.some((endpoint) => endpoint.matches(path)),
+  });
+};
+
+const buildApp = (deps: AppDeps): { app: Koa; keptRoutes: ReadonlyArray<KeptRoute> } => {
   const app = new Koa();
   app.silent = true;
   if ((deps.trustProxyHops ?? 0) > 0) {
@@ -203,8 +230,11 @@ export const createApp = (deps: AppDeps): Koa => {
   mountConsole(router, deps.consoleOAuth);
   // The live tail of a server's tool calls (Server-Sent Events; docs/api-rules.md §24).
   router.get("/servers/:id/calls/stream", callTail(deps));
+  const keptRoutes: Array<KeptRoute> = [];
   for (const route of ROUTES) {
-    const handler = operationMiddleware(route, deps);
+    const kept = keptAnswersOf(route, deps);
+    if (kept !== undefined) keptRoutes.push({ route, kept });
+    const handler = operationMiddleware(route, deps, kept);
     if (route.method === "GET") router.get(route.path, handler);
     else if (route.method === "POST") router.post(route.path, handler);
     else if (route.method === "PATCH") router.patch(route.path, handler);
@@ -221,5 +251,5 @@ export const createApp = (deps: AppDeps): Koa => {
   if (deps.oauthServer !== undefined || deps.mcp !== undefined) app.use(nodeEndpoints(deps.oauthServer, deps.mcp));
   app.use(unmatched());
   app.use(routesBySegment(router, routerOptions));
-  return app;
+  return { app, keptRoutes };
 };

@@ -31,7 +31,7 @@ import {
 } from "@mcpsm/mcp-runtime";
 import type { Middleware } from "koa";
 import pino, { type Logger } from "pino";
-import { createApp } from "./app.js";
+import { createRequestHandler } from "./app.js";
 import { ownAuthorizationServer as ownAuthorizationServerOf } from "./auth/own-authorization-server.js";
 import { redisCancellationRelay } from "./mcp/redis-cancellation-relay.js";
 import type { AppConfig } from "./config/app-config.js";
@@ -227,7 +227,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     config.authUrl ??
     (config.auth.mode !== "dev" && /^https?:\/\//i.test(config.auth.issuer) ? config.auth.issuer : undefined);
   // The store's read cache, when it keeps one: GET /servers/{id} keeps its serialised answer per cached graph.
-  const app = createApp({
+  const handler = createRequestHandler({
     cachedServerGraph: graphCache?.cachedServerGraph,
     runtime: runner,
     verifier,
@@ -241,6 +241,9 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     observe: [metrics?.httpMiddleware, approvalMetrics?.apiDecisions, tracing?.httpMiddleware].filter(
       (m): m is Middleware => m !== undefined,
     ),
+    // The kept-answer lane records its answers in the metrics itself; with traces on it is off (spans are the
+    // tracing middleware's). The approval counter only looks at POSTs.
+    ...(tracing === undefined ? { observeKeptAnswer: metrics?.observeRequest ?? (() => {}) } : {}),
     ...(approvalMetrics === undefined
       ? {}
       : { approvalDecided: (approval) => approvalMetrics.onDecided(approval, "page") }),
@@ -289,7 +292,7 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
     },
-    app.callback(),
+    handler,
   );
   server.listen(config.port, config.host);
   await new Promise<void>((resolveListen, reject) => {

@@ -6,6 +6,11 @@ import { VerifiedTokenCache } from "./verified-token-cache.js";
 /** Turns a bearer access token into the calling Actor, or the reason it cannot. */
 export interface AccessTokenVerifier {
   readonly verify: (token: string) => Promise<Actor | Unauthenticated | Unavailable>;
+  /**
+   * What `token` already proved to `verify` and still proves (not expired), without verifying anything:
+   * undefined when it was not verified before (then only `verify` can say). The kept-answer lane's check.
+   */
+  readonly verified?: (token: string) => Actor | undefined;
 }
 
 /** The only signature algorithms accepted (docs/api-rules.md §3): no HMAC, no `none`. */
@@ -55,6 +60,7 @@ export const jwtAccessTokenVerifier = (options: JwtVerifierOptions): AccessToken
   const verified = new VerifiedTokenCache<Actor>();
   return {
     verify: async (token) => verified.get(token) ?? verifyJwt(token, options, verified),
+    verified: (token) => verified.get(token),
   };
 };
 

@@ -53,13 +53,46 @@ const writeReply = (ctx: Context, reply: Reply) => {
   if (reply.status !== 204) ctx.body = reply.body;
 };
 
+/** Where a read route's answers are kept: on the cached server graph each was built from. */
+export interface KeptAnswers {
+  readonly answerFromServerGraph: NonNullable<Route["answerFromServerGraph"]>;
+  readonly cachedServerGraph: (id: string) => ServerGraph | undefined;
+  readonly answers: SerialisedAnswers;
+}
+
+/** The kept answers of `route`, when its answer is built from one server graph and the store caches graphs. */
+export const keptAnswersOf = (route: Route, deps: OperationDeps): KeptAnswers | undefined => {
+  const { answerFromServerGraph } = route;
+  const { cachedServerGraph } = deps;
+  return answerFromServerGraph === undefined || cachedServerGraph === undefined
+    ? undefined
+    : { answerFromServerGraph, cachedServerGraph, answers: new SerialisedAnswers() };
+};
+
+/**
+ * A read answered from a cached server graph: the graph the request names (when cached) and the answer built
+ * from that very graph, when one was kept and the caller may read the graph.
+ */
+export const keptAnswerFor = (kept: KeptAnswers | undefined, actor: Actor, params: Record<string, string>) => {
+  const graphId = kept?.answerFromServerGraph(params);
+  const graph = graphId === undefined ? undefined : kept?.cachedServerGraph(graphId);
+  // Only a caller the domain lets read the graph gets its kept answer; anyone else runs the use case (404).
+  const answer = graph !== undefined && mayReadServerGraph(actor, graph) ? kept?.answers.lookup(graph) : undefined;
+  return { graphId, graph, answer };
+};
+
 /** Writes a kept answer: the bytes and headers `writeReply` and Koa's JSON serialisation would have sent. */
-const writeSerialised = (ctx: Context, answer: SerialisedAnswer) => {
-  if (answer.etag !== undefined) ctx.set("ETag", answer.etag);
+export const writeSerialised = (ctx: Context, answer: SerialisedAnswer) => {
+  // On the Node response directly: what ctx.set and `ctx.type = "application/json"` set, without Koa's
+  // per-header arrays and type lookup (headers are not sent yet here).
+  if (answer.etag !== undefined) ctx.res.setHeader("ETag", answer.etag);
   ctx.status = 200;
-  ctx.type = "application/json";
+  ctx.res.setHeader("Content-Type", JSON_TYPE);
   ctx.body = answer.body;
 };
+
+/** The Content-Type Koa gives `ctx.type = "application/json"` (mime-types adds the charset). */
+const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
  * Runs one management operation in the order of checks of docs/api-rules.md §3: authentication (401) → the tenant's rate
@@ -68,13 +101,7 @@ const writeSerialised = (ctx: Context, answer: SerialisedAnswer) => {
  * `authorize` the use case runs again): it comes here too because a token without the scope must get its
  * 403 before the body is read.
  */
-export const operationMiddleware = (route: Route, deps: OperationDeps) => {
-  const { answerFromServerGraph } = route;
-  const { cachedServerGraph } = deps;
-  const kept =
-    answerFromServerGraph === undefined || cachedServerGraph === undefined
-      ? undefined
-      : { answerFromServerGraph, cachedServerGraph, answers: new SerialisedAnswers() };
+export const operationMiddleware = (route: Route, deps: OperationDeps, kept = keptAnswersOf(route, deps)) => {
   return async (ctx: Context) => {
     const actor = await authenticate(ctx, deps.verifier);
     if (isDomainError(actor)) return sendProblem(ctx, problemFor(actor));
@@ -82,14 +109,8 @@ export const operationMiddleware = (route: Route, deps: OperationDeps) => {
     const refusal = scopeRefusal(actor, route.operation);
     if (refusal !== undefined) return sendProblem(ctx, problemFor(refusal));
     ctx.state.tenant = actor.tenant;
-    // A read answered from a cached server graph: the answer built from that very graph, when one was kept.
-    const graphId = kept?.answerFromServerGraph(ctx.params as Record<string, string>);
-    const graph = graphId === undefined ? undefined : kept?.cachedServerGraph(graphId);
-    // Only a caller the domain lets read the graph gets its kept answer; anyone else runs the use case (404).
-    if (graph !== undefined && mayReadServerGraph(actor, graph)) {
-      const answer = kept?.answers.lookup(graph);
-      if (answer !== undefined) return writeSerialised(ctx, answer);
-    }
+    const { graphId, graph, answer } = keptAnswerFor(kept, actor, ctx.params as Record<string, string>);
+    if (answer !== undefined) return writeSerialised(ctx, answer);
     let body: unknown;
     if (route.method === "POST" || route.method === "PATCH") {
       const read = await readJsonBody(ctx, {

@@ -1,4 +1,4 @@
-import { Router, type RouterOptions } from "@koa/router";
+import { type Layer, Router, type RouterOptions } from "@koa/router";
 import type { Middleware } from "koa";
 
 // @koa/router tests a request's path against every route's pattern, in order, on every request (some 85
@@ -12,11 +12,49 @@ const firstSegment = (path: string): string => {
   return end === -1 ? path.slice(1) : path.slice(1, end);
 };
 
-/** A router's routes, then (when none of them answered) its Allow/405/501 handling, as one middleware. */
+/**
+ * A router's routes, then (when none of them answered) its Allow/405/501 handling, as one middleware. A
+ * request that exactly one route of one handler answers (nearly all: a path matches one layer per method)
+ * is handed to that handler here, with the context the router would have given it (the layers matched, the
+ * route, its decoded params): @koa/router would compose a fresh chain for it and log through `debug` for
+ * every layer it tests. Anything else (no route, a path-less middleware, several handlers) goes to the router.
+ */
 const dispatchOf = (router: Router): Middleware => {
   const routes = router.routes() as unknown as Middleware;
   const allowed = router.allowedMethods() as unknown as Middleware;
-  return (ctx, next) => routes(ctx, () => allowed(ctx, next));
+  const layers = router.stack;
+  return (ctx, next) => {
+    const path = ctx.path;
+    const method = ctx.method.toUpperCase();
+    const matched: Array<Layer> = [];
+    let route: Layer | undefined;
+    let runs = 0;
+    for (const layer of layers) {
+      if (!layer.match(path)) continue;
+      matched.push(layer);
+      if (layer.methods.length === 0 || layer.methods.includes(method)) {
+        runs += 1;
+        route = layer;
+      }
+    }
+    const handler = route?.stack.length === 1 && route.methods.length > 0 ? route.stack[0] : undefined;
+    if (route === undefined || handler === undefined || runs !== 1) return routes(ctx, () => allowed(ctx, next));
+    // What @koa/router's dispatch and its per-layer step set before calling a route's handler.
+    const routed = ctx as typeof ctx & Record<string, unknown>;
+    if (Array.isArray(routed.matched)) routed.matched.push(...matched);
+    else routed.matched = matched;
+    routed.router = router;
+    routed.routeMatched = true;
+    routed._matchedRoute = route.path;
+    if (route.name) routed._matchedRouteName = route.name;
+    routed.captures = route.captures(path);
+    const params = route.params(path, routed.captures as Array<string>, ctx.params);
+    (ctx.request as typeof ctx.request & { params: typeof params }).params = params;
+    ctx.params = params;
+    routed.routerPath = route.path;
+    routed.routerName = route.name || undefined;
+    return handler(ctx as never, () => allowed(ctx, next));
+  };
 };
 
 /**

@@ -111,24 +111,32 @@ export const createServiceMetrics = (serverLabelCap: number = MAX_SERVER_LABELS)
     return template;
   };
 
+  /**
+   * Records one answered request that began at `start` (performance.now()): its duration and a 429's cause.
+   * The kept-answer lane (http/kept-answer-lane.ts) calls it for the requests it answers itself.
+   */
+  const observeRequest = (ctx: Parameters<Middleware>[0], start: number): void => {
+    const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
+    httpServerDuration.observe(
+      {
+        http_route: (ctx.state.routeTemplate as string | undefined) ?? templateOf(ctx._matchedRoute),
+        http_request_method: methodLabel(ctx.method),
+        http_response_status_code: String(status),
+      },
+      seconds(start),
+    );
+    const refusal = ctx.state.refusal as { kind: "rate_limit" | "quota"; label: string } | undefined;
+    if (refusal?.kind === "rate_limit") rateLimitRefusals.inc({ limit: refusal.label });
+    else if (refusal?.kind === "quota") quotaRefusals.inc({ operation: refusal.label });
+  };
+
   /** Times every HTTP request (outermost middleware) and counts 429 refusals by their cause. */
   const httpMiddleware: Middleware = async (ctx, next) => {
     const start = performance.now();
     try {
       await next();
     } finally {
-      const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
-      httpServerDuration.observe(
-        {
-          http_route: (ctx.state.routeTemplate as string | undefined) ?? templateOf(ctx._matchedRoute),
-          http_request_method: methodLabel(ctx.method),
-          http_response_status_code: String(status),
-        },
-        seconds(start),
-      );
-      const refusal = ctx.state.refusal as { kind: "rate_limit" | "quota"; label: string } | undefined;
-      if (refusal?.kind === "rate_limit") rateLimitRefusals.inc({ limit: refusal.label });
-      else if (refusal?.kind === "quota") quotaRefusals.inc({ operation: refusal.label });
+      observeRequest(ctx, start);
     }
   };
 
@@ -222,6 +230,7 @@ export const createServiceMetrics = (serverLabelCap: number = MAX_SERVER_LABELS)
   return {
     registry,
     httpMiddleware,
+    observeRequest,
     mcpInstrumentation,
     counters: {
       rateLimitRefusals,
