@@ -1,6 +1,9 @@
-// Where an embedded write's time goes, statement by statement: the service in this process on the embedded
-// store (PGlite), every message PGlite executes timed (the main thread's CPU time during its synchronous
-// run) and grouped by statement; N POST /servers (5 providers × 10 tools) one after another after a warm-up. Prints, per write: process CPU, PGlite's share, and each statement's count and time.
+// Where an embedded write's CPU goes, by thread: the service in this process on the embedded store (PGlite on
+// its own thread, packages/storage-postgres/src/embedded-thread.ts); N POST /servers (5 providers × 10 tools)
+// one after another after a warm-up. Prints, per write: wall time, process CPU (the bench's HTTP client
+// included), the main thread's CPU (the service and the client) and the database thread's (PGlite).
+// (Before PGlite had a thread of its own this bench also timed each statement inside PGlite; that hook ran
+// on the main thread and is gone with it.)
 //
 //   ./run build && node bench/embedded-write-statements.mjs [writes=100]
 //
@@ -9,10 +12,8 @@
 // copied for the next runs (creating one takes a minute on a loaded machine).
 import { existsSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { mintDevToken } from "@mcpsm/api/dist/auth/dev-auth.js";
 import { localConfig } from "@mcpsm/api/dist/config/local-config.js";
 import { startService } from "@mcpsm/api/dist/service.js";
@@ -23,61 +24,6 @@ import { seedProviderLinks } from "./lib/seed.mjs";
 
 const WRITES = Number(process.argv[2] ?? 100);
 const WRITE = process.env.WRITE ?? "post";
-
-// PGlite as the storage package loads it (same module instance).
-const storageRequire = createRequire(createRequire(import.meta.url).resolve("@mcpsm/storage-postgres"));
-const { PGlite } = await import(
-  pathToFileURL(storageRequire.resolve("@electric-sql/pglite").replace(/\.cjs$/, ".js")).href
-);
-
-/** The statements of a protocol message: Q (simple query) and P (parse) texts; else the message types. */
-const describe = (message) => {
-  const parts = [];
-  const types = [];
-  let offset = 0;
-  const view = new DataView(message.buffer, message.byteOffset, message.byteLength);
-  const cstring = (at) => {
-    let end = at;
-    while (message[end] !== 0) end++;
-    return [Buffer.from(message.subarray(at, end)).toString("utf8"), end + 1];
-  };
-  while (offset + 5 <= message.length) {
-    const type = String.fromCharCode(message[offset]);
-    const length = view.getInt32(offset + 1);
-    types.push(type);
-    if (type === "Q") {
-      const [text] = cstring(offset + 5);
-      for (const s of text.split(/;\n/)) parts.push(`Q ${s.replace(/\s+/g, " ").slice(0, 90)}`);
-    } else if (type === "P") {
-      const [name, next] = cstring(offset + 5);
-      const [text] = cstring(next);
-      parts.push(`P${name ? `[${name}]` : ""} ${text.replace(/\s+/g, " ").slice(0, 90)}`);
-    }
-    offset += 1 + length;
-  }
-  return parts.length > 0 ? parts.join(" | ") : types.join("");
-};
-
-const timings = new Map();
-let pgliteMs = 0;
-let recording = false;
-const original = PGlite.prototype.execProtocolRawSync;
-PGlite.prototype.execProtocolRawSync = function (message) {
-  if (!recording) return original.call(this, message);
-  const started = process.threadCpuUsage();
-  try {
-    return original.call(this, message);
-  } finally {
-    const used = process.threadCpuUsage(started);
-    const ms = (used.user + used.system) / 1000;
-    pgliteMs += ms;
-    const key = describe(message);
-    const t = timings.get(key) ?? { n: 0, ms: 0 };
-    t.n++;
-    t.ms += ms;
-    timings.set(key, t);
-  }
-};
 
 const dataDir = await mkdtemp(join(tmpdir(), "mcpsm-bench-embedded-writes-"));
 const template = process.env.TEMPLATE;
@@ -132,22 +78,22 @@ try {
       return api("POST", "/servers", { server: { name: `load ${serial}`, providers: links } });
     };
     for (let n = 0; n < Math.max(30, WRITES / 2); n++) await write();
-    recording = true;
+    // A build from before the database's thread has no threadCpuUsage: PGlite ran on the main thread then.
+    const databaseCpu = async () => (await embedded.threadCpuUsage?.()) ?? { user: 0, system: 0 };
     const cpu = process.cpuUsage();
+    const main = process.threadCpuUsage();
+    const database = await databaseCpu();
     const started = performance.now();
     for (let n = 0; n < WRITES; n++) await write();
     const wall = performance.now() - started;
-    const used = process.cpuUsage(cpu);
-    recording = false;
-    const cpuMs = (used.user + used.system) / 1000;
+    const msOf = (used) => (used.user + used.system) / 1000;
+    const databaseMs = msOf(await databaseCpu()) - msOf(database);
+    const perWrite = (total) => (total / WRITES).toFixed(2);
     console.log(
-      `${WRITE} ×${WRITES}: wall ${(wall / WRITES).toFixed(2)} ms, process CPU ${(cpuMs / WRITES).toFixed(2)} ms ` +
-        `(client included), PGlite ${(pgliteMs / WRITES).toFixed(2)} ms per write`,
+      `${WRITE} ×${WRITES}: wall ${perWrite(wall)} ms, process CPU ${perWrite(msOf(process.cpuUsage(cpu)))} ms ` +
+        `(client included), main thread ${perWrite(msOf(process.threadCpuUsage(main)))} ms, ` +
+        `database thread ${perWrite(databaseMs)} ms per write; load average ${loadavg()[0].toFixed(1)}`,
     );
-    for (const [key, t] of [...timings].sort((a, b) => b[1].ms - a[1].ms))
-      console.log(
-        `${(t.ms / WRITES).toFixed(3).padStart(7)} ms ${(t.n / WRITES).toFixed(1).padStart(4)}× ${key.slice(0, 400)}`,
-      );
   } finally {
     await service.close();
   }

@@ -1,11 +1,13 @@
 import { Duplex } from "node:stream";
-import type { PGlite } from "@electric-sql/pglite";
+import type { DatabaseThread } from "./embedded-thread-link.js";
 
 // The adapter's own connections to the embedded database, without TCP. Over loopback a round trip crossed two
 // sockets each way (pg → the gate → pglite-socket), and pglite-socket ran each protocol message on its own
 // (Parse, Bind, Describe, Execute and Sync of one statement: five runs of PostgreSQL's loop, each behind a
 // setImmediate, a mutex and a promise). This stream hands PGlite every complete message pg wrote at once, in
-// one synchronous run, and pushes the answer back (docs/performance.md, "Embedded writes").
+// one synchronous run, and pushes the answer back (docs/performance.md, "Embedded writes"). PGlite runs on the
+// database's own thread (embedded-thread.ts): the batch goes there and the answer comes back, both moved, not
+// copied, so that the service's thread serves other requests while PostgreSQL works.
 
 /** A turn at the embedded database's single session: `admit` starts it, `done` (given to it) ends it. */
 export interface Turn {
@@ -19,9 +21,9 @@ const startupLength = (buffer: Buffer) =>
   buffer.length >= 8 && buffer.readInt32BE(4) === 196608 ? buffer.readInt32BE(0) : undefined;
 
 /**
- * A `pg` connection stream (the `stream` option of a `pg` client) to `db`, which waits for its turn at the
- * session (`waitTurn`, the same queue as the TCP clients) when pg connects, and ends it when closed: an open
- * transaction is rolled back first, as pglite-socket does for a connection that closes.
+ * A `pg` connection stream (the `stream` option of a `pg` client) to the database on `thread`, which waits
+ * for its turn at the session (`waitTurn`, the same queue as the TCP clients) when pg connects, and ends it
+ * when closed: an open transaction is rolled back first, as pglite-socket does for a connection that closes.
  */
 export class EmbeddedStream extends Duplex {
   #pending: Buffer = Buffer.alloc(0);
@@ -30,7 +32,7 @@ export class EmbeddedStream extends Duplex {
   #ended = false;
 
   constructor(
-    private readonly db: PGlite,
+    private readonly thread: DatabaseThread,
     private readonly waitTurn: (turn: Turn) => void,
   ) {
     super();
@@ -38,6 +40,12 @@ export class EmbeddedStream extends Duplex {
 
   /** What pg calls on a socket: waits for the session, then says "connect". */
   connect(): this {
+    // A database that is gone fails the connection at once (the adapter answers Unavailable), without a turn.
+    const gone = this.thread.gone;
+    if (gone !== undefined) {
+      process.nextTick(() => this.destroy(gone));
+      return this;
+    }
     this.waitTurn({
       cancelled: () => this.destroyed,
       admit: (done) => {
@@ -123,15 +131,11 @@ export class EmbeddedStream extends Duplex {
     await this.#exec(messages);
   }
 
-  async #exec(messages: Uint8Array) {
+  async #exec(messages: Buffer) {
     if (this.#done === undefined || this.#ended) throw new Error("the embedded database connection is closed");
-    const answer: Array<Uint8Array> = [];
-    // Synchronous inside (PGlite's file system needs no sync on Node); the answer arrives through onRawData.
-    await this.db.execProtocolRawStream(new Uint8Array(messages), {
-      syncToFs: false,
-      onRawData: (bytes) => answer.push(Buffer.from(bytes)),
-    });
-    if (answer.length > 0) this.push(answer.length === 1 ? answer[0] : Buffer.concat(answer));
+    // A copy of pg's bytes (they may share a pooled buffer) that the thread then owns: moved, not copied again.
+    const answer = await this.thread.request("exec", new Uint8Array(messages));
+    if (answer !== undefined) this.push(Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
   }
 
   /** Ends the turn once: rolls back what this connection left open, then lets the next client in. */
@@ -140,7 +144,6 @@ export class EmbeddedStream extends Duplex {
     this.#ended = true;
     const done = this.#done;
     if (done === undefined) return;
-    const rollback = !this.db.closed && this.db.isInTransaction() ? this.db.exec("rollback") : Promise.resolve();
-    rollback.then(done, done);
+    this.thread.request("endTurn").then(done, done);
   }
 }

@@ -1,15 +1,12 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdir } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Duplex } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { join } from "node:path";
 import { EmbeddedStream, type Turn } from "./embedded-stream.js";
+import { DatabaseThread } from "./embedded-thread-link.js";
 
 /** A PostgreSQL server running in this process (PGlite) and reachable over loopback TCP. */
 export interface EmbeddedPostgres {
@@ -29,41 +26,21 @@ export interface EmbeddedPostgres {
     /** The adapter's connections reach the database in this process, not over TCP (embedded-stream.ts). */
     readonly stream: () => Duplex;
   };
+  /** CPU time of the database's thread so far, in microseconds (benchmarks split a write's CPU by thread). */
+  readonly threadCpuUsage: () => Promise<{ readonly user: number; readonly system: number }>;
   /** Stops listening, closes every connection and closes the database (flushing it to `dataDir`). */
   readonly stop: () => Promise<void>;
+  /** Ends the database's thread at once, as a crash would (tests: the store must answer Unavailable). */
+  readonly kill: () => Promise<void>;
 }
 
 /** How long a finished connection's session may take to wind down before the next client is let in. */
 const SETTLE_LIMIT_MS = 2_000;
 
 /**
- * PostgreSQL settings for a small, single-session database. shared_buffers is PostgreSQL's default 128 MB
- * otherwise, WebAssembly memory that is never given back: 712 MiB RSS after opening an existing database,
- * 177 MiB with 16 MB (docs/performance.md). The data files stay in the OS page cache anyway.
- */
-const SETTINGS = ["-c", "shared_buffers=16MB"];
-
-/** PGlite's PostgreSQL WebAssembly module, next to its entry point. */
-const PGLITE_WASM = join(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "pglite.wasm");
-
-/**
- * PostgreSQL's WebAssembly module, compiled for one database. Left to itself PGlite compiles it once and
- * keeps it for the life of the process, and with it the machine code of every PostgreSQL function any
- * instance ever ran (V8 compiles WebAssembly functions on first call): creating the schema on a new data
- * directory runs far more of PostgreSQL than serving does. A module of its own per database lets that code go
- * with the database that ran it (docs/performance.md, "Embedded store").
- */
-const compilePostgres = async (): Promise<PostgresModule> => WebAssembly.compile(await readFile(PGLITE_WASM));
-
-/** A compiled WebAssembly module, as PGlite takes it. */
-type PostgresModule = NonNullable<PGliteOptions["pgliteWasmModule"]>;
-/** The one function of the WebAssembly JS API used here (the project's `lib` setting does not declare it). */
-declare const WebAssembly: { readonly compile: (bytes: Uint8Array) => Promise<PostgresModule> };
-
-/**
- * Starts PGlite (PostgreSQL compiled to WebAssembly) with its data persisted under `dataDir`, behind
- * `@electric-sql/pglite-socket` on a free loopback port, so the regular `pg`-based MikroORM driver connects
- * to it as to any PostgreSQL server.
+ * Starts PGlite (PostgreSQL compiled to WebAssembly) on a thread of its own (embedded-thread.ts) with its
+ * data persisted under `dataDir`, behind `@electric-sql/pglite-socket` on a free loopback port, so the
+ * regular `pg`-based MikroORM driver connects to it as to any PostgreSQL server.
  *
  * One connection at a time. PGlite is a single-session database. pglite-socket can multiplex several
  * client connections onto it (`maxConnections`), but it interleaves their protocol messages: two
@@ -81,7 +58,8 @@ declare const WebAssembly: { readonly compile: (bytes: Uint8Array) => Promise<Po
  * connection, and fails with a connection timeout if that does not happen in time.
  *
  * The adapter of this process (`storageOptions.stream`) takes its turns in the same queue but does not go
- * through TCP: its connections hand their messages to PGlite directly (embedded-stream.ts).
+ * through TCP: its connections hand their messages to PGlite's thread directly (embedded-stream.ts).
+ * If that thread dies, every request fails with the store's Unavailable (embedded-thread-link.ts).
  */
 export const startEmbeddedPostgres = async (
   dataDir: string,
@@ -89,32 +67,20 @@ export const startEmbeddedPostgres = async (
 ): Promise<EmbeddedPostgres> => {
   await mkdir(dataDir, { recursive: true });
   if (!existsSync(join(dataDir, "PG_VERSION"))) await createDataDir(dataDir);
-  // pg_trgm: the trigram indexes of the provider filters (the migrations create the extension).
-  const db = await PGlite.create(dataDir, {
-    pgliteWasmModule: await compilePostgres(),
-    extensions: { pg_trgm },
-    startParams: [...PGlite.defaultStartParams, ...SETTINGS],
-  });
-  // Connections reach pglite-socket through the gate only, one at a time; the headroom covers the
-  // moment in which it has not yet noticed that the previous connection closed.
-  const inner = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
+  // PGlite and pglite-socket live on the database's thread; this thread keeps the gate (the queue of turns)
+  // and relays the in-process connections' bytes (docs/decisions.md, "Embedded database on its own thread").
+  const { thread, innerPort } = await DatabaseThread.start(dataDir);
   let gate: Gate | undefined;
   try {
-    await inner.start();
-    const innerPort = Number(inner.getServerConn().split(":").at(-1));
     gate = await startGate(
       innerPort,
       options.port ?? 0,
-      () => db.closed || (inner.getStats().activeConnections === 0 && !db.isInTransaction()),
-      // The next client is a new connection to pg but the same session to PostgreSQL: the named statements
-      // the last one prepared would collide with its own ("prepared statement already exists").
-      async () => {
-        if (!db.closed) await db.exec("deallocate all");
-      },
+      // A thread that is gone has nothing to wind down: the next client learns it when it connects.
+      () => (thread.gone !== undefined ? Promise.resolve(true) : thread.request("settled")),
+      () => thread.request("windDown"),
     );
   } catch (error) {
-    await inner.stop().catch(() => undefined);
-    await db.close();
+    await thread.stop().catch(() => undefined);
     throw error;
   }
   const address = gate.address();
@@ -126,15 +92,17 @@ export const startEmbeddedPostgres = async (
   return {
     url,
     port,
-    storageOptions: { url, poolSize: 1, idleTimeoutMs: 5_000, stream: () => new EmbeddedStream(db, waitTurn) },
+    storageOptions: { url, poolSize: 1, idleTimeoutMs: 5_000, stream: () => new EmbeddedStream(thread, waitTurn) },
+    threadCpuUsage: () => thread.request("cpuUsage"),
     stop: () => {
       stopped ??= (async () => {
         await closeGate(openGate);
-        await inner.stop();
-        await db.close();
+        // A thread that crashed has nothing left to flush.
+        if (thread.gone === undefined) await thread.stop();
       })();
       return stopped;
     },
+    kill: () => thread.kill(),
   };
 };
 
@@ -172,7 +140,7 @@ interface Gate extends Server {
 const startGate = (
   innerPort: number,
   port: number,
-  settled: () => boolean,
+  settled: () => Promise<boolean>,
   windDown: () => Promise<void>,
 ): Promise<Gate> => {
   const waiting: Array<Turn> = [];
@@ -192,10 +160,14 @@ const startGate = (
     const started = Date.now();
     const tryAdmit = () => {
       if (closing) return;
-      if (!settled() && Date.now() - started < SETTLE_LIMIT_MS) {
-        setTimeout(tryAdmit, 5);
-        return;
-      }
+      // The session's state is the database thread's: asked, not read.
+      settled().then(
+        (free) => (free || Date.now() - started >= SETTLE_LIMIT_MS ? admitFirst() : setTimeout(tryAdmit, 5)),
+        () => admitFirst(),
+      );
+    };
+    const admitFirst = () => {
+      if (closing) return;
       let turn = waiting.shift();
       while (turn?.cancelled()) turn = waiting.shift();
       if (turn === undefined) {
