@@ -1,29 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../src/index.js";
+import type pg from "pg";
+import { describe, expect, it } from "vitest";
+import { useEmbeddedDatabase } from "./support/embedded-database.js";
 
 // The embedded database's connections: the adapter's in-process stream and TCP clients share one PGlite
 // session, one connection at a time (src/embedded.ts, src/embedded-stream.ts).
 
 describe("embedded connections", () => {
-  let dataDir: string;
-  let embedded: EmbeddedPostgres;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "mcpsm-pglite-connections-"));
-    embedded = await startEmbeddedPostgres(dataDir);
-  }, 180_000);
-
-  afterAll(async () => {
-    await embedded.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
-  const inProcess = () => new pg.Client({ connectionString: embedded.url, stream: embedded.storageOptions.stream });
-  const overTcp = () => new pg.Client({ connectionString: embedded.url });
+  const { inProcess, overTcp } = useEmbeddedDatabase("mcpsm-pglite-connections-");
 
   it("runs simple and parameterised statements in process, several messages at once", async () => {
     const client = inProcess();

@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Unavailable } from "@mcpsm/domain/errors";
 import { TENANT_A } from "@mcpsm/storage-contract";
 import { Cause, Effect, Exit } from "effect";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmbeddedPostgres, makePostgresStorage, startEmbeddedPostgres } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { makePostgresStorage } from "../src/index.js";
+import { useEmbeddedDatabase } from "./support/embedded-database.js";
 
 // The embedded database on its own thread (src/embedded-thread.ts): turns at its single session stay one at
 // a time, and a thread that dies makes the store answer Unavailable instead of hanging.
@@ -18,21 +15,7 @@ const failureOf = <A, E>(exit: Exit.Exit<A, E>) =>
     : undefined;
 
 describe("embedded database thread", () => {
-  let dataDir: string;
-  let embedded: EmbeddedPostgres;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "mcpsm-pglite-thread-"));
-    embedded = await startEmbeddedPostgres(dataDir);
-  }, 180_000);
-
-  afterAll(async () => {
-    await embedded.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
-  const inProcess = () => new pg.Client({ connectionString: embedded.url, stream: embedded.storageOptions.stream });
-  const overTcp = () => new pg.Client({ connectionString: embedded.url });
+  const { embedded, inProcess, overTcp } = useEmbeddedDatabase("mcpsm-pglite-thread-");
 
   it("two turns never interleave: each client's statements run together, in process or over TCP", async () => {
     const setup = inProcess();
@@ -74,14 +57,14 @@ describe("embedded database thread", () => {
 
   it("a database thread that dies makes the store answer Unavailable, promptly, and stop still resolves", async () => {
     const handle = await makePostgresStorage({
-      ...embedded.storageOptions,
+      ...embedded().storageOptions,
       connectTimeoutMs: 10_000,
       queryTimeoutMs: 10_000,
     });
     try {
       // A pooled connection is open and has been answered before the thread dies.
       await Effect.runPromise(handle.ping);
-      await embedded.kill();
+      await embedded().kill();
       const started = Date.now();
       const onPooled = await Effect.runPromiseExit(handle.ping);
       const onNew = await Effect.runPromiseExit(handle.storage.read((tx) => tx.countProviders(TENANT_A)));
@@ -93,6 +76,6 @@ describe("embedded database thread", () => {
     } finally {
       await handle.close();
     }
-    await embedded.stop();
+    await embedded().stop();
   });
 });
