@@ -172,6 +172,29 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
     );
   });
 
+  it("a server's tools changed through one instance: the other's next tools/list shows the change once heard", async () => {
+    const provider = await createProvider(a, { baseURL: "https://api.example.com" });
+    const kept = await createTool(a, provider.id, { name: "keptTool" });
+    await createTool(a, provider.id, { name: "droppedTool" });
+    const server = await createServer(a, { providers: [{ id: provider.id }] });
+    const { value: serverToken } = await createToken(a, server.id);
+    await eventually("B lists both tools from its caches", async () => {
+      const missesBefore = storeB.readCache!.misses;
+      expect((await toolsListedBy(serviceB, server.id, serverToken)).text).toContain("droppedTool");
+      return storeB.readCache!.misses === missesBefore;
+    });
+
+    const patched = await a.patch(`/servers/${server.id}`, {
+      server: { providers: [{ id: provider.id, tools: [{ id: kept.id }] }] },
+    });
+    expect(patched.status).toBe(200);
+    expect((await toolsListedBy(serviceA, server.id, serverToken)).text).not.toContain("droppedTool");
+    await eventually("B lists the server's one tool", async () => {
+      const { text } = await toolsListedBy(serviceB, server.id, serverToken);
+      return text.includes("keptTool") && !text.includes("droppedTool");
+    });
+  });
+
   it("a server token revoked through one instance: refused there at once, and by the other once heard", async () => {
     const provider = await createProvider(a, { baseURL: "https://api.example.com" });
     await createTool(a, provider.id);
@@ -180,10 +203,11 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
     // Both instances have accepted (and cached) the token.
     expect((await toolsListedBy(serviceA, server.id, token.value)).status).toBe(200);
     expect((await toolsListedBy(serviceB, server.id, token.value)).status).toBe(200);
-    await eventually("B authenticates from its cache", async () => {
-      const hitsBefore = storeB.readCache!.hits;
+    // From its caches: the gate's memo (no lookup at all) or the read cache (hits only), never a miss.
+    await eventually("B authenticates from its caches", async () => {
+      const missesBefore = storeB.readCache!.misses;
       expect((await toolsListedBy(serviceB, server.id, token.value)).status).toBe(200);
-      return storeB.readCache!.hits > hitsBefore;
+      return storeB.readCache!.misses === missesBefore;
     });
 
     expect((await a.delete(`/servers/${server.id}/tokens/${token.id}`)).status).toBe(204);

@@ -91,6 +91,18 @@ export class CompiledServerCache {
   }
 
   /**
+   * Whether `compiled` is still the kept copy of its server (then marked most recently used): what was
+   * derived from it may be served only while the budget still counts it.
+   */
+  keeps(compiled: CompiledServer): boolean {
+    const slot = this.entries.get(compiled.id);
+    if (slot === undefined || slot.compiled !== compiled) return false;
+    this.entries.delete(compiled.id);
+    this.entries.set(compiled.id, slot);
+    return true;
+  }
+
+  /**
    * Counts `bytes` more against `compiled` while it is kept (what is derived from it and lives as long:
    * the fast lane's learnt tools/list answers); nothing when it is no longer the kept copy.
    */

@@ -1,9 +1,7 @@
-import { createHash } from "node:crypto";
 import type { lookup } from "node:dns";
 import type { Dispatcher } from "undici";
 import { NotFound, ResourceExhausted } from "@mcpsm/domain/errors";
-import { type McpCaller, mcpServerForCaller } from "@mcpsm/domain/mcp";
-import { isId } from "@mcpsm/domain/schemas";
+import type { McpCaller } from "@mcpsm/domain/mcp";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import {
@@ -12,9 +10,9 @@ import {
   hostHeaderValidationResponse,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import { Cause, Either, Exit, Option } from "effect";
-import { authenticator, serverTokenOf } from "./auth/authenticate.js";
-import { serverTokenAuthentication } from "./auth/server-token-auth.js";
+import { Cause, Exit, Option } from "effect";
+import { authenticator } from "./auth/authenticate.js";
+import { mcpGate } from "./auth/gate.js";
 import type { OAuthAccessTokenVerifier } from "@mcpsm/domain/mcp";
 import { CompiledServerCache } from "./compiled-cache.js";
 import type { CompiledServer } from "./compiled-server.js";
@@ -102,6 +100,8 @@ export interface McpRuntime {
   readonly cache: CompiledServerCache;
   /** How many requests the fast lane answered without the SDK path (tests and metrics). */
   readonly fastLaneAnswers: () => number;
+  /** How many admissions the gate replayed without reading the store (auth/admission-memo.ts; tests). */
+  readonly gateReplays: () => number;
   /** Outbound HTTP under the upstream network policy (for authorization servers outside an MCP exchange). */
   readonly authFetch: PolicyFetch;
   readonly close: () => Promise<void>;
@@ -118,15 +118,6 @@ const withHeaders = (response: Response, headers: Readonly<Record<string, string
     return copy;
   }
 };
-
-/**
- * Who a cancellation may come from: the same credential on the same server (the token's digest, so that the
- * registry holds no token). Stateless clients have no session to tell apart.
- */
-const callerKey = (serverId: string, authorization: string | null) =>
-  `${serverId}:${createHash("sha256")
-    .update(authorization ?? "")
-    .digest("base64url")}`;
 
 const noError = () => undefined;
 
@@ -153,6 +144,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     maxResponseBytes: Math.min(limits.maxResponseBytes, 256 * 1024),
   });
   const cache = new CompiledServerCache(runner, settings.compiledCacheMiB * 1024 * 1024);
+  const gate = mcpGate(runner, cache, authenticate);
   const inFlight = new InFlightCalls(options.cancellationRelay);
   const longRunning = longRunningOf(settings, runner);
   const onError = (error: Error) => log.warn({ err: error }, "mcp request failed");
@@ -252,36 +244,12 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     return withCors(request, await exchange(request, serverId));
   };
 
-  /**
-   * The gates of an exchange, for the SDK path and the fast lane alike: authentication, the server as of now,
-   * the domain's access rule. A server token and the server's revision are read in one run of the runtime.
-   */
-  const admit = async (
-    authorization: string | null,
-    serverId: string,
-  ): Promise<Exit.Exit<readonly [McpAuthentication, CompiledServer], McpFailure>> => {
-    if (!isId(serverId)) return Exit.fail(new NotFound({ kind: "server", id: serverId }));
-    const token = authorization === null ? undefined : serverTokenOf(authorization);
-    let gate: Exit.Exit<readonly [McpAuthentication, CompiledServer | undefined], McpFailure>;
-    if (token !== undefined) gate = await cache.currentAfter(serverId, serverTokenAuthentication(serverId, token));
-    else {
-      const auth = await authenticate(authorization, serverId);
-      gate = Exit.isFailure(auth)
-        ? Exit.failCause(auth.cause)
-        : Exit.map(await cache.current(serverId), (compiled) => [auth.value, compiled] as const);
-    }
-    if (Exit.isFailure(gate)) return Exit.failCause(gate.cause);
-    const [auth, compiled] = gate.value;
-    const served = mcpServerForCaller(auth.caller, serverId, compiled);
-    return Either.isLeft(served) ? Exit.fail(served.left) : Exit.succeed([auth, served.right] as const);
-  };
-
   const exchange = async (request: Request, serverId: string): Promise<Response> => {
     const failed = (cause: Cause.Cause<McpFailure>) =>
       httpFailure(cause, { log, metadataUrl: site.metadataUrl(serverId), path: new URL(request.url).pathname });
-    const admitted = await admit(request.headers.get("authorization"), serverId);
+    const admitted = await gate.admit(request.headers.get("authorization"), serverId);
     if (Exit.isFailure(admitted)) return failed(admitted.cause);
-    const [auth, compiled] = admitted.value;
+    const { auth, compiled, caller } = admitted.value;
     const budget = await options.tenantRateLimit?.(compiled.tenant);
     if (budget !== undefined && !budget.allowed)
       return withHeaders(
@@ -295,14 +263,8 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
         ),
         budget.headers,
       );
-    if (options.upstreamAuthorization !== undefined)
-      await rememberInitialize(request, callerKey(serverId, request.headers.get("authorization")));
-    const answer = await handler.fetch(request, {
-      authInfo: authInfoOf(auth, serverId, {
-        compiled,
-        caller: callerKey(serverId, request.headers.get("authorization")),
-      }),
-    });
+    if (options.upstreamAuthorization !== undefined) await rememberInitialize(request, caller);
+    const answer = await handler.fetch(request, { authInfo: authInfoOf(auth, serverId, { compiled, caller }) });
     return budget === undefined ? answer : withHeaders(answer, budget.headers);
   };
 
@@ -334,10 +296,8 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     hostAllowed: hostCheck(site),
     // A refusal is the SDK path's to answer.
     admit: async (authorization, serverId) => {
-      const admitted = await admit(authorization, serverId);
-      if (Exit.isFailure(admitted)) return undefined;
-      const [auth, compiled] = admitted.value;
-      return { auth, compiled, caller: callerKey(serverId, authorization) };
+      const admitted = await gate.admit(authorization, serverId);
+      return Exit.isFailure(admitted) ? undefined : admitted.value;
     },
     charge: async (tenant) => options.tenantRateLimit?.(tenant),
     learntBytes: (compiled, bytes) => cache.charge(compiled, bytes),
@@ -388,6 +348,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     fetch,
     handleNode: options.fastLane === false ? slowNode : fastNode.handle,
     fastLaneAnswers: fastNode.answered,
+    gateReplays: gate.replays,
     cache,
     authFetch,
     close: async () => {

@@ -12,10 +12,13 @@ import { copyTables, emptyTables } from "./tables.js";
  * therefore leaves no trace. Running one at a time makes them serializable, so compare-and-set and the
  * uniqueness checks can never race. Reads take the permit too but work on the committed tables directly
  * (the port's `read` runs read-only work, so there is nothing to roll back and no copy to make).
- * Transactions must not nest: a nested one would wait for the permit its caller holds.
+ * Transactions must not nest: a nested one would wait for the permit its caller holds. Its change stamp
+ * counts the commits.
  */
 export const makeMemoryStorage = (): typeof Storage.Service => {
   let committed = emptyTables();
+  // The change stamp: one more on every commit (this process is the store's only writer).
+  let commits = 0;
   const permit = Effect.unsafeMakeSemaphore(1);
   const atomically = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     permit.withPermits(1)(
@@ -23,12 +26,13 @@ export const makeMemoryStorage = (): typeof Storage.Service => {
         const draft = copyTables(committed);
         return Effect.tap(work(makeMemoryTx(draft)), () => {
           committed = draft;
+          commits++;
         });
       }),
     );
   const read = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     permit.withPermits(1)(Effect.suspend(() => work(makeMemoryTx(committed))));
-  return { transaction: atomically, read, calls: makeMemoryCallLog() };
+  return { transaction: atomically, read, calls: makeMemoryCallLog(), changeStamp: () => commits };
 };
 
 /** The storage port backed by a new, empty in-memory store for each build of the layer. */

@@ -329,7 +329,9 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   const calls = postgresCallLog((sql, params, name) =>
     surfaceUnavailable(Effect.orDie(send(pool, sql, params, undefined, name))),
   );
-  const storage = { transaction, read, calls, ...graphCache };
+  // The change stamp is the read cache's: it moves when this instance commits and when another's commit is heard.
+  const changeStamp = readCache === undefined ? undefined : () => readCache.stamp();
+  const storage = { transaction, read, calls, changeStamp, ...graphCache };
 
   return {
     storage,

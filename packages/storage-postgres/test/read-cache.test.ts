@@ -84,6 +84,28 @@ describe("PointReadCache", () => {
     expect(cache.lookup("k")).toEqual({ found: false });
   });
 
+  it("offers its generation as the change stamp only while echoes vouch for it", () => {
+    let now = 10_000;
+    const cache = new PointReadCache({ trusted: true, maxAgeMs: 1_000, now: () => now });
+    // No echo yet: entries are served by age alone, which a stamp cannot say.
+    expect(cache.stamp()).toBeUndefined();
+    cache.heard(now);
+    const first = cache.stamp();
+    expect(first).toBe(cache.current);
+    now += 900;
+    expect(cache.stamp()).toBe(first);
+    cache.changed();
+    expect(cache.stamp()).not.toBe(first);
+    // No echo for longer than maxAgeMs, or the connection lost: no stamp.
+    now += 200;
+    expect(cache.stamp()).toBeUndefined();
+    cache.heard(now);
+    expect(cache.stamp()).toBe(cache.current);
+    cache.setTrusted(false);
+    cache.heard(now);
+    expect(cache.stamp()).toBeUndefined();
+  });
+
   it("does not take an echo of a former connection, or one heard while untrusted, as proof", () => {
     let now = 10_000;
     const cache = new PointReadCache({ trusted: true, maxAgeMs: 1_000, now: () => now });
@@ -268,6 +290,24 @@ for (const target of targets)
       expect(after.result.map((row) => row.valueCipher)).toEqual(["v1.k.alice"]);
       expect((await own("oauth:alice")).statements).toBe(0);
       expect((await own("oauth:bob")).result).toEqual([]);
+    });
+
+    it("the port's change stamp: none without echoes (embedded), else moved by a commit", async () => {
+      const stamp = handle.storage.changeStamp!;
+      if (target.name === "pglite") {
+        expect(stamp()).toBeUndefined();
+        return;
+      }
+      const deadline = Date.now() + 30_000;
+      while (stamp() === undefined) {
+        if (Date.now() > deadline) throw new Error("no echo heard");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const before = stamp();
+      await read((tx) => tx.findServer(serverId(1)));
+      expect(stamp()).toBe(before);
+      await Effect.runPromise(handle.storage.transaction((tx) => tx.findServer(serverId(1))));
+      expect(stamp()).not.toBe(before);
     });
 
     it("concurrent misses of one record share one statement", async () => {

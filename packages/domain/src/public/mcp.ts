@@ -38,7 +38,11 @@ export {
   submitCallerValue,
 } from "../caller-value/caller-value-form.js";
 export { CallerValueNeeded, resolveVariables } from "../caller-value/caller-value-resolution.js";
-export { authenticateServerToken, hashServerToken } from "../server-token/server-token-use-cases.js";
+export {
+  authenticateServerToken,
+  hashServerToken,
+  serverTokenExpired,
+} from "../server-token/server-token-use-cases.js";
 export {
   compileSafeRegExp,
   MAX_REGEXP_PROGRAM,

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import { Effect } from "effect";
 import { NotFound, ResourceExhausted, Unauthenticated } from "../errors/domain-errors.js";
 import { newId, randomAlphanumeric } from "../ids/id.js";
@@ -18,7 +18,7 @@ import { SERVER_TOKEN_PREFIX, ServerTokenCreate } from "./server-token-schema.js
 const TOKEN_RANDOM_CHARS = 32;
 
 /** The SHA-256 (hex) under which a token value is stored; the value itself is never kept. */
-export const hashServerToken = (value: string): string => createHash("sha256").update(value, "utf8").digest("hex");
+export const hashServerToken = (value: string): string => hash("sha256", value, "hex");
 
 const tokenOf = (tx: ReadTx, serverId: string, tokenId: string) =>
   Effect.flatMap(tx.findServerToken(tokenId), (row) =>
@@ -131,6 +131,14 @@ export const revokeServerToken = defineUseCase(
     }),
 );
 
+/**
+ * Whether a token expiring at `expiresAt` (null: never) is expired at `atMs` (milliseconds since the epoch):
+ * refused from its expiry instant on. Exported so that an answer of `authenticateServerToken` kept between
+ * requests is dropped at the same instant (the MCP gate's memo).
+ */
+export const serverTokenExpired = (expiresAt: Date | null, atMs: number): boolean =>
+  expiresAt !== null && expiresAt.getTime() <= atMs;
+
 /** The stored token a presented value belongs to, if it is for `serverId` and neither revoked nor expired. */
 export const authenticateServerToken = (serverId: string, value: string) =>
   Effect.gen(function* () {
@@ -144,7 +152,7 @@ export const authenticateServerToken = (serverId: string, value: string) =>
       row === undefined ||
       !timingSafeEqual(Buffer.from(row.valueHash), Buffer.from(hash)) ||
       row.serverId !== serverId ||
-      (row.expiresAt !== null && row.expiresAt.getTime() <= at.getTime())
+      serverTokenExpired(row.expiresAt, at.getTime())
     )
       return yield* rejected();
     return row;

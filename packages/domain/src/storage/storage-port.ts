@@ -365,5 +365,12 @@ export class Storage extends Context.Tag("@mcpsm/domain/Storage")<
     readonly read: <A, E, R>(work: (tx: ReadTx) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | Unavailable, R>;
     /** The tool-call log: outside transactions (call-log-port.ts). */
     readonly calls: CallLogStore;
+    /**
+     * Optional: a number that stays the same while nothing is committed to the store, and moves with every
+     * commit, by this instance (before its `transaction` returns) or, as far as the store can vouch, by any
+     * other; undefined while it cannot vouch for that. What an adapter derived from reads may be reused
+     * while the stamp taken before those reads is still the one answered. A store without it: nothing is.
+     */
+    readonly changeStamp?: (() => number | undefined) | undefined;
   }
 >() {}

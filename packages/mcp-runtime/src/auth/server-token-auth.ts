@@ -10,10 +10,16 @@ import type { McpAuthentication } from "./mcp-authentication.js";
 export const serverTokenAuth =
   (runner: EffectRunner) =>
   (serverId: string, token: string): Promise<Exit.Exit<McpAuthentication, Unauthenticated | Unavailable>> =>
-    runner.runPromiseExit(serverTokenAuthentication(serverId, token));
+    runner.runPromiseExit(Effect.map(serverTokenGrant(serverId, token), (grant) => grant.auth));
 
-/** The effect of `serverTokenAuth` (to run together with other reads of the same request). */
-export const serverTokenAuthentication = (serverId: string, token: string) =>
+/** A server token's authentication, and when the token expires (null: never) for the gate's memo. */
+export interface ServerTokenGrant {
+  readonly auth: McpAuthentication;
+  readonly expiresAt: Date | null;
+}
+
+/** The effect of `serverTokenAuth`, with the token's expiry (to run together with other reads of the request). */
+export const serverTokenGrant = (serverId: string, token: string) =>
   authenticateServerToken(serverId, token).pipe(
     Effect.mapError((error) =>
       error._tag === "Unauthenticated"
@@ -21,10 +27,13 @@ export const serverTokenAuthentication = (serverId: string, token: string) =>
         : error,
     ),
     Effect.map(
-      (row): McpAuthentication => ({
-        caller: { kind: "server-token", tokenId: row.id, serverId: row.serverId },
-        clientId: `server-token:${row.id}`,
-        scopes: [],
+      (row): ServerTokenGrant => ({
+        auth: {
+          caller: { kind: "server-token", tokenId: row.id, serverId: row.serverId },
+          clientId: `server-token:${row.id}`,
+          scopes: [],
+        },
+        expiresAt: row.expiresAt,
       }),
     ),
   );

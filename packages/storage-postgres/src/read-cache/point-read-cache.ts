@@ -117,6 +117,15 @@ export class PointReadCache {
     if (this.heardAt === undefined || sentAt > this.heardAt) this.heardAt = sentAt;
   }
 
+  /**
+   * The storage port's change stamp (`Storage.changeStamp`): the generation while echoes vouch for the cache
+   * (every change committed over `maxAgeMs` ago was heard, as `lookup` requires of an entry of any age), else
+   * undefined: without echoes `lookup` serves an entry only `maxAgeMs` after its read, which a stamp cannot say.
+   */
+  stamp(): number | undefined {
+    return this.trusted && this.vouched(this.now()) ? this.generation : undefined;
+  }
+
   /** The generation a read starting now belongs to: pass it to `store` with the read's answer. */
   get current(): number {
     return this.generation;
