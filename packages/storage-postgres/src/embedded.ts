@@ -25,6 +25,8 @@ export interface EmbeddedPostgres {
     readonly idleTimeoutMs: number;
     /** The adapter's connections reach the database in this process, not over TCP (embedded-stream.ts). */
     readonly stream: () => Duplex;
+    /** This process is the database's only user: nobody else listens for its commits. */
+    readonly notifyChanges: false;
   };
   /** CPU time of the database's thread so far, in microseconds (benchmarks split a write's CPU by thread). */
   readonly threadCpuUsage: () => Promise<{ readonly user: number; readonly system: number }>;
@@ -92,7 +94,13 @@ export const startEmbeddedPostgres = async (
   return {
     url,
     port,
-    storageOptions: { url, poolSize: 1, idleTimeoutMs: 5_000, stream: () => new EmbeddedStream(thread, waitTurn) },
+    storageOptions: {
+      url,
+      poolSize: 1,
+      idleTimeoutMs: 5_000,
+      stream: () => new EmbeddedStream(thread, waitTurn),
+      notifyChanges: false,
+    },
     threadCpuUsage: () => thread.request("cpuUsage"),
     stop: () => {
       stopped ??= (async () => {

@@ -14,6 +14,7 @@ import { DatabaseUnreachable, TransientConflict } from "./sql/db-errors.js";
 import { inlineParams } from "./sql/inline-params.js";
 import { observed, statementTarget } from "./sql/statement-observer.js";
 import { statementName } from "./sql/statement-name.js";
+import { executePart, forgetMissing, withPrepares } from "./sql/sql-prepared.js";
 import { describeTables } from "./table/tables.js";
 import { prepareStorageTx } from "./tx/storage-tx.js";
 import { postgresCallLog } from "./tx/tool-calls.js";
@@ -21,6 +22,7 @@ import type { Runner } from "./tx/runner.js";
 import {
   BEGIN,
   COMMIT,
+  PLAIN_COMMIT,
   type Part,
   type Queryable,
   RELEASE,
@@ -72,6 +74,8 @@ export interface PostgresStorageOptions {
    * when no other process writes the database (the embedded server). Off by default.
    */
   readonly readCache?: (PointReadCacheOptions & { readonly listen?: boolean }) | undefined;
+  /** Whether COMMIT notifies other instances' read caches (default true); false: no other process uses it. */
+  readonly notifyChanges?: boolean | undefined;
 }
 
 /** A PostgreSQL-backed implementation of the storage port, and what it takes to run it. */
@@ -151,6 +155,7 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   const matchCounts = new MatchCountCache();
   const poolRunner: Runner = {
     rows: (sql, params, prepared) => send(pool, sql, params, undefined, nameIf(prepared, sql)),
+    readAhead: (sql, params, prepared) => Effect.orDie(send(pool, sql, params, undefined, nameIf(prepared, sql))),
     guarded: (write) => write,
     matchCounts,
     deferred: (sql, params) => Effect.asVoid(Effect.orDie(send(pool, sql, params))),
@@ -158,11 +163,11 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   };
 
   /**
-   * Takes a connection for a transaction (uninterruptible, as acquisition in acquireUseRelease). BEGIN is
-   * sent with the transaction's first statement (see `sendInTx`).
+   * A transaction's state: its connection is taken when its first statement is sent (`clientOf`), so reads
+   * ahead of it (`Runner.readAhead`) hold none; BEGIN goes with that first statement (see `sendInTx`).
    */
-  const begin = Effect.map(Effect.orDie(call(() => pool.connect())), (client) => ({
-    client,
+  const begin = Effect.sync(() => ({
+    client: undefined as pg.PoolClient | undefined,
     committed: false,
     begun: false,
     // Statements (with their parameters written in) waiting for the next round trip, and their texts with
@@ -171,17 +176,36 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   }));
   type Conn = Effect.Effect.Success<typeof begin>;
 
-  /** Sends `parts` as one simple query (the observer sees each of their texts with placeholders). */
-  const joined = (client: pg.PoolClient, parts: ReadonlyArray<Part>) =>
-    expecting(
+  /** The transaction's connection, taken on first use; uninterruptibly, so that `end` always gives it back. */
+  const clientOf = (conn: Conn) =>
+    Effect.suspend(() =>
+      conn.client !== undefined
+        ? Effect.succeed(conn.client)
+        : Effect.uninterruptible(
+            Effect.map(Effect.orDie(call(() => pool.connect())), (client) => {
+              conn.client = client;
+              return client;
+            }),
+          ),
+    );
+
+  /**
+   * Sends `parts` as one simple query (the observer sees each of their texts with placeholders), with the
+   * `prepare` of each `execute` the connection has not seen yet just ahead of it.
+   */
+  const joined = (client: pg.PoolClient, parts: ReadonlyArray<Part>) => {
+    const { sent, known, executed } = withPrepares(client, parts);
+    const roundTrip = expecting(
       parts,
       send(
         client,
-        parts.map((part) => part.sql).join(";\n"),
+        sent.map((part) => part.sql).join(";\n"),
         [],
-        parts.map((part) => part.text),
+        sent.map((part) => part.text),
       ),
     );
+    return executed.length === 0 ? roundTrip : forgetMissing(roundTrip, known, executed);
+  };
 
   /**
    * Sends `sql` in the transaction on `conn`, with what waits for the next round trip ahead of it in one
@@ -190,17 +214,27 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
    * parameters cannot be written into its text goes alone after the others.
    */
   const sendInTx = (conn: Conn, sql: string, params: ReadonlyArray<unknown> = [], prepared = false) =>
-    Effect.suspend(() => {
+    Effect.flatMap(clientOf(conn), (client) => {
       const ahead = [...(conn.begun ? [] : [BEGIN]), ...conn.pending];
       conn.pending = [];
       conn.begun = true;
       const name = nameIf(prepared, sql);
-      if (ahead.length === 0) return send(conn.client, sql, params, undefined, name);
+      if (ahead.length === 0) return send(client, sql, params, undefined, name);
       const inlined = ahead.length === 1 && ahead[0] === BEGIN ? undefined : inlineParams(sql, params);
       return inlined === undefined
-        ? Effect.zipRight(Effect.orDie(joined(conn.client, ahead)), send(conn.client, sql, params, undefined, name))
-        : joined(conn.client, [...ahead, { sql: inlined, text: sql }]);
+        ? Effect.zipRight(Effect.orDie(joined(client, ahead)), send(client, sql, params, undefined, name))
+        : joined(client, [...ahead, { sql: inlined, text: sql }]);
     });
+
+  /** A lock-free read (`Runner.readAhead`): on the pool while the transaction has sent and queued nothing. */
+  const readAhead = (conn: Conn, sql: string, params: ReadonlyArray<unknown>, prepared: boolean) =>
+    Effect.suspend(() =>
+      Effect.orDie(
+        !conn.begun && conn.pending.length === 0
+          ? send(pool, sql, params, undefined, nameIf(prepared, sql))
+          : sendInTx(conn, sql, params, prepared),
+      ),
+    );
 
   /** Queues `sql` for the transaction's next round trip, or sends it at once when it cannot wait. */
   const defer = (conn: Conn, sql: string, params: ReadonlyArray<unknown> = []) =>
@@ -218,29 +252,33 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
    * open transaction when its connection closes).
    */
   const end = (conn: Conn, exit: Exit.Exit<unknown, unknown>) => {
+    const { client } = conn;
+    // No connection taken: nothing to give back.
+    if (client === undefined) return Effect.void;
     // Nothing sent: no transaction on the server to end.
-    if (conn.committed || !conn.begun) return Effect.sync(() => conn.client.release());
+    if (conn.committed || !conn.begun) return Effect.sync(() => client.release());
     const lost = Exit.isFailure(exit) ? markerOf(exit.cause) : undefined;
     if (lost instanceof DatabaseUnreachable)
-      return Effect.sync(() => conn.client.release(new Error(`connection dropped: ${lost.reason}`)));
+      return Effect.sync(() => client.release(new Error(`connection dropped: ${lost.reason}`)));
     return observed(
       server,
       "rollback",
       Effect.promise(() =>
-        conn.client
+        client
           .query({
             text: "rollback",
             ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}),
           } as pg.QueryConfig)
           .then(
-            () => conn.client.release(),
-            (error: Error) => conn.client.release(error),
+            () => client.release(),
+            (error: Error) => client.release(error),
           ),
       ),
     );
   };
 
   const changed = Effect.sync(() => readCache?.changed());
+  const commit = options.notifyChanges === false ? PLAIN_COMMIT : COMMIT;
 
   /** One run of `work` in a transaction; `mayExpect`: whether writes expected to succeed may be queued. */
   const attempt = <A, E, R>(work: (tx: StorageTx) => Effect.Effect<A, E, R>, mayExpect: boolean) =>
@@ -252,6 +290,7 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
           let open = true;
           const runner: Runner = {
             rows: (sql, params, prepared) => sendInTx(conn, sql, params, prepared),
+            readAhead: (sql, params, prepared) => readAhead(conn, sql, params, prepared),
             // A savepoint around a write that may breach a constraint: the breach undoes the write only. The
             // savepoint travels with the write's first statement, its release (or rollback) with the next.
             guarded: (write) =>
@@ -271,9 +310,15 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
                 return yield* result;
               }),
             deferred: (sql, params) => defer(conn, sql, params),
-            expect: (sql, params = []) =>
+            expect: (sql, params = [], prepared = false) =>
               Effect.sync(() => {
-                const inlined = mayExpect ? inlineParams(sql, params) : undefined;
+                if (!mayExpect) return false;
+                if (prepared) {
+                  const part = executePart(sql, params, true);
+                  if (part !== undefined) conn.pending.push(part);
+                  return part !== undefined;
+                }
+                const inlined = inlineParams(sql, params);
                 if (inlined === undefined) return false;
                 conn.pending.push({ sql: inlined, text: sql, expected: true });
                 return true;
@@ -284,13 +329,14 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
           // Every instance on the database hears of the change (its point-read cache drops what it read).
           // What still waits goes with COMMIT; a transaction that sent nothing has nothing to commit.
           if (conn.begun || conn.pending.length > 0) {
-            const parts = [...(conn.begun ? [] : [BEGIN]), ...conn.pending, COMMIT];
+            const parts = [...(conn.begun ? [] : [BEGIN]), ...conn.pending, commit];
             conn.pending = [];
             conn.begun = true;
             // This instance's own reads after the COMMIT see the change at once, before its notification
             // arrives. Dropped whatever COMMIT answered: a COMMIT that failed or was cut off may still have
             // committed. A transaction that never sent COMMIT (its work failed: rolled back) changed nothing.
-            yield* Effect.orDie(joined(conn.client, parts)).pipe(Effect.ensuring(changed));
+            const client = yield* clientOf(conn);
+            yield* Effect.orDie(joined(client, parts)).pipe(Effect.ensuring(changed));
           }
           conn.committed = true;
           return value;

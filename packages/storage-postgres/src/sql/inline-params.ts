@@ -28,6 +28,21 @@ const PLACEHOLDER =
   /(?<![\w$])[Ee]'(?:[^'\\]|\\[\s\S]|'')*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\1\$|--[^\n]*|\/\*[\s\S]*?\*\/|\$(?<n>\d+)|(?<open>['"]|\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$|\/\*)/g;
 
 /**
+ * Each parameter as a quoted literal (`null` for null), as `inlineParams` writes them (also the arguments of an
+ * `execute`); undefined when one has no safe text form (binary data, a NUL character).
+ */
+export const literalsOf = (params: ReadonlyArray<unknown>): Array<string> | undefined => {
+  const literals: Array<string> = [];
+  for (const param of params) {
+    const text = prepareValue(param);
+    if (text === null) literals.push("null");
+    else if (typeof text === "string" && !text.includes("\0")) literals.push(quotedLiteral(text));
+    else return undefined;
+  }
+  return literals;
+};
+
+/**
  * `sql` with each `$n` replaced by parameter n as a quoted literal (`null` for null), so that it can join
  * other statements in a simple query. Undefined when a parameter has no safe text form (binary data, a NUL
  * character, which a simple query cannot carry), a placeholder has no parameter, or the text holds a quote,
@@ -36,13 +51,8 @@ const PLACEHOLDER =
  */
 export const inlineParams = (sql: string, params: ReadonlyArray<unknown>): string | undefined => {
   if (params.length === 0) return sql;
-  const literals: Array<string> = [];
-  for (const param of params) {
-    const text = prepareValue(param);
-    if (text === null) literals.push("null");
-    else if (typeof text === "string" && !text.includes("\0")) literals.push(quotedLiteral(text));
-    else return undefined;
-  }
+  const literals = literalsOf(params);
+  if (literals === undefined) return undefined;
   let complete = true;
   const inlined = sql.replace(PLACEHOLDER, (match: string, ...rest: Array<unknown>) => {
     const groups = rest.at(-1) as { readonly n?: string; readonly open?: string };

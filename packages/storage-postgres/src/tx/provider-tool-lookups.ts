@@ -29,7 +29,9 @@ export const providerToolLookupOperations: Operations<"findProvidersAndTools"> =
             variablesOf === undefined ? { providers: [], tools: [] } : { providers: [], tools: [], variables: [] },
           )
         : Effect.map(
-            ctx.rows(
+            // A lock-free read: the first statement of a server create, it runs before the transaction takes
+            // its connection (Runner.readAhead).
+            ctx.readAhead(
               variablesOf === undefined ? sql : withVariables,
               variablesOf === undefined ? [providerIds, toolIds] : [providerIds, toolIds, variablesOf],
               // Planning this statement cost PostgreSQL as much CPU as running it (docs/performance.md, issue 32).

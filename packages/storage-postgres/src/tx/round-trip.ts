@@ -24,9 +24,16 @@ export interface Part {
   readonly text: string;
   /** A write expected to succeed (`Runner.expect`): a failure of its round trip runs the transaction again. */
   readonly expected?: boolean;
+  /**
+   * `sql` is `execute <name>(…)` of this statement, prepared by SQL on the connection: the round trip
+   * carries its `prepare` the first time (a simple query cannot use the protocol's named statements).
+   */
+  readonly prepare?: { readonly name: string; readonly sql: string };
 }
 export const BEGIN: Part = { sql: "begin", text: "begin" };
 export const COMMIT: Part = { sql: COMMIT_AND_NOTIFY, text: COMMIT_AND_NOTIFY };
+/** COMMIT without the change notification, for a database no other process uses. */
+export const PLAIN_COMMIT: Part = { sql: "commit", text: "commit" };
 /** The savepoint of a guarded write (nested ones share the name: each release ends the latest). */
 export const SAVEPOINT = "savepoint breach_guard";
 export const RELEASE: Part = { sql: "release savepoint breach_guard", text: "release savepoint breach_guard" };

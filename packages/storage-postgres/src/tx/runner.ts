@@ -18,6 +18,19 @@ export interface Runner {
     prepared?: boolean,
   ) => Effect.Effect<ReadonlyArray<Record<string, unknown>>, ConstraintBreach>;
   /**
+   * Runs a read that takes no lock and writes nothing, as `rows`; sent before the transaction has sent or
+   * queued anything, it runs outside it, on a pooled connection of its own. Under READ COMMITTED each
+   * statement reads its own snapshot, inside a transaction or not, and the transaction has written nothing
+   * yet: the rows are the same. The transaction then takes its connection at its first lock or write, so a
+   * server create holds one for a single round trip (the embedded store has one connection: docs/decisions.md,
+   * "postwrite").
+   */
+  readonly readAhead: (
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    prepared: boolean,
+  ) => Effect.Effect<ReadonlyArray<Record<string, unknown>>>;
+  /**
    * Runs a write that may breach a constraint so that the breach leaves the transaction usable (a
    * savepoint around it inside a transaction), as the in-memory adapter's failed write leaves its draft.
    */
@@ -41,9 +54,10 @@ export interface Runner {
    * by calling `refuse_expected_write` when it wrote nothing. The round trip then stops there, the transaction
    * is rolled back and run again from the start with no write expected: this answers false then (queuing
    * nothing), as it does outside a transaction and when a parameter cannot be written into the text, and the
-   * caller runs the write as usual.
+   * caller runs the write as usual. With `prepared`, sent as `execute` of a statement the connection
+   * prepared by SQL (planned once per connection while PostgreSQL keeps its generic plan).
    */
-  readonly expect: (sql: string, params?: ReadonlyArray<unknown>) => Effect.Effect<boolean>;
+  readonly expect: (sql: string, params?: ReadonlyArray<unknown>, prepared?: boolean) => Effect.Effect<boolean>;
 }
 
 /** What the operations of one table need: the runner, the tables, and reads that decode their `r` column. */
@@ -56,6 +70,8 @@ export interface TxContext {
     params?: ReadonlyArray<unknown>,
     prepared?: boolean,
   ) => Effect.Effect<ReadonlyArray<Record<string, unknown>>>;
+  /** `Runner.readAhead`. */
+  readonly readAhead: Runner["readAhead"];
   /** The decoded `r` column of the first row, if any. */
   readonly one: <T>(
     sql: string,
@@ -80,6 +96,7 @@ export const txContext = (tables: Tables, runner: Runner): TxContext => {
     runner,
     tables,
     rows,
+    readAhead: runner.readAhead,
     one: (sql, params, decode) =>
       Effect.map(rows(sql, params), (result) => (result[0] === undefined ? undefined : decode(result[0].r))),
     many: (sql, params, decode) => Effect.map(rows(sql, params), (result) => result.map((row) => decode(row.r))),
