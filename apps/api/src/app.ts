@@ -5,6 +5,7 @@ import type { McpRuntime } from "@mcpsm/mcp-runtime";
 import Koa, { type Middleware } from "koa";
 import type { JWK } from "jose";
 import { mountApiDocs } from "./http/api-docs.js";
+import { withMcpFrame } from "./http/mcp-frame.js";
 import { type ConsoleOAuth, mountConsole } from "./http/console-page.js";
 import type { DecidedApproval } from "./operations/approval-metrics.js";
 import { type KeptRoute, withKeptAnswerLane } from "./http/kept-answer-lane.js";
@@ -143,20 +144,30 @@ const unmatched = (): Middleware => {
 export const createApp = (deps: AppDeps): Koa => buildApp(deps).app;
 
 /**
- * The service's Node request handler: the Koa application, with the kept-answer lane in front of it
- * (http/kept-answer-lane.ts) when `observeKeptAnswer` is given and CORS is off (the lane writes no CORS headers).
+ * The service's Node request handler: the Koa application, with the kept-answer lane (http/kept-answer-lane.ts)
+ * and the MCP endpoint's frame (http/mcp-frame.ts) in front of it when `observeKeptAnswer` is given and CORS is
+ * off (the lane writes no CORS headers).
  */
 export const createRequestHandler = (deps: AppDeps): ((req: IncomingMessage, res: ServerResponse) => unknown) => {
   const { app, keptRoutes } = buildApp(deps);
   const observe = deps.observeKeptAnswer;
   if (observe === undefined || (deps.corsOrigins ?? []).length > 0) return app.callback();
   const endpoints = [deps.oauthServer, deps.mcp].filter((e) => e !== undefined);
-  return withKeptAnswerLane(app, keptRoutes, {
+  const handler = withKeptAnswerLane(app, keptRoutes, {
     verifier: deps.verifier,
     rateLimiter: deps.rateLimiter,
     logger: deps.logger,
     observe,
     nodePaths: (path) => endpoints.some((endpoint) => endpoint.matches(path)),
+  });
+  if (deps.mcp === undefined) return handler;
+  // The MCP endpoint's requests skip the stack too (http/mcp-frame.ts); the OAuth server's paths are not theirs.
+  return withMcpFrame(app, handler, {
+    rateLimiter: deps.rateLimiter,
+    logger: deps.logger,
+    observe,
+    matches: deps.mcp.matches,
+    handleNode: deps.mcp.handleNode,
   });
 };
 

@@ -11,11 +11,14 @@ import {
   isPlainObject,
   type Json,
   onlyKeys,
+  resultHead,
   resultMessage,
+  resultTail,
   sseData,
   sseEvent,
   type ToolAnswer,
   wireHeaders,
+  writeJoined,
   writeResponse,
 } from "./lane-wire.js";
 
@@ -27,8 +30,9 @@ export type { ToolAnswer } from "./lane-wire.js";
 // batch, a browser origin, a body the SDK might refuse, an unknown tool, a failed authentication — goes to the
 // SDK path untouched (the body already read is replayed to it). What the SDK would answer to a tools/list is
 // learnt from the SDK itself: per compiled revision and request shape its result is asked once (a synthetic,
-// unobserved exchange) and kept serialised; a tools/call is accepted only with an envelope the SDK accepted
-// that way, and its result is encoded as the 2026-07-28 codec encodes it (fast-lane.test.ts compares the two).
+// unobserved exchange) and kept encoded up to where the request's id goes (written with the id after it,
+// fast-lane-wire.test.ts); a tools/call is accepted only with an envelope the SDK accepted that way, and its
+// result is encoded as the 2026-07-28 codec encodes it (fast-lane.test.ts compares the two).
 // 2025-11-25 requests (today's clients) take the same lane: the SDK is asked in that era, and the answer is the
 // one SSE event the stateless SDK transport sends (fast-lane-legacy.test.ts).
 
@@ -137,8 +141,11 @@ const replay = (req: IncomingMessage, body: Buffer | Error): IncomingMessage =>
     { headers: req.headers, rawHeaders: req.rawHeaders, method: req.method, url: req.url },
   ) as unknown as IncomingMessage;
 
-/** The SDK's serialised tools/list result for one request shape of one revision; false: it answered otherwise. */
-type Learnt = string | false;
+/**
+ * The SDK's tools/list answer for one request shape of one revision, encoded up to the request's id (see
+ * `resultHead`); false: it answered otherwise.
+ */
+type Learnt = Buffer | false;
 
 /**
  * What is kept of one request shape: the SDK's answer when a tools/list asked for it, else (a tools/call
@@ -197,14 +204,14 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
         if (json === undefined) return false;
         const message: unknown = JSON.parse(json);
         if (!isPlainObject(message) || message.id !== 0 || !isPlainObject(message.result)) return false;
-        // Two bytes a character at most (V8 strings): the key, the answer when kept, and the records.
+        // The key (two bytes a character at most: V8 strings), the answer's bytes when kept, and the records.
         if (!keep) {
           parts.learntBytes(admitted.compiled, 2 * key.length + 256);
           return true;
         }
-        const result = JSON.stringify(message.result);
-        parts.learntBytes(admitted.compiled, 2 * (result.length + key.length) + 256);
-        return result;
+        const head = resultHead(JSON.stringify(message.result), era);
+        parts.learntBytes(admitted.compiled, head.length + 2 * key.length + 256);
+        return head;
       })
       .catch((): Learnt => false);
     known.set(key, { answer: asked, keepsAnswer: keep });
@@ -221,6 +228,18 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
   /** Whether the SDK takes a request with this envelope (and era and Accept) on this revision. */
   const accepts = async (admitted: Admitted, req: IncomingMessage, params: Json, era: Era) =>
     (await ask(admitted, req, params, era, false)) !== false;
+
+  /** A kept tools/list answer to the request `id`: its encoded head and the id, written as one body. */
+  const answerKept = (
+    res: ServerResponse,
+    head: Buffer,
+    id: string | number,
+    budget: TenantRateDecision | undefined,
+    era: Era,
+  ) => {
+    answered++;
+    writeJoined(res, wireHeaders(era, budget?.headers), head, resultTail(id, era));
+  };
 
   const answer = (res: ServerResponse, body: string, budget: TenantRateDecision | undefined, era: Era) => {
     answered++;
@@ -311,7 +330,7 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
       const budget = await parts.charge(compiled.tenant);
       if (budget !== undefined && !budget.allowed) return writeResponse(res, parts.refusal(serverId, budget));
       await parts.observeList(compiled.id);
-      return answer(res, resultMessage(result, id), budget, era);
+      return answerKept(res, result, id, budget, era);
     }
 
     const name = params.name;

@@ -30,6 +30,9 @@ const SSE_HEADERS = {
   "x-accel-buffering": "no",
 };
 
+/** What precedes the JSON of the one SSE event the SDK's stateless transport writes. */
+const SSE_PREFIX = "event: message\ndata: ";
+
 /** Each header of an answer in order: its name, and the key of `extra` it takes its value from (else fixed). */
 type HeaderPlan = ReadonlyArray<readonly [name: string, from: string | undefined, fixed: string]>;
 
@@ -72,6 +75,37 @@ export const writeResponse = async (res: ServerResponse, response: Response) => 
 /** The JSON-RPC message the SDK serialises for an answer: `result` first for results, `error` last for errors. */
 export const resultMessage = (result: string, id: string | number) =>
   `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+
+/**
+ * An answer kept encoded, split where the request's id goes: the body of `era`'s answer to a request is
+ * `head`, then `resultTail(id, era)` (for a kept tools/list: encoded once, not once per request).
+ */
+export const resultHead = (result: string, era: Era): Buffer =>
+  Buffer.from(`${era === "legacy" ? SSE_PREFIX : ""}{"result":${result},"jsonrpc":"2.0","id":`);
+export const resultTail = (id: string | number, era: Era) => `${JSON.stringify(id)}}${era === "legacy" ? "\n\n" : ""}`;
+
+/**
+ * Writes a 200 answer whose body is `head` then `tail` on the wire exactly as `res.end(head + tail)` after
+ * `writeHead` would (one chunk of a chunked body, then the last chunk), without joining and encoding the two:
+ * the header goes first so that Node joins the corked writes into one chunk, and the socket is corked until
+ * the end so that everything leaves in one write (fast-lane-wire.test.ts reads the raw bytes).
+ */
+export const writeJoined = (
+  res: ServerResponse,
+  headers: Readonly<Record<string, string>>,
+  head: Buffer,
+  tail: string,
+) => {
+  res.socket?.cork();
+  res.writeHead(200, headers);
+  res.flushHeaders();
+  res.cork();
+  res.write(head);
+  res.write(tail);
+  res.uncork();
+  // Ends the body and uncorks the socket fully (Node's `end` does).
+  res.end();
+};
 export const errorMessage = (id: string | number, answer: Extract<ToolAnswer, { kind: "error" }>, era: Era) =>
   JSON.stringify({
     jsonrpc: "2.0",
@@ -105,7 +139,6 @@ export const encodeToolResult = (
 };
 const RESULT_KEYS = new Set(["content", "structuredContent", "isError"]);
 
-const SSE_PREFIX = "event: message\ndata: ";
 /** One SSE event carrying `json`, as the SDK's stateless transport writes it. */
 export const sseEvent = (json: string) => `${SSE_PREFIX}${json}\n\n`;
 /** The JSON of a one-event SSE answer the SDK wrote; undefined for any other stream. */
