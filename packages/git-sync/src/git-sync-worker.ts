@@ -174,18 +174,19 @@ export const startGitSyncWorker = (options: GitSyncWorkerOptions): GitSyncWorker
 
   const runOnce = async (): Promise<number> => {
     const at = now();
-    const claimed = await run(
-      storage.transaction((tx) =>
-        tx.claimGitSyncs({
-          owner,
-          now: at,
-          leaseUntil: new Date(at.getTime() + settings.leaseMs),
-          quietSince: new Date(at.getTime() - settings.debounceMs),
-          pendingBefore: new Date(at.getTime() - settings.maxDelayMs),
-          limit: settings.concurrency,
-        }),
-      ),
-    );
+    const claim = {
+      owner,
+      now: at,
+      leaseUntil: new Date(at.getTime() + settings.leaseMs),
+      quietSince: new Date(at.getTime() - settings.debounceMs),
+      pendingBefore: new Date(at.getTime() - settings.maxDelayMs),
+      limit: settings.concurrency,
+    };
+    // A read first: a committed transaction tells every instance's read cache to drop what it holds, so an
+    // idle poll (nearly all of them) must not open one. Entries that stop being due meanwhile are harmless:
+    // the claim then leases nothing.
+    if (!(await run(storage.read((tx) => tx.hasDueGitSyncs(claim))))) return 0;
+    const claimed = await run(storage.transaction((tx) => tx.claimGitSyncs(claim)));
     await Promise.all(claimed.map(push));
     return claimed.length;
   };

@@ -25,7 +25,17 @@ afterAll(async () => {
 });
 
 const setup = async (repo: string) => {
-  const storage = makeMemoryStorage();
+  const memory = makeMemoryStorage();
+  // Counts the transactions opened: on PostgreSQL each committed one empties every instance's read cache.
+  const transactions = { count: 0 };
+  const storage: typeof memory = {
+    ...memory,
+    transaction: (work) =>
+      Effect.suspend(() => {
+        transactions.count++;
+        return memory.transaction(work);
+      }),
+  };
   const cipher = aesGcmCipher(new Uint8Array(randomBytes(32)));
   const runtime = ManagedRuntime.make(domainServicesLayer({ storage, cipher }));
   const alice = testActor("alice");
@@ -54,7 +64,7 @@ const setup = async (repo: string) => {
       ...(now === undefined ? {} : { now }),
     });
   const sync = () => Effect.runPromise(storage.read((tx) => tx.findGitSync(server.id)));
-  return { storage, runtime, alice, server, worker, sync };
+  return { storage, runtime, alice, server, worker, sync, transactions };
 };
 
 const later = (ms: number) => () => new Date(Date.now() + ms);
@@ -71,6 +81,23 @@ describe("the git sync worker", () => {
     expect(await sync()).toMatchObject({ state: "SYNCED", pushedSeq: 1, leaseOwner: null });
     expect(await a.runOnce()).toBe(0);
     await Promise.all([a.stop(), b.stop(), runtime.dispose()]);
+  });
+
+  it("an idle poll opens no transaction; a due entry is claimed and pushed", async () => {
+    const { worker, sync, runtime, transactions } = await setup("team/idle");
+    const early = worker("a", later(-60_000)); // before the change: nothing due yet
+    transactions.count = 0;
+    expect(await early.runOnce()).toBe(0);
+    expect(transactions.count).toBe(0);
+    expect(await sync()).toMatchObject({ state: "PENDING", leaseOwner: null });
+    const a = worker("a", later(10));
+    expect(await a.runOnce()).toBe(1);
+    expect(transactions.count).toBe(2); // the claim and the settle
+    expect(await git.log("team/idle")).toHaveLength(1);
+    transactions.count = 0;
+    expect(await a.runOnce()).toBe(0);
+    expect(transactions.count).toBe(0);
+    await Promise.all([early.stop(), a.stop(), runtime.dispose()]);
   });
 
   it("an entry leased by a worker that died is taken over once the lease ran out", async () => {

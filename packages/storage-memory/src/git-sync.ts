@@ -1,4 +1,5 @@
 import {
+  type GitSyncDue,
   type GitSyncRow,
   type ServerReference,
   type ServerRow,
@@ -24,6 +25,7 @@ type GitSyncOperations =
   | "noteGitSyncChanges"
   | "findGitSync"
   | "claimGitSyncs"
+  | "hasDueGitSyncs"
   | "settleGitSync";
 
 /** The git operations of a transaction over `tables`; `referencing` lists the servers using a record. */
@@ -33,6 +35,16 @@ export const memoryGitSync = (
 ): Pick<StorageTx, GitSyncOperations> => {
   const { gitConnections, gitSyncs, servers } = tables;
   const pending = (row: GitSyncRow) => row.changeSeq > row.pushedSeq && row.state !== "OFF";
+  const due = (row: GitSyncRow, claim: GitSyncDue) => {
+    const now = claim.now.getTime();
+    return (
+      pending(row) &&
+      row.nextAttemptAt.getTime() <= now &&
+      (row.leaseUntil === null || row.leaseUntil.getTime() < now) &&
+      (row.changedAt.getTime() <= claim.quietSince.getTime() ||
+        (row.pendingSince !== null && row.pendingSince.getTime() <= claim.pendingBefore.getTime()))
+    );
+  };
   return {
     insertGitConnection: (row) =>
       Effect.suspend(() => {
@@ -105,24 +117,17 @@ export const memoryGitSync = (
     findGitSync: (serverId) => Effect.sync(() => clone(gitSyncs.get(serverId))),
     claimGitSyncs: (claim) =>
       Effect.sync(() => {
-        const now = claim.now.getTime();
-        const due = [...gitSyncs.values()]
-          .filter(
-            (row) =>
-              pending(row) &&
-              row.nextAttemptAt.getTime() <= now &&
-              (row.leaseUntil === null || row.leaseUntil.getTime() < now) &&
-              (row.changedAt.getTime() <= claim.quietSince.getTime() ||
-                (row.pendingSince !== null && row.pendingSince.getTime() <= claim.pendingBefore.getTime())),
-          )
+        const claimed = [...gitSyncs.values()]
+          .filter((row) => due(row, claim))
           .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
           .slice(0, claim.limit);
-        return due.map((row) => {
+        return claimed.map((row) => {
           const leased = { ...row, leaseOwner: claim.owner, leaseUntil: claim.leaseUntil };
           gitSyncs.set(row.serverId, leased);
           return clone(leased);
         });
       }),
+    hasDueGitSyncs: (claim) => Effect.sync(() => [...gitSyncs.values()].some((row) => due(row, claim))),
     settleGitSync: (serverId, owner, outcome) =>
       Effect.sync(() => {
         const row = gitSyncs.get(serverId);

@@ -58,6 +58,9 @@ export interface GitSyncClaim {
   readonly limit: number;
 }
 
+/** The part of a claim that decides which entries are due (a cheap check before claiming). */
+export type GitSyncDue = Pick<GitSyncClaim, "now" | "quietSince" | "pendingBefore">;
+
 /** How a claimed push ended. */
 export type GitSyncOutcome =
   | {

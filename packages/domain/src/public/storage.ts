@@ -87,6 +87,7 @@ export {
   GitConnectionRow,
   type GitSyncChanges,
   type GitSyncClaim,
+  type GitSyncDue,
   type GitSyncOutcome,
   GitSyncRow,
 } from "../git-connection/git-connection-rows.js";

@@ -10,6 +10,7 @@ import type {
   GitConnectionRow,
   GitSyncChanges,
   GitSyncClaim,
+  GitSyncDue,
   GitSyncOutcome,
   GitSyncRow,
 } from "../git-connection/git-connection-rows.js";
@@ -284,6 +285,8 @@ export interface GitStore {
    * `quietSince`, or pending since `pendingBefore`). Concurrent claimers never get the same entry.
    */
   readonly claimGitSyncs: (claim: GitSyncClaim) => Op<ReadonlyArray<GitSyncRow>>;
+  /** Whether `claimGitSyncs(claim)` would lease anything now (same conditions; reads, changes nothing). */
+  readonly hasDueGitSyncs: (claim: GitSyncDue) => Op<boolean>;
   /**
    * Records how a leased push ended, if `owner` still holds the lease (false otherwise); releases it. Pushed:
    * `pushedSeq` becomes the larger of it and `outcome.seq`, the state SYNCED, or PENDING (pending since the
@@ -346,7 +349,7 @@ export interface StorageTx
 /** The operations of a `StorageTx` that only read: what `Storage.read` offers. */
 export type ReadOperation = Extract<
   keyof StorageTx,
-  `find${string}` | `list${string}` | `search${string}` | `count${string}` | "serversReferencing"
+  `find${string}` | `list${string}` | `search${string}` | `count${string}` | `has${string}` | "serversReferencing"
 >;
 
 /** Read-only work's view of the store: the reads of every capability, no write, no lock. */

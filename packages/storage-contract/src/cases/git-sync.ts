@@ -131,6 +131,29 @@ export const gitSyncCases = (h: Harness) =>
       expect(await h.read((tx) => tx.findGitSync(synced.id))).toMatchObject({ state: "PENDING", pushedSeq: 0 });
     });
 
+    it("tells, with a read, whether a claim would lease anything: the same conditions", async () => {
+      const due = (c: GitSyncClaim) => h.read((tx) => tx.hasDueGitSyncs(c));
+      await h.run((tx) => tx.insertGitConnection(conn));
+      await h.seed({ servers: [synced] });
+      expect(await due(claim("a", 100))).toBe(false); // nothing noted yet
+      await noted([synced.id], 30);
+      expect(await due(claim("a", 30, { quietSince: at(29) }))).toBe(false); // not quiet, not pending long
+      expect(await due(claim("a", 31, { quietSince: at(29), pendingBefore: at(30) }))).toBe(true);
+      expect(await due(claim("a", 31))).toBe(true);
+      await h.run((tx) => tx.claimGitSyncs(claim("a", 31)));
+      expect(await due(claim("b", 40))).toBe(false); // leased
+      expect(await due(claim("b", 92))).toBe(true); // the lease ran out
+      const failed = { kind: "failed", error: "unreachable", retryAt: at(120) } as const;
+      await h.run((tx) => tx.settleGitSync(synced.id, "a", failed));
+      expect(await due(claim("a", 100))).toBe(false); // waiting for its retry
+      expect(await due(claim("a", 120))).toBe(true);
+      // Checking leased nothing: the claim still gets the entry.
+      expect(await h.run((tx) => tx.claimGitSyncs(claim("a", 120)))).toHaveLength(1);
+      await h.run((tx) => tx.updateServer({ ...synced, version: 2, gitConnectionId: null }, 1));
+      await noted([synced.id], 130, "disconnected");
+      expect(await due(claim("a", 1000))).toBe(false); // OFF
+    });
+
     it("concurrent claims never lease the same entry twice", async () => {
       await h.run((tx) => tx.insertGitConnection(conn));
       const servers = Array.from({ length: 6 }, (_, i) =>

@@ -15,6 +15,13 @@ const USES_PROVIDER = `(exists (select 1 from server_providers x where x.server_
   or exists (select 1 from server_prompts x join prompts q on q.id = x.prompt_id
              where x.server_id = s.id and q.provider_id = any($2::text[])))`;
 
+/** The condition that an outbox entry is due: pending, its attempt due, unleased (or the lease ran out), quiet
+ * (or pending for long); at `now`, `quietSince`, `pendingBefore`, given as parameter placeholders. */
+const DUE = (now: string, quietSince: string, pendingBefore: string) =>
+  `change_seq > pushed_seq and state <> 'OFF' and next_attempt_at <= ${now}
+   and (lease_until is null or lease_until < ${now})
+   and (changed_at <= ${quietSince} or pending_since <= ${pendingBefore})`;
+
 export const gitSyncOperations: Operations<
   | "insertGitConnection"
   | "deleteGitConnection"
@@ -24,6 +31,7 @@ export const gitSyncOperations: Operations<
   | "noteGitSyncChanges"
   | "findGitSync"
   | "claimGitSyncs"
+  | "hasDueGitSyncs"
   | "settleGitSync"
 > = (tables) => {
   const { gitConnections, gitSyncs } = tables;
@@ -82,9 +90,7 @@ export const gitSyncOperations: Operations<
         `update git_syncs g set lease_owner = $1, lease_until = $3
          where g.server_id in (
            select server_id from git_syncs
-           where change_seq > pushed_seq and state <> 'OFF' and next_attempt_at <= $2
-             and (lease_until is null or lease_until < $2)
-             and (changed_at <= $4 or pending_since <= $5)
+           where ${DUE("$2", "$4", "$5")}
            order by next_attempt_at limit $6 for update skip locked)
          returning ${syncJson} as r`,
         [
@@ -96,6 +102,16 @@ export const gitSyncOperations: Operations<
           Math.max(0, Math.floor(claim.limit)),
         ],
         gitSyncs.decode,
+      ),
+    // A plain read, so an idle poll commits nothing and notifies no instance's read cache.
+    hasDueGitSyncs: (claim) =>
+      Effect.map(
+        ctx.rows(`select 1 from git_syncs where ${DUE("$1", "$2", "$3")} limit 1`, [
+          claim.now.toISOString(),
+          claim.quietSince.toISOString(),
+          claim.pendingBefore.toISOString(),
+        ]),
+        (result) => result.length > 0,
       ),
     settleGitSync: (serverId, owner, outcome) =>
       Effect.map(
