@@ -3,7 +3,7 @@ import { gitConnection, server } from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "../src/index.js";
-import { migratedStorage, targets, untilServing } from "./support/targets.js";
+import { commitHeard, migratedStorage, targets, untilServing } from "./support/targets.js";
 
 // The git outbox worker polls every second (packages/git-sync). A committed transaction tells every
 // instance's point-read cache to drop what it holds, so the poll's check for due entries must be a plain
@@ -25,21 +25,7 @@ for (const target of targets)
       pendingBefore: new Date(base + (seconds - 30) * 1000),
       limit: 4,
     });
-    /**
-     * Runs a transaction and waits until its change has been heard (the generation moves as COMMIT returns
-     * and, on a server, again when the notification arrives), so no late one is taken for the poll's.
-     */
-    const run = async <A>(work: (tx: StorageTx) => Effect.Effect<A, unknown>) => {
-      const cache = handle.readCache!;
-      const before = cache.current;
-      const result = await Effect.runPromise(handle.storage.transaction(work));
-      const deadline = Date.now() + 30_000;
-      while (cache.current < before + (target.name === "pglite" ? 1 : 2)) {
-        if (Date.now() > deadline) throw new Error("the change notification did not arrive");
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      return result;
-    };
+    const run = <A>(work: (tx: StorageTx) => Effect.Effect<A, unknown>) => commitHeard(handle, target.name, work);
 
     beforeAll(async () => {
       handle = await migratedStorage(await target.create(), {

@@ -4,7 +4,7 @@ import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "../src/index.js";
 import { IDLE_MS, PointReadCache } from "../src/read-cache/point-read-cache.js";
-import { migratedStorage, targets, untilServing } from "./support/targets.js";
+import { commitHeard, migratedStorage, targets, untilServing } from "./support/targets.js";
 
 // The point-read cache (`readCache`): what it answers without a statement, and what makes it read again.
 // Counted at the driver, as statement-count.test.ts does. Entries would live ten minutes here, so every
@@ -191,22 +191,7 @@ for (const target of targets)
       }
     };
 
-    /**
-     * Runs a transaction and waits until its change has been heard: the cache's generation moves once as
-     * COMMIT returns and, on a server, once more when this instance's own notification arrives a moment
-     * later (polled with a deadline), so that nothing drops the cache during what the test measures next.
-     */
-    const commit = async <A>(work: (tx: StorageTx) => Effect.Effect<A, unknown>) => {
-      const cache = handle.readCache!;
-      const before = cache.current;
-      const result = await Effect.runPromise(handle.storage.transaction(work));
-      const deadline = Date.now() + 30_000;
-      while (cache.current < before + (target.name === "pglite" ? 1 : 2)) {
-        if (Date.now() > deadline) throw new Error("the change notification did not arrive");
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      return result;
-    };
+    const commit = <A>(work: (tx: StorageTx) => Effect.Effect<A, unknown>) => commitHeard(handle, target.name, work);
 
     it("a second read of a server, its graph, sends nothing; a committed change makes it read again", async () => {
       expect((await read((tx) => tx.findServerGraph(serverId(1)))).statements).toBe(1);

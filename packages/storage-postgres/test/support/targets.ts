@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import type { StorageTx } from "@mcpsm/domain/storage";
+import { Effect } from "effect";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -60,6 +62,28 @@ export const untilServing = async (handle: PostgresStorage) => {
     if (Date.now() > deadline) throw new Error("the change listener did not connect");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+};
+
+/**
+ * Runs a transaction and waits (30 s at most) until its change has been heard: the cache's generation moves
+ * once as COMMIT returns and, on a server, once more when this instance's own notification arrives a moment
+ * later, so that nothing drops the cache during what a test measures next.
+ */
+export const commitHeard = async <A>(
+  handle: PostgresStorage,
+  targetName: string,
+  work: (tx: StorageTx) => Effect.Effect<A, unknown>,
+): Promise<A> => {
+  const cache = handle.readCache;
+  if (cache === undefined) throw new Error("the storage has no read cache");
+  const before = cache.current;
+  const result = await Effect.runPromise(handle.storage.transaction(work));
+  const deadline = Date.now() + 30_000;
+  while (cache.current < before + (targetName === "pglite" ? 1 : 2)) {
+    if (Date.now() > deadline) throw new Error("the change notification did not arrive");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return result;
 };
 
 /**
