@@ -72,6 +72,13 @@ export const errorTypeOfThrown = (error: unknown): string =>
 export const errorTypeOfUpstream = (outcome: UpstreamOutcome): string | undefined =>
   Either.isLeft(outcome) ? outcome.left.kind : outcome.right.status >= 500 ? String(outcome.right.status) : undefined;
 
+/** The extra headers of two observers: most observers add none, and then no array is copied per exchange. */
+const joined = (
+  outer: ReadonlyArray<readonly [string, string]>,
+  inner: ReadonlyArray<readonly [string, string]>,
+): ReadonlyArray<readonly [string, string]> =>
+  inner.length === 0 ? outer : outer.length === 0 ? inner : [...outer, ...inner];
+
 /** Both observers, `outer` around `inner` (e.g. metrics around traces); the extra upstream headers of both. */
 export const combineInstrumentation = (outer: McpInstrumentation, inner: McpInstrumentation): McpInstrumentation => ({
   outputMismatch: (reason) => {
@@ -103,7 +110,7 @@ export const combineInstrumentation = (outer: McpInstrumentation, inner: McpInst
           (innerUpstream) =>
             run((exchange, call) =>
               outerUpstream(exchange, (outerHeaders) =>
-                innerUpstream(exchange, (innerHeaders) => call([...outerHeaders, ...innerHeaders])),
+                innerUpstream(exchange, (innerHeaders) => call(joined(outerHeaders, innerHeaders))),
               ),
             ),
           errorTypeOf,

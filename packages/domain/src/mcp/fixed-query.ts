@@ -7,15 +7,26 @@ import type { ToolRow } from "../storage/rows.js";
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** The query values a tool always sends: its query properties with a scalar `const`, by name. */
-export const fixedQueryValues = (tool: Pick<ToolRow, "queryArgsJSONSchema">): Record<string, unknown> => {
-  const properties = tool.queryArgsJSONSchema?.properties;
-  if (!isRecord(properties)) return {};
+const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** Worked out once per schema (a stored row's schema is never changed in place), not twice per call. */
+const fixedBySchema = new WeakMap<object, Readonly<Record<string, unknown>>>();
+
+/** The query values a tool always sends: its query properties with a scalar `const`, by name (read-only). */
+export const fixedQueryValues = (tool: Pick<ToolRow, "queryArgsJSONSchema">): Readonly<Record<string, unknown>> => {
+  const schema = tool.queryArgsJSONSchema;
+  if (!isRecord(schema)) return NONE;
+  const known = fixedBySchema.get(schema);
+  if (known !== undefined) return known;
+  const properties = schema.properties;
   const fixed: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(properties))
-    if (isRecord(schema) && "const" in schema && ["string", "number", "boolean"].includes(typeof schema.const))
-      fixed[name] = schema.const;
-  return fixed;
+  if (isRecord(properties))
+    for (const [name, property] of Object.entries(properties))
+      if (isRecord(property) && "const" in property && ["string", "number", "boolean"].includes(typeof property.const))
+        fixed[name] = property.const;
+  const frozen = Object.keys(fixed).length === 0 ? NONE : Object.freeze(fixed);
+  fixedBySchema.set(schema, frozen);
+  return frozen;
 };
 
 /**

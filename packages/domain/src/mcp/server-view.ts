@@ -1,11 +1,16 @@
-import { Effect } from "effect";
+import { Effect, Either } from "effect";
 import type { ProviderRow, ServerGraph, ServerRow } from "../storage/rows.js";
 import type { ReadTx } from "../storage/storage-port.js";
 import type { ToolHeader } from "../tool/tool-schema.js";
 import type { McpCaller } from "./server-access.js";
 import { read } from "../use-case/use-case-kit.js";
 import { CallerValueNeeded, resolveVariables } from "../caller-value/caller-value-resolution.js";
-import { referencedVariables, refusedVariablesError, resolveHeaderTemplates } from "./header-templates.js";
+import {
+  type HeaderResolution,
+  referencedVariables,
+  refusedVariablesError,
+  resolveHeaderTemplates,
+} from "./header-templates.js";
 
 // What the MCP endpoint reads from the store. A served server is compiled once per *revision*: the server's
 // own version plus the version of every provider it draws tools, prompts or resources from. Every change
@@ -83,6 +88,26 @@ export const mcpServerRevision = (serverId: string, knownProviderIds: Iterable<s
     }),
   );
 
+const NO_VALUES: ReadonlyMap<string, string> = new Map();
+
+/**
+ * `resolveToolHeaders` when it reads nothing: the tool's headers reference no variable (or `known` holds the
+ * values already read for this call), or a name is refused. Undefined when the owner's variables must be read.
+ * A plain function, so that a tools/call whose headers need no read runs no effect for them.
+ */
+export const resolveToolHeadersNow = (
+  secretPrefix: string,
+  headers: ReadonlyArray<ToolHeader>,
+  known?: ReadonlyMap<string, string>,
+): HeaderResolution | undefined => {
+  const names = referencedVariables(headers);
+  const refused = refusedVariablesError(secretPrefix, names);
+  if (refused !== undefined) return Either.left(refused);
+  if (names.length === 0 || known !== undefined)
+    return resolveHeaderTemplates(headers, secretPrefix, known ?? NO_VALUES);
+  return undefined;
+};
+
 /**
  * A tool's headers with `${NAME}` resolved from the variables of the server's owner `tenant` for `caller`
  * (a per-caller variable: its own value, else the default; docs/api-rules.md §23), under the secretPrefix
@@ -98,11 +123,9 @@ export const resolveToolHeaders = (
   known?: ReadonlyMap<string, string>,
 ) =>
   Effect.gen(function* () {
+    const now = resolveToolHeadersNow(secretPrefix, headers, known);
+    if (now !== undefined) return yield* now;
     const names = referencedVariables(headers);
-    const refused = refusedVariablesError(secretPrefix, names);
-    if (refused !== undefined) return yield* refused;
-    if (names.length === 0 || known !== undefined)
-      return yield* resolveHeaderTemplates(headers, secretPrefix, known ?? new Map<string, string>());
     const { values, needed } = yield* resolveVariables(tenant, names, caller);
     const [first] = needed;
     if (first !== undefined) return yield* new CallerValueNeeded({ variable: first });

@@ -37,7 +37,7 @@ const scalarText = (value: unknown): string | undefined =>
  */
 const buildPath = (tool: ToolRow, pathArgs: Record<string, unknown>, problems: Array<FieldProblem>): string => {
   let path = tool.path;
-  for (const name of new Set(pathPlaceholders(tool.path))) {
+  for (const name of placeholdersOf(tool.path)) {
     const text = scalarText(pathArgs[name]);
     if (text === undefined) {
       problems.push({
@@ -95,6 +95,43 @@ const appendQuery = (url: URL, queryArgs: Record<string, unknown>, problems: Arr
   }
 };
 
+/**
+ * The distinct placeholders of a path template, worked out once per template rather than once per call (a
+ * server's tools are called again and again with the same few templates). Bounded: cleared when full.
+ */
+const placeholderCache = new Map<string, ReadonlyArray<string>>();
+const MAX_CACHED_TEMPLATES = 4096;
+const placeholdersOf = (path: string): ReadonlyArray<string> => {
+  let names = placeholderCache.get(path);
+  if (names === undefined) {
+    names = [...new Set(pathPlaceholders(path))];
+    if (placeholderCache.size >= MAX_CACHED_TEMPLATES) placeholderCache.clear();
+    placeholderCache.set(path, names);
+  }
+  return names;
+};
+
+/** A provider's base URL as every call starts from it: parsed once (undefined: not a valid URL). */
+interface ParsedBase {
+  readonly href: string;
+  /** Its path with trailing `/` dropped: the tool's path is appended to it. */
+  readonly basePath: string;
+}
+const baseCache = new Map<string, ParsedBase | undefined>();
+const parsedBase = (baseURL: string): ParsedBase | undefined => {
+  if (baseCache.has(baseURL)) return baseCache.get(baseURL);
+  let parsed: ParsedBase | undefined;
+  try {
+    const base = new URL(baseURL);
+    parsed = { href: base.href, basePath: base.pathname.replace(/\/+$/, "") };
+  } catch {
+    parsed = undefined;
+  }
+  if (baseCache.size >= MAX_CACHED_TEMPLATES) baseCache.clear();
+  baseCache.set(baseURL, parsed);
+  return parsed;
+};
+
 /** Methods that never carry a request body upstream. */
 const BODYLESS = new Set(["GET", "HEAD"]);
 
@@ -132,16 +169,12 @@ export const planUpstreamRequest = (
   // docs/api-rules.md §15a: fixed query pairs (`const` properties) are sent when the caller leaves them out.
   const queryArgs = { ...fixedQueryValues(tool), ...(isRecord(args.queryArgs) ? args.queryArgs : {}) };
   const path = buildPath(tool, pathArgs, problems);
-  let url: URL;
-  try {
-    const base = new URL(baseURL);
-    const basePath = base.pathname.replace(/\/+$/, "");
-    url = new URL(base.href);
-    url.pathname = `${basePath}${path}`;
-    url.hash = "";
-  } catch {
+  const base = parsedBase(baseURL);
+  if (base === undefined)
     return Either.left(invalidArguments([{ path: "baseURL", message: "the provider's base URL is not a valid URL" }]));
-  }
+  const url = new URL(base.href);
+  url.pathname = `${base.basePath}${path}`;
+  url.hash = "";
   appendQuery(url, queryArgs, problems);
   const body = BODYLESS.has(tool.method) ? undefined : planBody(tool, args.bodyArgs, problems);
   if (problems.length > 0) return Either.left(invalidArguments(problems));

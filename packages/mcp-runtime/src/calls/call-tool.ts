@@ -3,6 +3,7 @@ import {
   type McpCaller,
   planUpstreamRequest,
   resolveToolHeaders,
+  resolveToolHeadersNow,
   serverScopesOf,
   upstreamHeaders,
   withFixedQuery,
@@ -20,9 +21,9 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Cause, Effect, Either, Exit } from "effect";
 import { argumentProblems } from "../argument-validator.js";
 import type { CompiledServer, CompiledTool } from "../compiled-server.js";
-import { toolFailure } from "../error-mapping.js";
+import { type McpFailure, toolFailure } from "../error-mapping.js";
 import type { UpstreamObserver } from "../instrumentation.js";
-import { sendWithUpstreamToken } from "../upstream-auth/send-with-upstream-token.js";
+import { type SentWithToken, sendWithUpstreamToken } from "../upstream-auth/send-with-upstream-token.js";
 import { askForCallerValue } from "./caller-value-prompt.js";
 import { ConsentRequired } from "./consent.js";
 import { encodedBody } from "../request-body/encoded-body.js";
@@ -47,8 +48,55 @@ export const observedUpstream = (services: UpstreamServices, observe: UpstreamOb
     ),
   );
 
-/** A `tools/call`: arguments checked, the request planned, header variables resolved, the upstream called. */
-const callTool = (
+/**
+ * A failure of a tools/call as the Effect program of the same steps would end with it: thrown by `callTool`,
+ * mapped once by `runToolCall` (a tool error result, or the JSON-RPC error it throws).
+ */
+class CallFailed {
+  constructor(readonly cause: Cause.Cause<McpFailure>) {}
+}
+const failed = (error: McpFailure) => new CallFailed(Cause.fail(error));
+
+/** The awaited value of what an effect would run as `Effect.promise`: a rejection is a defect. */
+const exitOf = <A, E extends McpFailure>(exit: Exit.Exit<A, E>): A => {
+  if (Exit.isFailure(exit)) throw new CallFailed(exit.cause);
+  return exit.value;
+};
+
+/**
+ * The tool's headers with their variables resolved: without an effect when nothing is read (most tools), else
+ * the owner's variables read, or the caller asked for a value of their own (a final answer).
+ */
+const toolHeadersOf = async (
+  services: UpstreamServices,
+  compiled: CompiledServer,
+  tool: CompiledTool,
+  request: ToolCallRequest,
+  principal: McpCaller,
+): Promise<ReadonlyArray<readonly [string, string]> | CallToolResult | ConsentRequired> => {
+  const now = resolveToolHeadersNow(tool.provider.secretPrefix, tool.row.headers, request.known);
+  if (now !== undefined) {
+    if (Either.isLeft(now)) throw failed(now.left);
+    return now.right;
+  }
+  return exitOf(
+    await services.runner.runPromiseExit(
+      Effect.catchTag(
+        resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers, principal, request.known),
+        "CallerValueNeeded",
+        (needed) => askForCallerValue(services, tool.provider, principal, needed),
+      ),
+    ),
+  );
+};
+
+/**
+ * A `tools/call`: arguments checked, the request planned, header variables resolved, the upstream called.
+ * Plain async steps, not one effect: a call is the service's hottest path, and an effect's fiber, with a
+ * suspension for each awaited step, cost more than the steps themselves; the steps that read the store or
+ * an upstream token stay effects. A failure is thrown as a CallFailed with the cause the effect would have.
+ */
+const callTool = async (
   services: UpstreamServices,
   observe: UpstreamObserver,
   compiled: CompiledServer,
@@ -57,14 +105,14 @@ const callTool = (
   request: ToolCallRequest,
   signal: AbortSignal,
   principal: McpCaller,
-) =>
-  Effect.gen(function* () {
-    // Fixed query values (`const` properties) are the service's to send: filled in before the check, as are
-    // the values the server pins (docs/api-rules.md §20), over whatever the caller gave for them.
-    const args = withFixedQuery(tool.row, withPinnedArguments(tool.fixedArgs, given));
-    const problems = argumentProblems(tool.row, args);
-    if (problems.length > 0)
-      return yield* new InvalidArgument({
+): Promise<CallToolResult | CreateTaskResult | ConsentRequired> => {
+  // Fixed query values (`const` properties) are the service's to send: filled in before the check, as are
+  // the values the server pins (docs/api-rules.md §20), over whatever the caller gave for them.
+  const args = withFixedQuery(tool.row, withPinnedArguments(tool.fixedArgs, given));
+  const problems = argumentProblems(tool.row, args);
+  if (problems.length > 0)
+    throw failed(
+      new InvalidArgument({
         detail: `invalid arguments:\n${problems.map((p) => `- ${p}`).join("\n")}`,
         errors: problems.map((line) => {
           const at = line.indexOf(": ");
@@ -72,77 +120,87 @@ const callTool = (
             ? { path: "arguments", message: line }
             : { path: line.slice(0, at), message: line.slice(at + 2) };
         }),
-      });
-    const plan = yield* planUpstreamRequest(tool.provider.baseURL, tool.row, (args ?? {}) as Record<string, unknown>);
-    const resolved = yield* Effect.either(
-      resolveToolHeaders(compiled.tenant, tool.provider.secretPrefix, tool.row.headers, principal, request.known),
+      }),
     );
-    if (Either.isLeft(resolved)) {
-      if (resolved.left._tag !== "CallerValueNeeded") return yield* Effect.fail(resolved.left);
-      return yield* askForCallerValue(services, tool.provider, principal, resolved.left);
-    }
-    const toolHeaders = resolved.right;
-    // Most calls send no body: no promise (and no suspension of the fiber) for nothing to encode.
-    const body = plan.body === undefined ? undefined : yield* Effect.promise(() => encodedBody(plan.body));
-    /** One exchange with the tool's headers (and the caller's upstream token): the call, or a status look. */
-    const exchange =
-      (method: string, url: URL, sent: typeof body, on: AbortSignal, observer: UpstreamObserver) =>
-      (bearer: string | undefined) =>
-        Effect.flatten(
-          Effect.promise(() =>
-            observedUpstream(services, observer, {
-              method,
-              url,
-              headers: upstreamHeaders(
-                compiled.forwardRequestHeaders,
-                request.incoming?.entries(),
-                bearer === undefined ? toolHeaders : [...toolHeaders, ["Authorization", `Bearer ${bearer}`]],
-                sent,
-                services.userAgent,
-              ),
-              body: sent?.data,
-              signal: on,
-              onEventStream: request.progress === undefined ? undefined : eventStreamRelay(request.progress),
-            }),
-          ),
-        );
-    const token = tokenRequest(services, compiled, tool, principal);
-    const sent = yield* sendWithUpstreamToken(
-      services.authorization,
-      token,
-      exchange(plan.method, plan.url, body, signal, observe),
+  const planned = planUpstreamRequest(tool.provider.baseURL, tool.row, (args ?? {}) as Record<string, unknown>);
+  if (Either.isLeft(planned)) throw failed(planned.left);
+  const plan = planned.right;
+  const headers = await toolHeadersOf(services, compiled, tool, request, principal);
+  // A final answer (a form for the caller's own value, or a tool error).
+  if (!Array.isArray(headers)) return headers as CallToolResult | ConsentRequired;
+  const toolHeaders = headers as ReadonlyArray<readonly [string, string]>;
+  // Most calls send no body: nothing to encode, nothing awaited.
+  const body = plan.body === undefined ? undefined : await encodedBody(plan.body);
+  /** One upstream exchange with the tool's headers (and the caller's upstream token): the call, or a status look. */
+  const send = (
+    method: string,
+    url: URL,
+    sent: typeof body,
+    on: AbortSignal,
+    observer: UpstreamObserver,
+    bearer: string | undefined,
+  ) =>
+    observedUpstream(services, observer, {
+      method,
+      url,
+      headers: upstreamHeaders(
+        compiled.forwardRequestHeaders,
+        request.incoming?.entries(),
+        bearer === undefined ? toolHeaders : [...toolHeaders, ["Authorization", `Bearer ${bearer}`]],
+        sent,
+        services.userAgent,
+      ),
+      body: sent?.data,
+      signal: on,
+      onEventStream: request.progress === undefined ? undefined : eventStreamRelay(request.progress),
+    });
+  /** The same exchange as an effect (for `sendWithUpstreamToken`): an upstream failure fails it. */
+  const exchange =
+    (method: string, url: URL, sent: typeof body, on: AbortSignal, observer: UpstreamObserver) =>
+    (bearer: string | undefined) =>
+      Effect.flatten(Effect.promise(() => send(method, url, sent, on, observer, bearer)));
+  const token = tokenRequest(services, compiled, tool, principal);
+  let sent: SentWithToken;
+  if (token === undefined || services.authorization === undefined) {
+    // No upstream token to ask for (sendWithUpstreamToken would send once, with no bearer): sent as it is.
+    const outcome = await send(plan.method, plan.url, body, signal, observe, undefined);
+    if (Either.isLeft(outcome)) throw failed(outcome.left);
+    sent = { kind: "response", response: outcome.right };
+  } else
+    sent = exitOf(
+      await services.runner.runPromiseExit(
+        sendWithUpstreamToken(services.authorization, token, exchange(plan.method, plan.url, body, signal, observe)),
+      ),
     );
-    if (sent.kind === "failure") return errorResult(sent.message);
-    if (sent.kind === "consent") return new ConsentRequired(sent);
-    const finish = async (response: UpstreamResponse) =>
-      checkedAnswer(
+  if (sent.kind === "failure") return errorResult(sent.message);
+  if (sent.kind === "consent") return new ConsentRequired(sent);
+  const finish = async (response: UpstreamResponse) =>
+    checkedAnswer(
+      tool.row,
+      await shapedToolResult(
         tool.row,
-        await shapedToolResult(
-          tool.row,
-          isEventStream(response) ? eventStreamAnswer(response) : response,
-          services.limits,
-          compiled.maxResultTokens,
-          request.tokens === undefined
-            ? services.instrumentation
-            : shapingObserver(services.instrumentation, request.tokens),
-        ),
-        services,
-      );
-    // docs/api-rules.md §22: an accepted long-running operation is followed (a task, or within the call).
-    if (sent.response.accepted !== undefined) {
-      const watch = upstreamWatch(
-        services.runner,
-        (url, on) =>
-          sendWithUpstreamToken(services.authorization, token, exchange("GET", url, undefined, on, unobserved)),
-        finish,
-      );
-      const followed = yield* Effect.promise(() =>
-        answerAccepted(services.longRunning, request, sent.response, watch, signal),
-      );
-      if (followed !== undefined) return followed;
-    }
-    return yield* Effect.promise(() => finish(sent.response));
-  });
+        isEventStream(response) ? eventStreamAnswer(response) : response,
+        services.limits,
+        compiled.maxResultTokens,
+        request.tokens === undefined
+          ? services.instrumentation
+          : shapingObserver(services.instrumentation, request.tokens),
+      ),
+      services,
+    );
+  // docs/api-rules.md §22: an accepted long-running operation is followed (a task, or within the call).
+  if (sent.response.accepted !== undefined) {
+    const watch = upstreamWatch(
+      services.runner,
+      (url, on) =>
+        sendWithUpstreamToken(services.authorization, token, exchange("GET", url, undefined, on, unobserved)),
+      finish,
+    );
+    const followed = await answerAccepted(services.longRunning, request, sent.response, watch, signal);
+    if (followed !== undefined) return followed;
+  }
+  return finish(sent.response);
+};
 
 /** Status looks are no operation of the caller's (a task's outlive its call): unobserved. */
 const unobserved: UpstreamObserver = (_exchange, run) => run([]);
@@ -221,10 +279,10 @@ export const runToolCall = async (
 ): Promise<CallToolResult | CreateTaskResult | ConsentRequired> => {
   const call = services.inFlight.start(caller, request.id, request.signal);
   try {
-    const exit = await services.runner.runPromiseExit(
-      callTool(services, observe, compiled, tool, args, request, call.signal, principal),
-    );
-    return Exit.isFailure(exit) ? toolFailure(exit.cause, services.log) : exit.value;
+    return await callTool(services, observe, compiled, tool, args, request, call.signal, principal);
+  } catch (error) {
+    // What the effect's exit would have held: its failure, or any other throw as a defect.
+    return toolFailure(error instanceof CallFailed ? error.cause : Cause.die(error), services.log);
   } finally {
     call.done();
   }
