@@ -13,7 +13,9 @@
 // and one call at a time (c=1) tools/call against the upstream directly: the added median latency.
 // CPU per call is robust to other load on the machine (unlike req/s): compare it before and after a change.
 // Environment: PG_ADMIN (default postgres://postgres@127.0.0.1:5432/postgres), PERF_DIR (default ../shared/perf),
-// ROWS (default get,call,list,c1; `none` for a soak alone), SOAK_MIN (default 0: minutes of soak afterwards,
+// ROWS (default get,call,list,c1; `none` for a soak alone), FIRST_CONNS (default 16: connections of the
+// SERVERS first-call pass, every server cold as after a restart), FIRST_LIST=1 (that pass also lists every
+// server once: the list row then starts with every server's answer learnt), SOAK_MIN (default 0: minutes of soak afterwards,
 // see below), SERVICE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), SERVICE_ENTRY
 // (default apps/api/dist/main.js; apps/api/dist/serve.js starts the service without the launcher's memory
 // settings, V8's and glibc's defaults, for a before/after), SERVICE_NODE_FLAGS (node flags on the service's
@@ -30,7 +32,13 @@
 // the era of today's clients (no standard headers, no `_meta` envelope; answers are one SSE event).
 // SERVERS=N (issue 32's many servers, e.g. 10000): N servers of the same 5 × 10 tools, each with its own
 // token, and the MCP rows call them round-robin (the tenant's server quota is raised to N); compare the
-// rows and the RSS after the run with a run without it.
+// rows and the RSS after the run with a run without it. SEED=sql (with SERVERS): the first server is created
+// through the API, the N - 1 others cloned from it in SQL (its rows in servers, server_providers, server_tools,
+// server_resources and server_prompts, under new ids, and a token each whose hash is stored as the API
+// stores it; no revision history rows, which no MCP request reads): seconds instead of minutes of POSTs.
+// Each row also prints what the caches missed per call (the service's /metrics, when its build has them:
+// compiles, gate memo misses, point-read misses); METRICS_PORT (default: a free port) moves the listener,
+// METRICS_PORT=0 turns it off.
 //
 // The soak (the RSS goal: `ROWS=none SOAK_MIN=10 node bench/hot-paths.mjs`): the mix GET /servers/{id},
 // tools/call, tools/list, tools/call on every connection (c=16 by default), 10 s of warm-up, 20 s closed-loop
@@ -39,7 +47,7 @@
 // a sample every 5 s), its JS heap, V8's resident heap pages and external memory (bench/lib/memory-probe.mjs,
 // preloaded into the service for the soak), and the growth between the first and the last minute.
 import { execFileSync, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { createServer } from "node:net";
@@ -77,6 +85,35 @@ const backendPids = () =>
     .filter(Boolean)
     .map(Number);
 const cpuOf = (pids) => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+
+// The cache counters of the service's /metrics (cache-metrics.ts); empty when its build has none.
+let metricsUrl;
+const CACHE_SERIES = {
+  compiles: /^mcpsm_mcp_server_compiles_total (\S+)$/m,
+  memoMisses: /^mcpsm_mcp_admission_memo_lookups_total\{result="miss"\} (\S+)$/m,
+  readMisses: /^mcpsm_read_cache_lookups_total\{result="miss"\} (\S+)$/m,
+};
+const cacheCounters = async () => {
+  if (metricsUrl === undefined) return {};
+  try {
+    const text = await (await fetch(metricsUrl)).text();
+    return Object.fromEntries(
+      Object.entries(CACHE_SERIES).map(([k, re]) => [k, Number(re.exec(text)?.[1] ?? Number.NaN)]),
+    );
+  } catch {
+    return {};
+  }
+};
+const gauges = async () => {
+  if (metricsUrl === undefined) return "";
+  try {
+    const text = await (await fetch(metricsUrl)).text();
+    const read = (name) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+    return `kept: ${read("mcpsm_mcp_compiled_servers")} compiled servers (${(read("mcpsm_mcp_compiled_cache_bytes") / 2 ** 20).toFixed(1)} MiB estimated), ${read("mcpsm_mcp_compiled_tools")} tools, ${read("mcpsm_mcp_shared_answers")} shared answers, ${read("mcpsm_read_cache_entries")} point reads`;
+  } catch {
+    return "";
+  }
+};
 
 const waitFor = async (url, child) => {
   for (let i = 0; i < 1200; i++) {
@@ -128,12 +165,20 @@ const drive = async (port, make, { seconds, connections, check }) => {
 
 const measure = async (label, port, make, check, { pids, connections = CONNS, seconds = SECONDS }) => {
   await drive(port, make, { seconds: Math.min(3, seconds), connections, check }); // warm-up
+  const countersBefore = await cacheCounters();
   const before = Object.fromEntries(Object.entries(pids).map(([k, f]) => [k, cpuOf(f())]));
   const t0 = Date.now();
   const r = await drive(port, make, { seconds, connections, check });
   const elapsed = (Date.now() - t0) / 1000;
   const cpu = Object.fromEntries(
     Object.entries(pids).map(([k, f]) => [k, ((cpuOf(f()) - before[k]) * 1000) / Math.max(1, r.ok)]),
+  );
+  const countersAfter = await cacheCounters();
+  const missesPerCall = Object.fromEntries(
+    Object.keys(countersBefore).map((k) => [
+      k,
+      (countersAfter[k] - countersBefore[k]) / Math.max(1, r.ok + r.failures),
+    ]),
   );
   const row = {
     label,
@@ -143,13 +188,20 @@ const measure = async (label, port, make, check, { pids, connections = CONNS, se
     p99: r.p99,
     failures: r.failures,
     cpuMsPerCall: cpu,
+    missesPerCall,
   };
   console.error(
     `${label.padEnd(34)} c=${String(connections).padStart(2)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  fail ${r.failures}  cpu ms/call ${Object.entries(
       cpu,
     )
       .map(([k, v]) => `${k} ${v.toFixed(3)}`)
-      .join(", ")}`,
+      .join(", ")}${
+      Object.keys(missesPerCall).length === 0
+        ? ""
+        : `  misses/call ${Object.entries(missesPerCall)
+            .map(([k, v]) => `${k} ${v.toFixed(4)}`)
+            .join(", ")}`
+    }`,
   );
   return row;
 };
@@ -185,6 +237,8 @@ try {
     {},
   );
   const port = await freePort();
+  const metricsPort = process.env.METRICS_PORT ?? String(await freePort());
+  if (metricsPort !== "0") metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   // The environment of ../shared/perf/bench.mjs (serviceEnv), on PostgreSQL.
   const service = startChild(
     [
@@ -202,6 +256,7 @@ try {
       RATE_LIMIT_ADDRESS_POINTS: "1000000000",
       RATE_LIMIT_ADDRESS_BURST: "1000000000",
       QUOTA_SERVERS_PER_TENANT: String(Math.max(1_000, Number(process.env.SERVERS ?? 1))),
+      METRICS_PORT: metricsPort,
       DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${DB}`),
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       NODE_OPTIONS: [process.env.SERVICE_NODE_OPTIONS ?? "", soaking ? `--import=${PROBE}` : ""].join(" ").trim(),
@@ -233,7 +288,43 @@ try {
   // Many servers: the seed's server first, then N - 1 more of the same links, 16 creations at a time.
   const targets = [{ id: seed.serverId, token: seed.serverToken }];
   const wanted = Number(process.env.SERVERS ?? 1);
-  if (wanted > 1) {
+  if (wanted > 1 && process.env.SEED === "sql") {
+    const started = performance.now();
+    const id = () => randomBytes(16).toString("base64url").replace(/[-_]/g, "").padEnd(11, "x").slice(0, 11);
+    const rows = [];
+    for (let n = 1; n < wanted; n++) {
+      const value = `mcps_${randomBytes(24).toString("base64url").replace(/[-_]/g, "x")}`;
+      const server = { id: id(), token: value };
+      targets.push(server);
+      rows.push(`${n}\t${server.id}\t${id()}\t${hash("sha256", value, "hex")}`);
+    }
+    const columns = (table) =>
+      psql(
+        `select column_name from information_schema.columns where table_name = '${table}' order by ordinal_position`,
+        DB,
+      ).split("\n");
+    const clone = (table, key, map) => {
+      const cols = columns(table);
+      const exprs = cols.map((c) => map[c] ?? `x.${c}`);
+      return `insert into ${table} (${cols.join(", ")}) select ${exprs.join(", ")} from ${table} x cross join bench_clone c where x.${key} = '${seed.serverId}' order by c.n;`;
+    };
+    const sql = [
+      "begin;",
+      "create temp table bench_clone (n int, id text, token_id text, value_hash text) on commit drop;",
+      `copy bench_clone from stdin;\n${rows.join("\n")}\n\\.`,
+      clone("servers", "id", { id: "c.id", name: "'Bench server ' || c.n" }),
+      ...["server_providers", "server_tools", "server_resources", "server_prompts"].map((t) =>
+        clone(t, "server_id", { server_id: "c.id" }),
+      ),
+      clone("server_tokens", "server_id", { id: "c.token_id", server_id: "c.id", value_hash: "c.value_hash" }),
+      "commit;",
+    ].join("\n");
+    execFileSync("psql", [PG_ADMIN.replace(/\/[^/]*$/, `/${DB}`), "-v", "ON_ERROR_STOP=1", "-q"], { input: sql });
+    psql("analyze", DB);
+    console.error(
+      `cloned ${wanted - 1} more servers with a token each in SQL in ${((performance.now() - started) / 1000).toFixed(1)} s; service RSS ${rssMiB(service.pid).toFixed(0)} MiB`,
+    );
+  } else if (wanted > 1) {
     const api = apiClient(`http://127.0.0.1:${port}`, token);
     const started = performance.now();
     let next = 1;
@@ -292,6 +383,8 @@ try {
   const list = rpc({ method: "tools/list", params: { _meta: meta } }, "tools/list");
   if (targets.length > 1) {
     // Every server's first call (its compile: what a restart costs), 16 at a time, before the rows.
+    const countersBefore = await cacheCounters();
+    const pgBefore = cpuOf(backendPids());
     const cpuBefore = cpuOf([service.pid]);
     const started = performance.now();
     let k = 0;
@@ -304,9 +397,29 @@ try {
         if (!okCall(text)) throw new Error(`a first call failed: ${answer.status} ${text.slice(0, 300)}`);
       }
     };
-    await Promise.all(Array.from({ length: 16 }, first));
+    await Promise.all(Array.from({ length: Number(process.env.FIRST_CONNS ?? 16) }, first));
+    if (process.env.FIRST_LIST === "1") {
+      // Every server listed once too (each keeps its learnt tools/list answer), so that the list row starts
+      // from a full cache rather than taking a whole round (minutes at 10,000 servers) to fill it.
+      let l = 0;
+      const listOnce = async () => {
+        while (l < targets.length) {
+          l++;
+          const { path, headers, body } = list();
+          const answer = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers, body });
+          const text = await answer.text();
+          if (!text.includes("getP4T9")) throw new Error(`a first list failed: ${answer.status} ${text.slice(0, 300)}`);
+        }
+      };
+      await Promise.all(Array.from({ length: Number(process.env.FIRST_CONNS ?? 16) }, listOnce));
+    }
+    const countersAfter = await cacheCounters();
+    // What a restart costs: every server cold. Counted misses say whether anything was read or compiled twice.
+    const counted = Object.keys(countersBefore)
+      .map((key) => `${key} ${((countersAfter[key] - countersBefore[key]) / targets.length).toFixed(2)}`)
+      .join(", ");
     console.error(
-      `first call of each of ${targets.length} servers: ${((performance.now() - started) / 1000).toFixed(1)} s, service ${(((cpuOf([service.pid]) - cpuBefore) * 1000) / targets.length).toFixed(2)} ms CPU a server; RSS ${rssMiB(service.pid).toFixed(0)} MiB`,
+      `first call of each of ${targets.length} servers: ${((performance.now() - started) / 1000).toFixed(1)} s, service ${(((cpuOf([service.pid]) - cpuBefore) * 1000) / targets.length).toFixed(2)} ms CPU a server, PostgreSQL ${(((cpuOf(backendPids()) - pgBefore) * 1000) / targets.length).toFixed(2)} ms; RSS ${rssMiB(service.pid).toFixed(0)} MiB${counted === "" ? "" : `; per server: ${counted}`}`,
     );
   }
   const get = () => ({
@@ -326,8 +439,12 @@ try {
     rows.push(
       await measure("MCP tools/call", port, call, okCall, { pids: { ...pids, upstream: () => [upstream.pid] } }),
     );
-  if (want.has("list"))
+  if (want.has("list")) {
     rows.push(await measure("MCP tools/list (50 tools)", port, list, (b) => b.includes("getP4T9"), { pids }));
+    const { path, headers, body } = list();
+    const answer = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers, body });
+    console.error(`one tools/list answer: ${(await answer.arrayBuffer()).byteLength} bytes`);
+  }
   let addedMedianMs;
   if (want.has("c1")) {
     const directC1 = await measure("upstream directly", upstreamPort, direct, okCall, {
@@ -339,7 +456,7 @@ try {
     addedMedianMs = callC1.p50 - directC1.p50;
     console.error(`added median latency of tools/call over the upstream at c=1: ${addedMedianMs.toFixed(3)} ms`);
   }
-  console.error(`service RSS after the run: ${rssMiB(service.pid).toFixed(0)} MiB`);
+  console.error(`service RSS after the run: ${rssMiB(service.pid).toFixed(0)} MiB; ${await gauges()}`);
   // Soak (bench/lib/soak.mjs): the mix at 80% of its measured peak for SOAK_MIN minutes, RSS per minute and
   // its growth between the first and the last minute, which is what the RSS goal bounds.
   let soakResult;

@@ -23,6 +23,7 @@ const service = await startService(config, {
   ready: storage.ready,
   onClose: storage.close,
   logger,
+  readCacheCounters: storage.readCacheCounters,
 });
 // Where to go next, said once: the console, and how to sign in to it (a dev-auth token, or the identity provider).
 const signIn =

@@ -44,6 +44,7 @@ import { startCallLogRetention } from "./operations/call-log-retention.js";
 import { type CallLogWriter, startCallLogWriter } from "./operations/call-log-writer.js";
 import { mcpRequestNoting } from "./http/mcp-request-note.js";
 import { startMetricsListener } from "./operations/metrics-listener.js";
+import type { ReadCacheCounters } from "./operations/cache-metrics.js";
 import { createRateLimiter, tenantBudget } from "./security/rate-limit.js";
 import { localEncryptionKey } from "./local-state/data-dir.js";
 import { policyDescriptionFetcher } from "./openapi-import/description-fetcher.js";
@@ -76,6 +77,8 @@ export interface ServiceOptions {
   /** Runs after the listener closed and the runtime was disposed (e.g. closing the database). */
   readonly onClose?: () => Promise<void>;
   readonly logger?: Logger;
+  /** The store's point-read cache counters, when it keeps one (metrics). */
+  readonly readCacheCounters?: (() => ReadCacheCounters | undefined) | undefined;
 }
 
 /** Starts the service with `config`: store, keys, authentication, then the HTTP listener. */
@@ -223,6 +226,14 @@ export const startService = async (config: AppConfig, options: ServiceOptions = 
     cancellationRelay,
     callLog,
   });
+  // How full the MCP path's caches are and how often they miss (docs/decisions.md, "manysrv").
+  if (metrics !== undefined)
+    (await import("./operations/cache-metrics.js")).registerCacheMetrics(metrics.registry, {
+      compiled: mcp.cache,
+      gateReplays: mcp.gateReplays,
+      gateAdmissions: mcp.gateAdmissions,
+      readCache: options.readCacheCounters,
+    });
   const authUrl =
     config.authUrl ??
     (config.auth.mode !== "dev" && /^https?:\/\//i.test(config.auth.issuer) ? config.auth.issuer : undefined);

@@ -24,6 +24,7 @@ let svc: TestService;
 let upstream: Loopback;
 let alice: Tenant;
 let serverId: string;
+let providerId: string;
 let client: Client;
 
 /**
@@ -86,6 +87,7 @@ beforeAll(async () => {
     path: "/ok",
     respBodyJSONSchema: { type: "object", properties: { ok: { type: "string" } } },
   });
+  providerId = provider.id;
   const server = await createMcpServer(alice.api, { providers: [{ id: provider.id }] });
   serverId = server.id;
   const token = await createToken(alice.api, server.id);
@@ -187,6 +189,49 @@ describe("the /metrics listener", () => {
     const { series, text } = await scrape();
     expect(mismatches(series) - before).toBe(1);
     expect(text).not.toMatch(/mcpsm_tool_output_mismatches_total\{[^}]*sloppyTool/);
+  });
+
+  it("counts the MCP path's cache misses: a cold server compiles once, then the gate's memo answers", async () => {
+    const server = await createMcpServer(alice.api, { name: "Cache metrics", providers: [{ id: providerId }] });
+    const token = await createToken(alice.api, server.id);
+    const before = (await scrape()).series;
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${svc.url}/mcp/${server.id}`, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${token.value}`,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "MCP-Protocol-Version": "2026-07-28",
+          "Mcp-Method": "tools/list",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: i,
+          method: "tools/list",
+          params: {
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientInfo": { name: "metrics", version: "1" },
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    const { series, text } = await scrape();
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      total(series, name, labels) - total(before, name, labels);
+    expect(delta("mcpsm_mcp_server_compiles_total")).toBe(1);
+    expect(delta("mcpsm_mcp_admission_memo_lookups_total", { result: "miss" })).toBe(1);
+    expect(delta("mcpsm_mcp_admission_memo_lookups_total", { result: "hit" })).toBe(2);
+    expect(total(series, "mcpsm_mcp_compiled_servers")).toBeGreaterThanOrEqual(1);
+    expect(total(series, "mcpsm_mcp_compiled_cache_bytes")).toBeGreaterThan(0);
+    expect(total(series, "mcpsm_mcp_shared_answers")).toBeGreaterThanOrEqual(1);
+    expect(text).toContain("# TYPE mcpsm_mcp_server_compiles_total counter");
+    expect(text).toContain("# TYPE mcpsm_mcp_compiled_tools gauge");
   });
 
   it("exposes the process defaults and declares the refusal, OAuth and git counters", async () => {

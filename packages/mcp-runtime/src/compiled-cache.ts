@@ -1,3 +1,4 @@
+import { hash } from "node:crypto";
 import type { Unavailable } from "@mcpsm/domain/errors";
 import { loadMcpServerView, mcpServerRevision } from "@mcpsm/domain/mcp";
 import { isId } from "@mcpsm/domain/schemas";
@@ -30,6 +31,16 @@ interface Slot {
   readonly compiled: CompiledServer;
   /** Its own estimated bytes, plus what was charged to it since (`charge`). */
   bytes: number;
+  /** The shared answers it holds (`share`), each once: counted in `sharedBytes` while anyone holds them. */
+  shared: Set<SharedAnswer> | undefined;
+}
+
+/** Bytes derived from compiled servers that are the same for many of them (a tools/list answer). */
+interface SharedAnswer {
+  readonly digest: string;
+  readonly bytes: Buffer;
+  /** The kept servers that hold it. */
+  holders: number;
 }
 
 /**
@@ -37,15 +48,19 @@ interface Slot {
  * from the store (a point read of the server and its providers) and recompiles only when it moved, so a
  * change made through any instance is served by every instance on its next request. Bounded by memory: an
  * estimate of each server's own bytes plus those of the distinct tools the kept servers serve (interned,
- * compiled-tool-table.ts) stays within `budgetBytes`, least recently used out. Concurrent loads of one
- * server share one read and one compile, and at most MAX_CONCURRENT_LOADS loads run at once (a restart's
- * first requests to many servers queue rather than read every graph together). Failures are returned as
- * they are (an outage stays Unavailable, a bug stays a defect), never thrown.
+ * compiled-tool-table.ts) and of the distinct answers they keep (`share`) stays within `budgetBytes`, least
+ * recently used out. Concurrent loads of one server share one read and one compile, and at most
+ * MAX_CONCURRENT_LOADS loads run at once (a restart's first requests to many servers queue rather than read
+ * every graph together). Failures are returned as they are (an outage stays Unavailable, a bug stays a
+ * defect), never thrown.
  */
 export class CompiledServerCache {
   private readonly entries = new Map<string, Slot>();
   private readonly loading = new Map<string, Promise<CacheLookup>>();
   private readonly tools = new CompiledToolTable();
+  private readonly answers = new Map<string, SharedAnswer>();
+  /** The bytes of the shared answers held by at least one kept server, each counted once. */
+  private sharedBytes = 0;
   private readonly waiting: Array<() => void> = [];
   private running = 0;
   private ownBytes = 0;
@@ -112,6 +127,31 @@ export class CompiledServerCache {
     slot.bytes += bytes;
     this.ownBytes += bytes;
     this.evict();
+  }
+
+  /**
+   * `bytes` derived from `compiled` and kept as long as it is (the fast lane's learnt tools/list answer),
+   * interned by content: servers of the same tools answer a tools/list with the same bytes, and 10,000 of
+   * them hold one copy, counted once against the budget while any kept server holds it. Returns the copy to
+   * keep (the one already held by another server when equal); `bytes` itself, uncounted, when `compiled` is
+   * no longer the kept copy (it goes with it).
+   */
+  share(compiled: CompiledServer, bytes: Buffer): Buffer {
+    const slot = this.entries.get(compiled.id);
+    if (slot === undefined || slot.compiled !== compiled) return bytes;
+    const digest = hash("sha256", bytes, "base64");
+    let answer = this.answers.get(digest);
+    if (answer === undefined) {
+      answer = { digest, bytes, holders: 0 };
+      this.answers.set(digest, answer);
+    }
+    slot.shared ??= new Set();
+    if (!slot.shared.has(answer)) {
+      slot.shared.add(answer);
+      if (answer.holders++ === 0) this.sharedBytes += answer.bytes.length;
+      this.evict();
+    }
+    return answer.bytes;
   }
 
   /**
@@ -192,7 +232,7 @@ export class CompiledServerCache {
     // Held before the former copy lets go: the tools both serve stay interned.
     for (const tool of compiled.tools.values()) this.tools.hold(tool);
     this.remove(serverId);
-    const slot: Slot = { compiled, bytes: ownBytesOf(compiled) };
+    const slot: Slot = { compiled, bytes: ownBytesOf(compiled), shared: undefined };
     this.entries.set(serverId, slot);
     this.ownBytes += slot.bytes;
     this.evict();
@@ -204,6 +244,11 @@ export class CompiledServerCache {
     this.entries.delete(serverId);
     this.ownBytes -= slot.bytes;
     for (const tool of slot.compiled.tools.values()) this.tools.release(tool);
+    for (const answer of slot.shared ?? []) {
+      if (--answer.holders > 0) continue;
+      this.sharedBytes -= answer.bytes.length;
+      this.answers.delete(answer.digest);
+    }
   }
 
   /** Least recently used out until within the budget; the newest entry stays, whatever its size. */
@@ -217,9 +262,14 @@ export class CompiledServerCache {
     return this.entries.size;
   }
 
-  /** The estimated bytes kept: the servers' own and their distinct tools'. */
+  /** The estimated bytes kept: the servers' own, their distinct tools' and their distinct shared answers'. */
   get bytes(): number {
-    return this.ownBytes + this.tools.heldBytes;
+    return this.ownBytes + this.tools.heldBytes + this.sharedBytes;
+  }
+
+  /** How many distinct shared answers the kept servers hold. */
+  get sharedCount(): number {
+    return this.answers.size;
   }
 
   /** How many distinct compiled tools the kept servers serve. */

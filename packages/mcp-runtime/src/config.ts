@@ -25,6 +25,11 @@ export interface McpSettings {
   readonly upstreamCallDeadlineMs: number;
   /** The memory budget of the compiled-server cache, in MiB (compiled-cache.ts; an estimate, not a measure). */
   readonly compiledCacheMiB: number;
+  /**
+   * The most admissions the MCP gate keeps (auth/admission-memo.ts), one per server and token called: at
+   * ~0.3 KB each (the compiled server is held weakly), 16,384 is ~5 MiB.
+   */
+  readonly admissionMemoEntries: number;
 }
 
 const list = (name: string) =>
@@ -51,9 +56,11 @@ export const DEFAULT_UPSTREAM_POLL_INTERVAL_MS = 2_000;
 export const DEFAULT_UPSTREAM_OPERATION_DEADLINE_MS = 15 * 60_000;
 export const DEFAULT_UPSTREAM_CALL_DEADLINE_MS = 50_000;
 export const DEFAULT_COMPILED_CACHE_MIB = 128;
+/** One caller of each of 10,000 servers called round-robin fits, with room. */
+export const DEFAULT_ADMISSION_MEMO_ENTRIES = 16_384;
 
 /** MCP_PUBLIC_URL, MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS, UPSTREAM_ALLOWED_NETWORKS, UPSTREAM_TIMEOUT_MS, UPSTREAM_MAX_RESPONSE_BYTES, MCP_AUTHORIZATION_SERVERS, UPSTREAM_POLL_INTERVAL_MS,
- * UPSTREAM_OPERATION_DEADLINE_MS, UPSTREAM_CALL_DEADLINE_MS, MCP_COMPILED_CACHE_MIB. */
+ * UPSTREAM_OPERATION_DEADLINE_MS, UPSTREAM_CALL_DEADLINE_MS, MCP_COMPILED_CACHE_MIB, MCP_ADMISSION_MEMO_ENTRIES. */
 export const mcpSettingsConfig: Config.Config<McpSettings> = Config.all({
   publicUrl: Config.option(
     Config.string("MCP_PUBLIC_URL").pipe(
@@ -94,6 +101,7 @@ export const mcpSettingsConfig: Config.Config<McpSettings> = Config.all({
   upstreamOperationDeadlineMs: positive("UPSTREAM_OPERATION_DEADLINE_MS", DEFAULT_UPSTREAM_OPERATION_DEADLINE_MS),
   upstreamCallDeadlineMs: positive("UPSTREAM_CALL_DEADLINE_MS", DEFAULT_UPSTREAM_CALL_DEADLINE_MS),
   compiledCacheMiB: positive("MCP_COMPILED_CACHE_MIB", DEFAULT_COMPILED_CACHE_MIB),
+  admissionMemoEntries: positive("MCP_ADMISSION_MEMO_ENTRIES", DEFAULT_ADMISSION_MEMO_ENTRIES),
 });
 
 /** Settings with every default (for tests and embedding). */
@@ -109,5 +117,6 @@ export const defaultMcpSettings = (overrides: Partial<McpSettings> = {}): McpSet
   upstreamOperationDeadlineMs: DEFAULT_UPSTREAM_OPERATION_DEADLINE_MS,
   upstreamCallDeadlineMs: DEFAULT_UPSTREAM_CALL_DEADLINE_MS,
   compiledCacheMiB: DEFAULT_COMPILED_CACHE_MIB,
+  admissionMemoEntries: DEFAULT_ADMISSION_MEMO_ENTRIES,
   ...overrides,
 });

@@ -102,6 +102,8 @@ export interface McpRuntime {
   readonly fastLaneAnswers: () => number;
   /** How many admissions the gate replayed without reading the store (auth/admission-memo.ts; tests). */
   readonly gateReplays: () => number;
+  /** How many requests the gate admitted or refused, replayed or not (metrics). */
+  readonly gateAdmissions: () => number;
   /** Outbound HTTP under the upstream network policy (for authorization servers outside an MCP exchange). */
   readonly authFetch: PolicyFetch;
   readonly close: () => Promise<void>;
@@ -144,7 +146,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     maxResponseBytes: Math.min(limits.maxResponseBytes, 256 * 1024),
   });
   const cache = new CompiledServerCache(runner, settings.compiledCacheMiB * 1024 * 1024);
-  const gate = mcpGate(runner, cache, authenticate);
+  const gate = mcpGate(runner, cache, authenticate, settings.admissionMemoEntries);
   const inFlight = new InFlightCalls(options.cancellationRelay);
   const longRunning = longRunningOf(settings, runner);
   const onError = (error: Error) => log.warn({ err: error }, "mcp request failed");
@@ -301,6 +303,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     },
     charge: async (tenant) => options.tenantRateLimit?.(tenant),
     learntBytes: (compiled, bytes) => cache.charge(compiled, bytes),
+    keepAnswer: (compiled, head) => cache.share(compiled, head),
     refusal: (serverId, budget) =>
       withHeaders(
         httpFailure(
@@ -349,6 +352,7 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
     handleNode: options.fastLane === false ? slowNode : fastNode.handle,
     fastLaneAnswers: fastNode.answered,
     gateReplays: gate.replays,
+    gateAdmissions: gate.admissions,
     cache,
     authFetch,
     close: async () => {

@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CompiledServerCache, type CompiledServer } from "../src/index.js";
 import { MAX_CONCURRENT_LOADS } from "../src/compiled-cache.js";
 import { buildFixture } from "./support/fixture.js";
-import { actorOf, makeServices, type Services } from "./support/harness.js";
+import { actorOf, makeServices, type Services, startMcp } from "./support/harness.js";
+import { postJson } from "./support/raw-exchange.js";
 import { startUpstream, type Upstream } from "./support/upstream.js";
 
-// The compiled-server cache at many servers (issue 32): tools shared between servers, a memory budget, one
-// compile per cold server however many ask at once, and a bounded number of loads at a time.
+// The compiled-server cache at many servers (issue 32): tools and tools/list answers shared between servers, a
+// memory budget, one compile per cold server however many ask at once, and a bounded number of loads at a time.
 
 let services: Services;
 let upstream: Upstream;
@@ -25,6 +26,12 @@ afterAll(async () => {
   await upstream?.close();
   await services?.dispose();
 });
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
 const compiledOf = async (cache: CompiledServerCache, serverId: string): Promise<CompiledServer> => {
   const exit = await cache.current(serverId);
@@ -159,5 +166,87 @@ describe("cold servers", () => {
     expect(peak).toBe(MAX_CONCURRENT_LOADS);
     // The 16 servers share their tools: one compiled tool each.
     expect(cache.toolCount).toBe(compiled[0]?.tools.size);
+  });
+});
+
+describe("answers shared between servers", () => {
+  it("keeps one copy of equal bytes for every server, counted once, and lets it go with its last holder", async () => {
+    const [a, b, c] = await serversOf("Answers", 3);
+    const cache = new CompiledServerCache(services, 1024 * 1024);
+    const first = await compiledOf(cache, a as string);
+    const second = await compiledOf(cache, b as string);
+    const before = cache.bytes;
+    const answer = Buffer.alloc(10_000, "x");
+    expect(cache.share(first, answer)).toBe(answer);
+    expect(cache.bytes).toBe(before + 10_000);
+    // Equal bytes from another server (or the same one again) are the copy already kept, counted once.
+    expect(cache.share(second, Buffer.from(answer))).toBe(answer);
+    expect(cache.share(first, Buffer.from(answer))).toBe(answer);
+    expect(cache.bytes).toBe(before + 10_000);
+    expect(cache.sharedCount).toBe(1);
+    const other = Buffer.alloc(10_000, "y");
+    expect(cache.share(second, other)).toBe(other);
+    expect(cache.bytes).toBe(before + 20_000);
+
+    // `first` goes (least recently used): `second` still holds both answers.
+    cache.charge(first, 2 * 1024 * 1024);
+    expect(cache.size).toBe(1);
+    expect(cache.sharedCount).toBe(2);
+    // A copy no longer kept shares nothing: it gets its own bytes back, uncounted.
+    const unkept = Buffer.from(answer);
+    expect(cache.share(first, unkept)).toBe(unkept);
+    // `second` goes too: nothing holds either answer any more.
+    await compiledOf(cache, c as string);
+    cache.charge(second, 2 * 1024 * 1024);
+    expect(cache.size).toBe(1);
+    expect(cache.sharedCount).toBe(0);
+  });
+
+  it("servers of the same tools answer tools/list from one kept copy of their tools, in both eras", async () => {
+    const mcp = await startMcp(services, { upstreamAllowedNetworks: ["127.0.0.0/8"] });
+    try {
+      for (const [n, era] of [
+        [1, "2026-07-28"],
+        [2, "2026-07-28"],
+        [3, "2026-07-28"],
+        [4, "2025-11-25"],
+        [5, "2025-11-25"],
+      ] as const) {
+        const name = `Listed ${n}`;
+        const server = await fixture.m.server({ name, providers: [{ id: fixture.provider.id }] });
+        const token = await fixture.m.token(server.id);
+        const bodies: Array<string> = [];
+        for (let round = 0; round < 2; round++) {
+          const answer = await postJson(
+            `${mcp.url}/mcp/${server.id}`,
+            era === "2026-07-28"
+              ? {
+                  Authorization: `Bearer ${token.value}`,
+                  "MCP-Protocol-Version": era,
+                  "Mcp-Method": "tools/list",
+                }
+              : {
+                  Authorization: `Bearer ${token.value}`,
+                  "MCP-Protocol-Version": era,
+                  Accept: "application/json, text/event-stream",
+                },
+            { jsonrpc: "2.0", id: 7, method: "tools/list", params: era === "2026-07-28" ? { _meta: META } : {} },
+          );
+          expect(answer.status).toBe(200);
+          bodies.push(answer.body);
+        }
+        // The second answer came from the lane's kept parts: the same bytes as the first, the server's own
+        // name in a 2026-07-28 answer.
+        expect(bodies[1]).toBe(bodies[0]);
+        if (era === "2026-07-28") expect(bodies[0]).toContain(`"name":"${name}"`);
+        expect(bodies[0]).toContain('"tools":[');
+      }
+      expect(mcp.runtime.cache.size).toBe(5);
+      // One list of tools per era, however many servers.
+      expect(mcp.runtime.cache.sharedCount).toBe(2);
+      expect(mcp.runtime.fastLaneAnswers()).toBe(10);
+    } finally {
+      await mcp.close();
+    }
   });
 });

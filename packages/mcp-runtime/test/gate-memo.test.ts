@@ -1,4 +1,7 @@
+import { runInNewContext } from "node:vm";
+import { setFlagsFromString } from "node:v8";
 import type { Storage } from "@mcpsm/domain/storage";
+import { Exit } from "effect";
 import * as U from "@mcpsm/domain/use-cases";
 import { makeMemoryStorage } from "@mcpsm/storage-memory";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -44,6 +47,23 @@ describe("AdmissionMemo", () => {
     expect(memo.replay("a")).toBeUndefined();
     stamp.value = undefined;
     memo.keep("a", memo.stamp(), "unvouched", null);
+    expect(memo.replay("a")).toBeUndefined();
+    expect(memo.size).toBe(0);
+  });
+
+  it("replays nothing while the store cannot vouch, and what it kept once it vouches again for the same stamp", () => {
+    const stamp = { value: 1 as number | undefined };
+    const memo = memoAt(stamp);
+    memo.keep("a", memo.stamp(), "admitted", null);
+    stamp.value = undefined;
+    expect(memo.replay("a")).toBeUndefined();
+    expect(memo.size).toBe(1);
+    stamp.value = 1;
+    expect(memo.replay("a")).toBe("admitted");
+    // A lapse, then a moved stamp: all of it goes.
+    stamp.value = undefined;
+    expect(memo.replay("a")).toBeUndefined();
+    stamp.value = 2;
     expect(memo.replay("a")).toBeUndefined();
     expect(memo.size).toBe(0);
   });
@@ -227,6 +247,59 @@ describe("the gate's memo in the runtime", () => {
     } finally {
       await mcp.close();
       await own.dispose();
+    }
+  });
+
+  it("holds the compiled server of an admission weakly: one the cache let go of is not kept alive by the memo", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const mcp = await startMcp(services, SETTINGS);
+    try {
+      const one = await servedWithToken("Memo weak 1");
+      const two = await servedWithToken("Memo weak 2");
+      expect((await listed(mcp, one.server.id, one.token.value)).status).toBe(200);
+      // Server one is let go of (least recently used, once two is compiled) while its admission stays in the
+      // memo until its key is asked again. Only a WeakRef to it leaves this function.
+      const evictOne = async () => {
+        const held = await mcp.runtime.cache.current(one.server.id);
+        const compiled = Exit.isSuccess(held) ? held.value : undefined;
+        if (compiled === undefined) throw new Error("server one is not compiled");
+        expect((await listed(mcp, two.server.id, two.token.value)).status).toBe(200);
+        mcp.runtime.cache.charge(compiled, 1024 ** 3);
+        expect(mcp.runtime.cache.size).toBe(1);
+        return new WeakRef(compiled);
+      };
+      const ref = await evictOne();
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+      expect(ref.deref()).toBeUndefined();
+      // Asked again: admitted anew, not replayed.
+      expect(await listedCounting(mcp, one.server.id, one.token.value)).toMatchObject({ status: 200, replayed: false });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("keeps at most MCP_ADMISSION_MEMO_ENTRIES admissions", async () => {
+    const mcp = await startMcp(services, { ...SETTINGS, admissionMemoEntries: 1 });
+    try {
+      const one = await servedWithToken("Memo bound 1");
+      const two = await servedWithToken("Memo bound 2");
+      await listed(mcp, one.server.id, one.token.value);
+      expect(await listedCounting(mcp, one.server.id, one.token.value)).toMatchObject({ replayed: true });
+      // Two alternating callers over a memo of one: each pushes the other out.
+      for (let i = 0; i < 2; i++) {
+        expect(await listedCounting(mcp, two.server.id, two.token.value)).toMatchObject({
+          status: 200,
+          replayed: false,
+        });
+        expect(await listedCounting(mcp, one.server.id, one.token.value)).toMatchObject({
+          status: 200,
+          replayed: false,
+        });
+      }
+    } finally {
+      await mcp.close();
     }
   });
 });

@@ -7,6 +7,11 @@ export type DatabaseConfig = (
 ) & {
   /** Apply pending migrations at start-up (default true). */
   readonly migrateOnStart: boolean;
+  /**
+   * The bound of the point-read cache, by weight (a row 1, a server's graph its rows): DATABASE_READ_CACHE_ENTRIES,
+   * default 40,000 (storage-postgres: DEFAULT_MAX_ENTRIES; docs/decisions.md, "manysrv").
+   */
+  readonly readCacheEntries?: number | undefined;
 };
 
 const databaseUrl = Config.string("DATABASE_URL").pipe(
@@ -27,17 +32,28 @@ export const databaseConfig: Config.Config<DatabaseConfig> = Config.all({
     Config.withDefault(10),
   ),
   migrateOnStart: Config.boolean("DATABASE_MIGRATE_ON_START").pipe(Config.withDefault(true)),
+  readCacheEntries: Config.option(
+    Config.integer("DATABASE_READ_CACHE_ENTRIES").pipe(
+      Config.validate({ message: "must be a whole number of at least 1", validation: (n) => n >= 1 }),
+    ),
+  ).pipe(Config.map(Option.getOrUndefined)),
   encryptionKeySet: Config.option(Config.string("ENCRYPTION_KEY")).pipe(Config.map(Option.isSome)),
 }).pipe(
   Config.mapOrFail(
-    ({ url, poolSize, migrateOnStart, encryptionKeySet }): Either.Either<DatabaseConfig, ConfigError.ConfigError> => {
-      if (Option.isNone(url)) return Either.right({ mode: "embedded" as const, migrateOnStart });
+    ({
+      url,
+      poolSize,
+      migrateOnStart,
+      readCacheEntries,
+      encryptionKeySet,
+    }): Either.Either<DatabaseConfig, ConfigError.ConfigError> => {
+      if (Option.isNone(url)) return Either.right({ mode: "embedded" as const, migrateOnStart, readCacheEntries });
       // With a shared database, a key generated into one instance's DATA_DIR would make secrets unreadable to others.
       if (!encryptionKeySet)
         return Either.left(
           ConfigError.MissingData(["ENCRYPTION_KEY"], "ENCRYPTION_KEY is required when DATABASE_URL is set"),
         );
-      return Either.right({ mode: "external" as const, url: url.value, poolSize, migrateOnStart });
+      return Either.right({ mode: "external" as const, url: url.value, poolSize, migrateOnStart, readCacheEntries });
     },
   ),
 );

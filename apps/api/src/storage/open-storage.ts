@@ -13,6 +13,10 @@ export interface OpenedStorage {
   readonly layer: Layer.Layer<Storage>;
   readonly ready: () => Promise<boolean>;
   readonly close: () => Promise<void>;
+  /** The point-read cache's counters, when the store keeps one (metrics). */
+  readonly readCacheCounters: () =>
+    | { readonly hits: number; readonly misses: number; readonly size: number }
+    | undefined;
 }
 
 /** Where the embedded database keeps its files inside DATA_DIR. */
@@ -95,6 +99,7 @@ export const openStorage = async (config: DatabaseConfig, dataDir: string, logge
   const { postgres, ping } = store;
   return {
     layer: postgres.layer,
+    readCacheCounters: () => postgres.readCache,
     ready: () =>
       ping().then(
         () => true,
@@ -124,14 +129,14 @@ const open = async (config: DatabaseConfig, dataDir: string, logger: Logger): Pr
   if (config.mode === "embedded") {
     embedded = await startEmbeddedPostgres(embeddedDataDir(dataDir));
     // One process owns the embedded database: its own commits are the only changes to hear.
-    options = { ...embedded.storageOptions, readCache: { listen: false } };
+    options = { ...embedded.storageOptions, readCache: { listen: false, maxEntries: config.readCacheEntries } };
     logger.info(
       { dataDir: embeddedDataDir(dataDir) },
       "storage: embedded PostgreSQL (PGlite); set DATABASE_URL for a server",
     );
   } else {
     // Other instances may share the server: their changes are heard by LISTEN (docs/architecture.md).
-    options = { url: config.url, poolSize: config.poolSize, readCache: {} };
+    options = { url: config.url, poolSize: config.poolSize, readCache: { maxEntries: config.readCacheEntries } };
     logger.info({ database: redactedUrl(config.url), poolSize: config.poolSize }, "storage: PostgreSQL");
   }
   const postgres = await makePostgresStorage(options);

@@ -1,7 +1,6 @@
 import { serverTokenExpired } from "@mcpsm/domain/mcp";
-
-/** The most answers kept: one caller of each of 10,000 servers called round-robin fits. */
-export const MAX_KEPT_ADMISSIONS = 16_384;
+// The most answers kept by default: MCP_ADMISSION_MEMO_ENTRIES (config.ts).
+import { DEFAULT_ADMISSION_MEMO_ENTRIES } from "../config.js";
 
 const always = () => true;
 
@@ -19,7 +18,8 @@ interface Kept<T> {
  * server or provider moves the stamp, and every answer goes. The one rule that depends on time, the token's
  * expiry, is checked on each replay with the domain's own function against the clock the domain reads
  * (Effect's default Clock is `Date.now`). No stamp (a store without one, or one that cannot vouch now): nothing
- * is kept or replayed. Only admissions are kept; a refusal is worked out anew every time.
+ * is kept or replayed; what was kept waits for the store to vouch again for the stamp it was kept under. Only
+ * admissions are kept; a refusal is worked out anew every time.
  */
 export class AdmissionMemo<T> {
   private readonly entries = new Map<string, Kept<T>>();
@@ -30,7 +30,7 @@ export class AdmissionMemo<T> {
   replays = 0;
 
   constructor(
-    private readonly max = MAX_KEPT_ADMISSIONS,
+    private readonly max = DEFAULT_ADMISSION_MEMO_ENTRIES,
     private readonly now: () => number = () => Date.now(),
   ) {}
 
@@ -51,7 +51,11 @@ export class AdmissionMemo<T> {
   replay(key: string, usable: (value: T) => boolean = always): T | undefined {
     if (this.entries.size === 0) return undefined;
     const stamp = this.stampOf();
-    if (stamp === undefined || stamp !== this.keptUnder) {
+    // The store cannot vouch right now (its echoes are late): nothing is replayed, nothing dropped. Should it
+    // vouch again for the same stamp, every change committed meanwhile was heard and none moved it, so what was
+    // kept under it is still current (the point-read cache's own rule for an entry of any age).
+    if (stamp === undefined) return undefined;
+    if (stamp !== this.keptUnder) {
       this.entries.clear();
       return undefined;
     }

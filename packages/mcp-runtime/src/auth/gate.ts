@@ -31,6 +31,18 @@ export interface Gate {
   readonly admit: (authorization: string | null, serverId: string) => Promise<Exit.Exit<Admitted, McpFailure>>;
   /** Answers replayed from the memo (tests and diagnostics). */
   readonly replays: () => number;
+  /** Requests admitted or refused, replayed or not (metrics: those not replayed read the store). */
+  readonly admissions: () => number;
+}
+
+/**
+ * What the memo keeps of an admission: the compiled server weakly, so that a server the compiled-server cache
+ * let go of (its budget no longer counts it) is not held on by up to MCP_ADMISSION_MEMO_ENTRIES kept answers.
+ */
+interface KeptAdmission {
+  readonly auth: McpAuthentication;
+  readonly compiled: WeakRef<CompiledServer>;
+  readonly caller: string;
 }
 
 /** The domain's access rule applied to an authenticated caller and the server as of now. */
@@ -50,8 +62,14 @@ const served = (
  * next request with the same token on the same server is answered without an effect run, or a second
  * SHA-256 of the token. Other credentials (OAuth access tokens) are checked on every request.
  */
-export const mcpGate = (runner: EffectRunner, cache: CompiledServerCache, authenticate: Authenticate): Gate => {
-  const memo = new AdmissionMemo<Admitted>();
+export const mcpGate = (
+  runner: EffectRunner,
+  cache: CompiledServerCache,
+  authenticate: Authenticate,
+  memoEntries?: number,
+): Gate => {
+  const memo = new AdmissionMemo<KeptAdmission>(memoEntries);
+  let admissions = 0;
   // The store's change stamp, once the runner hands it over (until then, and without one, nothing is kept).
   void runner.runPromiseExit(Effect.map(Storage, (storage) => storage.changeStamp)).then(
     (exit) => {
@@ -60,13 +78,19 @@ export const mcpGate = (runner: EffectRunner, cache: CompiledServerCache, authen
     () => undefined,
   );
 
-  const stillKept = (admitted: Admitted) => cache.keeps(admitted.compiled);
+  const stillKept = (kept: KeptAdmission) => {
+    const compiled = kept.compiled.deref();
+    return compiled !== undefined && cache.keeps(compiled);
+  };
 
   const admit = async (authorization: string | null, serverId: string): Promise<Exit.Exit<Admitted, McpFailure>> => {
+    admissions++;
     // A kept answer first: it exists only for a server id and a server token the rules below accepted.
     const caller = authorization === null ? undefined : callerKey(serverId, authorization);
     const kept = caller === undefined ? undefined : memo.replay(caller, stillKept);
-    if (kept !== undefined) return Exit.succeed(kept);
+    // `stillKept` found the compiled server a moment ago, in this same synchronous run: it is still there.
+    if (kept !== undefined)
+      return Exit.succeed({ auth: kept.auth, compiled: kept.compiled.deref() as CompiledServer, caller: kept.caller });
     if (!isId(serverId)) return Exit.fail(new NotFound({ kind: "server", id: serverId }));
     const token = authorization === null ? undefined : serverTokenOf(authorization);
     if (token === undefined || caller === undefined) {
@@ -81,9 +105,12 @@ export const mcpGate = (runner: EffectRunner, cache: CompiledServerCache, authen
     if (Exit.isFailure(gate)) return Exit.failCause(gate.cause);
     const [grant, compiled] = gate.value;
     const admitted = served(grant.auth, compiled, serverId, caller);
-    if (Exit.isSuccess(admitted)) memo.keep(caller, stamp, admitted.value, grant.expiresAt);
+    if (Exit.isSuccess(admitted)) {
+      const { auth, compiled: kept } = admitted.value;
+      memo.keep(caller, stamp, { auth, compiled: new WeakRef(kept), caller }, grant.expiresAt);
+    }
     return admitted;
   };
 
-  return { admit, replays: () => memo.replays };
+  return { admit, replays: () => memo.replays, admissions: () => admissions };
 };

@@ -10,8 +10,8 @@ import {
   errorMessage,
   isPlainObject,
   type Json,
+  listHeadParts,
   onlyKeys,
-  resultHead,
   resultMessage,
   resultTail,
   sseData,
@@ -80,6 +80,11 @@ export interface FastLaneParts {
    * as long as that compiled server does).
    */
   readonly learntBytes: (compiled: CompiledServer, bytes: number) => void;
+  /**
+   * Keeps the common part of a learnt tools/list answer (its tools) for `compiled` as long as it lives, the
+   * same bytes once for every server that lists alike (compiled-cache.ts, `share`): the copy to keep.
+   */
+  readonly keepAnswer: (compiled: CompiledServer, head: Buffer) => Buffer;
   /** Observes a tools/list answered from the lane, as the SDK handler observes one. */
   readonly observeList: (serverId: string) => Promise<void>;
   /** True when the tool runs without the SDK's request context (no forwarded headers, no upstream OAuth). */
@@ -142,10 +147,11 @@ const replay = (req: IncomingMessage, body: Buffer | Error): IncomingMessage =>
   ) as unknown as IncomingMessage;
 
 /**
- * The SDK's tools/list answer for one request shape of one revision, encoded up to the request's id (see
- * `resultHead`); false: it answered otherwise.
+ * The SDK's tools/list answer for one request shape of one revision, encoded up to the request's id in two
+ * parts (see `listHeadParts`: the tools, shared by every server of the same tools, and the server's own
+ * rest); false: it answered otherwise.
  */
-type Learnt = Buffer | false;
+type Learnt = readonly [Buffer, Buffer] | false;
 
 /**
  * What is kept of one request shape: the SDK's answer when a tools/list asked for it, else (a tools/call
@@ -209,8 +215,10 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
           parts.learntBytes(admitted.compiled, 2 * key.length + 256);
           return true;
         }
-        const head = resultHead(JSON.stringify(message.result), era);
-        parts.learntBytes(admitted.compiled, head.length + 2 * key.length + 256);
+        // Servers of the same tools learn the same list: one copy of its bytes for all of them.
+        const [common, own] = listHeadParts(message.result, era);
+        const head = [parts.keepAnswer(admitted.compiled, common), own] as const;
+        parts.learntBytes(admitted.compiled, own.length + 2 * key.length + 256);
         return head;
       })
       .catch((): Learnt => false);
@@ -232,7 +240,7 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
   /** A kept tools/list answer to the request `id`: its encoded head and the id, written as one body. */
   const answerKept = (
     res: ServerResponse,
-    head: Buffer,
+    head: readonly [Buffer, Buffer],
     id: string | number,
     budget: TenantRateDecision | undefined,
     era: Era,

@@ -82,25 +82,44 @@ export const resultMessage = (result: string, id: string | number) =>
  */
 export const resultHead = (result: string, era: Era): Buffer =>
   Buffer.from(`${era === "legacy" ? SSE_PREFIX : ""}{"result":${result},"jsonrpc":"2.0","id":`);
+
+/**
+ * `resultHead` of a tools/list result, cut after its `tools` list: `[common, own]`, where `common` is what
+ * every server of the same tools sends alike in `era` and `own` the rest of its head (2026-07-28 stamps the
+ * server's name into the result's `_meta`). Their bytes joined are `resultHead(JSON.stringify(result), era)`
+ * exactly; when `tools` is not the result's first member (not how the SDK writes it), `own` is empty and
+ * `common` the whole head.
+ */
+export const listHeadParts = (result: Readonly<Record<string, unknown>>, era: Era): readonly [Buffer, Buffer] => {
+  const whole = JSON.stringify(result);
+  const opening = `{"tools":${JSON.stringify(result.tools)}`;
+  if (result.tools === undefined || !whole.startsWith(opening)) return [resultHead(whole, era), Buffer.alloc(0)];
+  return [
+    Buffer.from(`${era === "legacy" ? SSE_PREFIX : ""}{"result":${opening}`),
+    Buffer.from(`${whole.slice(opening.length)},"jsonrpc":"2.0","id":`),
+  ];
+};
 export const resultTail = (id: string | number, era: Era) => `${JSON.stringify(id)}}${era === "legacy" ? "\n\n" : ""}`;
 
 /**
- * Writes a 200 answer whose body is `head` then `tail` on the wire exactly as `res.end(head + tail)` after
- * `writeHead` would (one chunk of a chunked body, then the last chunk), without joining and encoding the two:
- * the header goes first so that Node joins the corked writes into one chunk, and the socket is corked until
- * the end so that everything leaves in one write (fast-lane-wire.test.ts reads the raw bytes).
+ * Writes a 200 answer whose body is `head` (its parts in order) then `tail` on the wire exactly as
+ * `res.end(head + tail)` after `writeHead` would (one chunk of a chunked body, then the last chunk), without
+ * joining and encoding them: the header goes first so that Node joins the corked writes into one chunk, and the
+ * socket is corked until the end so that everything leaves in one write (fast-lane-wire.test.ts reads the raw
+ * bytes).
  */
 export const writeJoined = (
   res: ServerResponse,
   headers: Readonly<Record<string, string>>,
-  head: Buffer,
+  head: Buffer | readonly [Buffer, Buffer],
   tail: string,
 ) => {
   res.socket?.cork();
   res.writeHead(200, headers);
   res.flushHeaders();
   res.cork();
-  res.write(head);
+  if (Buffer.isBuffer(head)) res.write(head);
+  else for (const part of head) if (part.length > 0) res.write(part);
   res.write(tail);
   res.uncork();
   // Ends the body and uncorks the socket fully (Node's `end` does).
