@@ -39,6 +39,9 @@
 // Each row also prints what the caches missed per call (the service's /metrics, when its build has them:
 // compiles, gate memo misses, point-read misses); METRICS_PORT (default: a free port) moves the listener,
 // METRICS_PORT=0 turns it off.
+// STORE=embedded: the service on its default store, embedded PostgreSQL (PGlite) under its DATA_DIR
+// (DATABASE_URL unset, as ../shared/perf/run.sh starts the embedded rows); the database's thread is in the
+// service's process, so its CPU is in the service's column, and there is no postgres column.
 //
 // The soak (the RSS goal: `ROWS=none SOAK_MIN=10 node bench/hot-paths.mjs`): the mix GET /servers/{id},
 // tools/call, tools/list, tools/call on every connection (c=16 by default), 10 s of warm-up, 20 s closed-loop
@@ -64,6 +67,7 @@ const SECONDS = Number(process.argv[2] ?? 10);
 const CONNS = Number(process.argv[3] ?? 16);
 const PG_ADMIN = process.env.PG_ADMIN ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const DB = `mcpsm_hot_${process.pid}_${Date.now().toString(36)}`;
+const EMBEDDED = process.env.STORE === "embedded";
 const NODE = process.execPath;
 const { apiClient, seedServer } = await import(join(PERF_DIR, "lib/api.mjs"));
 
@@ -115,8 +119,10 @@ const gauges = async () => {
   }
 };
 
+// An embedded first start creates and migrates its database: minutes on a busy shared machine.
+const READY_TENTHS = EMBEDDED ? 6_000 : 1_200;
 const waitFor = async (url, child) => {
-  for (let i = 0; i < 1200; i++) {
+  for (let i = 0; i < READY_TENTHS; i++) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
     try {
       if ((await fetch(url)).ok) return;
@@ -227,7 +233,7 @@ const cleanup = () => {
 process.on("exit", cleanup);
 
 try {
-  psql(`create database ${DB}`);
+  if (!EMBEDDED) psql(`create database ${DB}`);
   const upstreamPort = await freePort();
   const answerBytes = Number(process.env.ANSWER_BYTES ?? 0);
   const upstream = startChild(
@@ -239,7 +245,7 @@ try {
   const port = await freePort();
   const metricsPort = process.env.METRICS_PORT ?? String(await freePort());
   if (metricsPort !== "0") metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  // The environment of ../shared/perf/bench.mjs (serviceEnv), on PostgreSQL.
+  // The environment of ../shared/perf/bench.mjs (serviceEnv), on PostgreSQL or (STORE=embedded) embedded.
   const service = startChild(
     [
       ...(process.env.SERVICE_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean),
@@ -257,7 +263,8 @@ try {
       RATE_LIMIT_ADDRESS_BURST: "1000000000",
       QUOTA_SERVERS_PER_TENANT: String(Math.max(1_000, Number(process.env.SERVERS ?? 1))),
       METRICS_PORT: metricsPort,
-      DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${DB}`),
+      // undefined: not passed on (spawn leaves undefined values out), whatever this process's environment says.
+      DATABASE_URL: EMBEDDED ? undefined : PG_ADMIN.replace(/\/[^/]*$/, `/${DB}`),
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       NODE_OPTIONS: [process.env.SERVICE_NODE_OPTIONS ?? "", soaking ? `--import=${PROBE}` : ""].join(" ").trim(),
       ...(soaking ? { MEMORY_PROBE_FILE: probeFile } : {}),
@@ -342,7 +349,7 @@ try {
     );
   }
   let turn = 0;
-  const pids = { service: () => [service.pid], postgres: backendPids };
+  const pids = EMBEDDED ? { service: () => [service.pid] } : { service: () => [service.pid], postgres: backendPids };
   let id = 1;
   const legacy = process.env.MCP_ERA === "2025-11-25";
   const rpc = (message, method) => () => {
@@ -494,7 +501,7 @@ try {
   cleanup();
   await sleep(500);
   try {
-    psql(`drop database if exists ${DB} with (force)`);
+    if (!EMBEDDED) psql(`drop database if exists ${DB} with (force)`);
   } catch {}
   rmSync(dataDir, { recursive: true, force: true });
 }

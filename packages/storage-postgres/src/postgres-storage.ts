@@ -70,8 +70,9 @@ export interface PostgresStorageOptions {
    * Keeps the hot point reads of `read` (a server, its graph, a provider, a server token by hash) between
    * requests, dropping them all whenever a change is committed: by this instance as its COMMIT returns,
    * by any other as its change notification arrives (LISTEN on a connection of its own; while that
-   * connection is down nothing is served from the cache), and in any case after `maxAgeMs`. `listen: false`
-   * when no other process writes the database (the embedded server). Off by default.
+   * connection is down nothing is served from the cache), and after `maxAgeMs` while its pings are not heard
+   * back. `listen: false` when no other process writes the database (the embedded server): every change is
+   * then one of this instance's commits, and an entry is served until the next one. Off by default.
    */
   readonly readCache?: (PointReadCacheOptions & { readonly listen?: boolean }) | undefined;
   /** Whether COMMIT notifies other instances' read caches (default true); false: no other process uses it. */
@@ -137,10 +138,10 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     name?: string,
   ) => statement(server, target, sql, params, queryTimeoutMs, texts, name);
   const cacheOptions = options.readCache;
+  // `listen: false`: no other process writes the database, so every change is one of this instance's commits.
+  const soleWriter = cacheOptions?.listen === false;
   const readCache =
-    cacheOptions === undefined
-      ? undefined
-      : new PointReadCache({ ...cacheOptions, trusted: cacheOptions.listen === false });
+    cacheOptions === undefined ? undefined : new PointReadCache({ ...cacheOptions, trusted: soleWriter, soleWriter });
   const changeListener: ChangeListener | undefined =
     readCache === undefined || cacheOptions?.listen === false
       ? undefined
@@ -277,7 +278,13 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
     );
   };
 
-  const changed = Effect.sync(() => readCache?.changed());
+  // The transactions this instance committed, or may have: a COMMIT whose answer was lost counts too.
+  let commits = 0;
+  const noteCommit = () => {
+    commits++;
+    readCache?.changed();
+  };
+  const changed = Effect.sync(noteCommit);
   const commit = options.notifyChanges === false ? PLAIN_COMMIT : COMMIT;
 
   /** One run of `work` in a transaction; `mayExpect`: whether writes expected to succeed may be queued. */
@@ -375,8 +382,13 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
   const calls = postgresCallLog((sql, params, name) =>
     surfaceUnavailable(Effect.orDie(send(pool, sql, params, undefined, name))),
   );
-  // The change stamp is the read cache's: it moves when this instance commits and when another's commit is heard.
-  const changeStamp = readCache === undefined ? undefined : () => readCache.stamp();
+  // The change stamp is the read cache's: it moves when this instance commits and when another's commit is
+  // heard. Without a cache, a database no other process uses (`notifyChanges: false`, the embedded one) has
+  // no other commits to hear: the count of this instance's own is exact. A stamp is taken before the reads it
+  // vouches for, and moves only once a COMMIT has returned: a read stamped after the move began after the
+  // commit, and sees it.
+  const changeStamp =
+    readCache !== undefined ? () => readCache.stamp() : options.notifyChanges === false ? () => commits : undefined;
   const storage = { transaction, read, calls, changeStamp, ...graphCache };
 
   return {
@@ -385,7 +397,8 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
       graphCache === undefined
         ? Layer.succeed(Storage, storage)
         : Layer.merge(Layer.succeed(Storage, storage), Layer.succeed(ServerGraphCache, graphCache)),
-    migrate: () => runMigrations(orm, poolSize > 1),
+    // Migrations commit outside `transaction`: the stamp moves after them too (whatever they answered).
+    migrate: () => runMigrations(orm, poolSize > 1).finally(noteCommit),
     pendingMigrations: async () => (await orm.migrator.getPending()).map((m) => m.name),
     ping: surfaceUnavailable(Effect.orDie(send(pool, "select 1"))),
     orm,

@@ -9,7 +9,11 @@
 // PING_INTERVAL_MS, and notifications arrive in commit order, so the echo of a ping sent at S proves every
 // change committed before S was heard. While the last echo's send time is within `maxAgeMs`, an entry of the
 // current generation is served whatever its age (a server called every few seconds is not read again each
-// time); without echoes (a silent loss, or no listener), an entry is served for `maxAgeMs` after its read.
+// time); without echoes (a silent loss), an entry is served for `maxAgeMs` after its read.
+//
+// A cache whose instance is the database's only writer (`soleWriter`: the embedded database, which one process
+// owns) needs no echo: every change is one of its own commits, each of which moves the generation as it
+// returns. It vouches for itself: an entry of the current generation is served whatever its age.
 
 /** How long an entry may be served, how many are kept. */
 export interface PointReadCacheOptions {
@@ -50,6 +54,8 @@ export class PointReadCache {
   private generation = 0;
   /** False while changes made elsewhere could go unnoticed (the notification connection is down). */
   private trusted: boolean;
+  /** No other writer: every change is this instance's own commit (`changed` as it returns). */
+  private readonly soleWriter: boolean;
   /** The send time of the latest ping heard back on the current notification connection. */
   private heardAt: number | undefined;
   private readonly maxAgeMs: number;
@@ -65,11 +71,16 @@ export class PointReadCache {
   /** Pings heard back (tests, diagnostics). */
   echoes = 0;
 
-  constructor(options: PointReadCacheOptions & { readonly trusted: boolean }) {
+  /**
+   * `trusted`: whether changes made elsewhere are heard from the start; `soleWriter`: there is no elsewhere
+   * (trusted, and vouched for without echoes).
+   */
+  constructor(options: PointReadCacheOptions & { readonly trusted: boolean; readonly soleWriter?: boolean }) {
     this.maxAgeMs = Math.max(0, options.maxAgeMs ?? 500);
     this.maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MAX_ENTRIES);
     this.now = options.now ?? (() => performance.now());
-    this.trusted = options.trusted;
+    this.soleWriter = options.soleWriter === true;
+    this.trusted = options.trusted || this.soleWriter;
   }
 
   /** The entry of `key` if it is of the current generation and young enough; `found` false otherwise. */
@@ -105,9 +116,12 @@ export class PointReadCache {
     return this.vouched(now) || now - entry.readAt <= this.maxAgeMs;
   }
 
-  /** Whether a ping sent within `maxAgeMs` was heard back: every change committed before it was heard. */
+  /**
+   * Whether a ping sent within `maxAgeMs` was heard back (every change committed before it was heard), or
+   * there is nothing to hear (a sole writer moved the generation on each of its commits).
+   */
   private vouched(now: number): boolean {
-    return this.heardAt !== undefined && now - this.heardAt <= this.maxAgeMs;
+    return this.soleWriter || (this.heardAt !== undefined && now - this.heardAt <= this.maxAgeMs);
   }
 
   /** A ping sent at `sentAt` (this cache's clock) came back on the notification connection. */
@@ -119,11 +133,13 @@ export class PointReadCache {
 
   /**
    * The storage port's change stamp (`Storage.changeStamp`): the generation while echoes vouch for the cache
-   * (every change committed over `maxAgeMs` ago was heard, as `lookup` requires of an entry of any age), else
-   * undefined: without echoes `lookup` serves an entry only `maxAgeMs` after its read, which a stamp cannot say.
+   * (every change committed over `maxAgeMs` ago was heard, as `lookup` requires of an entry of any age) or
+   * always for a sole writer, else undefined: without echoes `lookup` serves an entry only `maxAgeMs` after
+   * its read, which a stamp cannot say.
    */
   stamp(): number | undefined {
-    return this.trusted && this.vouched(this.now()) ? this.generation : undefined;
+    // A sole writer first: no clock read on its every request.
+    return this.trusted && (this.soleWriter || this.vouched(this.now())) ? this.generation : undefined;
   }
 
   /** The generation a read starting now belongs to: pass it to `store` with the read's answer. */
