@@ -9,11 +9,15 @@ import type { DatabaseThread } from "./embedded-thread-link.js";
 // database's own thread (embedded-thread.ts): the batch goes there and the answer comes back, both moved, not
 // copied, so that the service's thread serves other requests while PostgreSQL works.
 
-/** A turn at the embedded database's single session: `admit` starts it, `done` (given to it) ends it. */
+/**
+ * A turn at the embedded database's single session: `admit` starts it, `done` (given to it) ends it. The
+ * in-process connections share one turn of the gate (embedded.ts, `SharedTurn`), whose `session` object stands
+ * for what they share in PGlite's session while it lasts (the statements prepared by SQL: sql-prepared.ts).
+ */
 export interface Turn {
   /** Whether the connection gave up before its turn came. */
   readonly cancelled: () => boolean;
-  readonly admit: (done: () => void) => void;
+  readonly admit: (done: () => void, session?: object) => void;
 }
 
 /** The length of a startup packet (protocol 3.0: its length, then 196608) at the head of `buffer`, if any. */
@@ -22,18 +26,23 @@ const startupLength = (buffer: Buffer) =>
 
 /**
  * A `pg` connection stream (the `stream` option of a `pg` client) to the database on `thread`, which waits
- * for its turn at the session (`waitTurn`, the same queue as the TCP clients) when pg connects, and ends it
- * when closed: an open transaction is rolled back first, as pglite-socket does for a connection that closes.
+ * for its turn at the session (`waitTurn`: the in-process connections' shared turn, queued with the TCP
+ * clients) when pg connects, and ends it when closed: a transaction it left open is rolled back first, as
+ * pglite-socket does for a connection that closes. `conn` numbers it for the thread, which runs its batches
+ * between the other in-process connections' while none of them has a transaction open.
  */
 export class EmbeddedStream extends Duplex {
   #pending: Buffer = Buffer.alloc(0);
   #started = false;
   #done: (() => void) | undefined;
   #ended = false;
+  /** What the in-process connections of this turn share in PGlite's session (see `Turn`). */
+  session: object | undefined;
 
   constructor(
     private readonly thread: DatabaseThread,
     private readonly waitTurn: (turn: Turn) => void,
+    private readonly conn: number,
   ) {
     super();
   }
@@ -48,9 +57,10 @@ export class EmbeddedStream extends Duplex {
     }
     this.waitTurn({
       cancelled: () => this.destroyed,
-      admit: (done) => {
+      admit: (done, session) => {
         if (this.destroyed) return done();
         this.#done = done;
+        this.session = session;
         // Never within connect(): pg listens for "connect" after calling it.
         process.nextTick(() => this.emit("connect"));
       },
@@ -134,7 +144,7 @@ export class EmbeddedStream extends Duplex {
   async #exec(messages: Buffer) {
     if (this.#done === undefined || this.#ended) throw new Error("the embedded database connection is closed");
     // A copy of pg's bytes (they may share a pooled buffer) that the thread then owns: moved, not copied again.
-    const answer = await this.thread.request("exec", new Uint8Array(messages));
+    const answer = await this.thread.request("exec", new Uint8Array(messages), this.conn);
     if (answer !== undefined) this.push(Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength));
   }
 
@@ -144,6 +154,6 @@ export class EmbeddedStream extends Duplex {
     this.#ended = true;
     const done = this.#done;
     if (done === undefined) return;
-    this.thread.request("endTurn").then(done, done);
+    this.thread.request("endTurn", undefined, this.conn).then(done, done);
   }
 }

@@ -86,12 +86,17 @@ export class DatabaseThread {
 
   /**
    * Sends a request and resolves with the thread's answer. `messages` (exec only) is transferred: the
-   * caller must not use it afterwards.
+   * caller must not use it afterwards. `conn`: the in-process connection it is for (exec, endTurn).
    */
-  request<K extends ThreadRequestKind>(kind: K, messages?: Uint8Array): Promise<ThreadAnswers[K]> {
+  request<K extends ThreadRequestKind>(kind: K, messages?: Uint8Array, conn?: number): Promise<ThreadAnswers[K]> {
     if (this.#gone !== undefined) return Promise.reject(this.#gone);
     const id = this.#nextId++;
-    const request: ThreadRequest = messages === undefined ? { id, kind } : { id, kind, messages };
+    const request: ThreadRequest = {
+      id,
+      kind,
+      ...(messages === undefined ? {} : { messages }),
+      ...(conn === undefined ? {} : { conn }),
+    };
     return new Promise<ThreadAnswers[K]>((resolve, reject) => {
       this.#waiting.set(id, { resolve: resolve as Waiting["resolve"], reject });
       this.#worker.postMessage(request, messages === undefined ? [] : [messages.buffer as ArrayBuffer]);

@@ -16,9 +16,12 @@ export interface ThreadCpuUsage {
 
 /** Each request's kind and what the thread answers to it. */
 export interface ThreadAnswers {
-  /** Runs protocol messages (whole ones) in PGlite; answers PGlite's reply bytes, if any. */
+  /**
+   * Runs protocol messages (whole ones) of in-process connection `conn` in PGlite, once no other connection's
+   * transaction is open; answers PGlite's reply bytes, if any.
+   */
   readonly exec: Uint8Array | undefined;
-  /** Ends an in-process turn: rolls back a transaction the connection left open. */
+  /** In-process connection `conn` closed: its waiting batches are dropped, its open transaction rolled back. */
   readonly endTurn: undefined;
   /** Whether the session is free for the next client: no TCP client inside, no transaction open. */
   readonly settled: boolean;
@@ -32,11 +35,15 @@ export interface ThreadAnswers {
 
 export type ThreadRequestKind = keyof ThreadAnswers;
 
-/** A request to the database thread; `messages` only with `exec` (its buffer is transferred, not copied). */
+/**
+ * A request to the database thread; `messages` only with `exec` (its buffer is transferred, not copied), `conn`
+ * (the in-process connection's number) with `exec` and `endTurn`.
+ */
 export interface ThreadRequest {
   readonly id: number;
   readonly kind: ThreadRequestKind;
   readonly messages?: Uint8Array;
+  readonly conn?: number;
 }
 
 /** The answer to request `id`: its value, or the message of the error it failed with. */

@@ -89,6 +89,110 @@ const execBatch = async (db: PGlite, messages: Uint8Array): Promise<Uint8Array |
   return used === 0 ? undefined : answer.subarray(0, used);
 };
 
+/** ParseComplete, the answer to a Parse. */
+const PARSE_COMPLETE = new Uint8Array([0x31, 0, 0, 0, 4]);
+const utf8 = new TextDecoder();
+
+/** The statement name of a Parse at the head of `messages` ("" for none, or for the unnamed statement). */
+const parsedName = (messages: Uint8Array) => {
+  if (messages[0] !== 0x50 || messages.length < 6) return "";
+  const end = messages.indexOf(0, 5);
+  return end < 0 ? "" : utf8.decode(messages.subarray(5, end));
+};
+
+/** The length of the message at the head of `messages` (its type byte, then its length). */
+const headLength = (messages: Uint8Array) =>
+  1 + new DataView(messages.buffer, messages.byteOffset, messages.byteLength).getInt32(1);
+
+/**
+ * The in-process connections' batches at the single session. Several pg connections share it (the adapter's
+ * pool): a batch runs as soon as no other connection's transaction is open, so the thread goes from one
+ * request's batch to the next without waiting for the service's thread to hand the connection over; a
+ * connection whose transaction is open is the only one whose batches run until it ends it (docs/decisions.md,
+ * "embwrites"). The connections share the session's named statements too: a named Parse of a statement
+ * another connection prepared (its name is a hash of its text, `statementName`) is answered ParseComplete
+ * without running, since PostgreSQL would refuse to prepare the name twice.
+ */
+const sessionOf = (db: PGlite) => {
+  interface Job {
+    readonly conn: number;
+    /** Runs even while another connection's transaction is open (the end of a connection). */
+    readonly always: boolean;
+    readonly run: () => Promise<Uint8Array | undefined>;
+    readonly resolve: (answer: Uint8Array | undefined) => void;
+    readonly reject: (error: Error) => void;
+  }
+  /** The connection whose transaction is open, if any. */
+  let owner: number | undefined;
+  const waiting: Array<Job> = [];
+  let running = false;
+  /** The named statements the in-process connections prepared (cleared with them: `deallocate all`). */
+  const prepared = new Set<string>();
+
+  const pump = async () => {
+    if (running) return;
+    running = true;
+    try {
+      for (;;) {
+        // The first batch that may run, in arrival order.
+        const next = waiting.findIndex((job) => job.always || owner === undefined || job.conn === owner);
+        if (next < 0) return;
+        const [job] = waiting.splice(next, 1) as [Job];
+        try {
+          job.resolve(await job.run());
+        } catch (error) {
+          job.reject(error as Error);
+        }
+      }
+    } finally {
+      running = false;
+    }
+  };
+  const submit = (job: Omit<Job, "resolve" | "reject">) =>
+    new Promise<Uint8Array | undefined>((resolve, reject) => {
+      waiting.push({ ...job, resolve, reject });
+      void pump();
+    });
+
+  const execNamed = async (conn: number, messages: Uint8Array) => {
+    const name = parsedName(messages);
+    try {
+      if (name === "" || !prepared.has(name)) {
+        const answer = await execBatch(db, messages);
+        if (name !== "" && answer?.[0] === PARSE_COMPLETE[0]) prepared.add(name);
+        return answer;
+      }
+      const rest = await execBatch(db, messages.subarray(headLength(messages)));
+      const answer = new Uint8Array(PARSE_COMPLETE.length + (rest?.length ?? 0));
+      answer.set(PARSE_COMPLETE);
+      if (rest !== undefined) answer.set(rest, PARSE_COMPLETE.length);
+      return answer;
+    } finally {
+      owner = !db.closed && db.isInTransaction() ? conn : undefined;
+    }
+  };
+
+  return {
+    exec: (conn: number, messages: Uint8Array) => submit({ conn, always: false, run: () => execNamed(conn, messages) }),
+    end: (conn: number) =>
+      submit({
+        conn,
+        always: true,
+        run: async () => {
+          // What the connection still had waiting is dropped (nobody reads it: the connection is gone).
+          for (let i = waiting.length - 1; i >= 0; i--)
+            if (waiting[i]?.conn === conn) waiting.splice(i, 1)[0]?.reject(new Error("the connection closed"));
+          if (owner !== conn) return undefined;
+          owner = undefined;
+          if (!db.closed && db.isInTransaction()) await db.exec("rollback");
+          return undefined;
+        },
+      }),
+    /** `deallocate all` between clients of the gate: no connection of the last turn is left. */
+    clear: () => prepared.clear(),
+  };
+};
+
 /**
  * One memory-reducing collection of this thread's heap: opening PGlite leaves its start-up garbage (the
  * WebAssembly file's bytes, the grown young generation), which a thread that allocates little would keep
@@ -104,15 +208,17 @@ const collectStartGarbage = () => {
 const serve = async (start: ThreadStart, port: NonNullable<typeof parentPort>) => {
   const { db, inner, innerPort } = await open(start.dataDir);
   collectStartGarbage();
+  const session = sessionOf(db);
   const handlers: { [K in ThreadRequestKind]: (request: ThreadRequest) => Promise<ThreadAnswers[K]> } = {
-    exec: (request) => execBatch(db, request.messages ?? new Uint8Array(0)),
-    endTurn: async () => {
-      if (!db.closed && db.isInTransaction()) await db.exec("rollback");
+    exec: (request) => session.exec(request.conn ?? 0, request.messages ?? new Uint8Array(0)),
+    endTurn: async (request) => {
+      await session.end(request.conn ?? 0);
     },
     settled: async () => db.closed || (inner.getStats().activeConnections === 0 && !db.isInTransaction()),
     // The next client is a new connection to pg but the same session to PostgreSQL: the named statements
     // the last one prepared would collide with its own ("prepared statement already exists").
     windDown: async () => {
+      session.clear();
       if (!db.closed) await db.exec("deallocate all");
     },
     cpuUsage: async () => process.threadCpuUsage(),

@@ -15,13 +15,14 @@ export interface EmbeddedPostgres {
   /** The port it listens on (chosen by the system unless given). */
   readonly port: number;
   /**
-   * The connection options the adapter needs here: a pool of exactly one connection, released after a
-   * few idle seconds so that another client (a migration, a shell) gets its turn. Spread them into
-   * `makePostgresStorage({ ...embedded.storageOptions })`.
+   * The connection options the adapter needs here: a small pool of in-process connections sharing the
+   * session (`IN_PROCESS_POOL`), released after a few idle seconds so that another client (a migration, a
+   * shell) gets its turn. Spread them into `makePostgresStorage({ ...embedded.storageOptions })`. A client
+   * over TCP (`url`, `migrate`) must use one connection: TCP clients take the session one at a time.
    */
   readonly storageOptions: {
     readonly url: string;
-    readonly poolSize: 1;
+    readonly poolSize: number;
     readonly idleTimeoutMs: number;
     /** The adapter's connections reach the database in this process, not over TCP (embedded-stream.ts). */
     readonly stream: () => Duplex;
@@ -40,11 +41,19 @@ export interface EmbeddedPostgres {
 const SETTLE_LIMIT_MS = 2_000;
 
 /**
+ * The adapter's pooled connections in this process. They share PGlite's one session, which runs their
+ * batches one after another, a transaction's alone: several connections let the database's thread go on to
+ * the next request's batch while the service's thread is busy, instead of waiting for it to hand the one
+ * connection over (docs/decisions.md, "embwrites").
+ */
+const IN_PROCESS_POOL = 4;
+
+/**
  * Starts PGlite (PostgreSQL compiled to WebAssembly) on a thread of its own (embedded-thread.ts) with its
  * data persisted under `dataDir`, behind `@electric-sql/pglite-socket` on a free loopback port, so the
  * regular `pg`-based MikroORM driver connects to it as to any PostgreSQL server.
  *
- * One connection at a time. PGlite is a single-session database. pglite-socket can multiplex several
+ * One client at a time. PGlite is a single-session database. pglite-socket can multiplex several
  * client connections onto it (`maxConnections`), but it interleaves their protocol messages: two
  * connections running extended-protocol queries (Parse/Bind/Execute/Sync) at once corrupt each other's
  * unnamed statements, and a transaction open on one connection stalls every other one until it ends,
@@ -53,14 +62,16 @@ const SETTLE_LIMIT_MS = 2_000;
  *
  * So the port handed out is a gate in front of pglite-socket that lets one client connection through at
  * a time: further connections wait (they are not refused) until the current one has closed and its
- * session has wound down (an open transaction rolled back). The adapter must use a pool of one
- * (`storageOptions`); concurrent requests then queue for that connection in the pool and every
- * transaction runs alone — the isolation of a serial database: correct, not fast. Use a PostgreSQL server
- * when you need concurrency. A second client (say, `migrate`) waits until the pool has released its idle
- * connection, and fails with a connection timeout if that does not happen in time.
+ * session has wound down (an open transaction rolled back). A client over TCP must use one connection
+ * (`migrate` with `poolSize: 1`). A second client (say, `migrate`) waits until the adapter's pool has
+ * released its idle connections, and fails with a connection timeout if that does not happen in time.
  *
- * The adapter of this process (`storageOptions.stream`) takes its turns in the same queue but does not go
- * through TCP: its connections hand their messages to PGlite's thread directly (embedded-stream.ts).
+ * The adapter of this process (`storageOptions.stream`) does not go through TCP: its connections hand their
+ * messages to PGlite's thread directly (embedded-stream.ts), and they are one client to the gate (one turn
+ * for all of them, `SharedTurn`). The thread runs their batches one after another (whole batches: a
+ * statement's Parse … Sync, or a simple query, never cut), a transaction's alone until it ends: every
+ * transaction runs alone, as in a serial database, while the statements outside one (the reads ahead of a
+ * write, the call log) need not wait for a connection of their own to be handed over.
  * If that thread dies, every request fails with the store's Unavailable (embedded-thread-link.ts).
  */
 export const startEmbeddedPostgres = async (
@@ -89,16 +100,18 @@ export const startEmbeddedPostgres = async (
   const port = typeof address === "object" && address !== null ? address.port : 0;
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const openGate = gate;
-  const waitTurn = gate.waitTurn;
+  const shared = new SharedTurn(gate.waitTurn);
+  const enter = (turn: Turn) => shared.enter(turn);
+  let connections = 0;
   let stopped: Promise<void> | undefined;
   return {
     url,
     port,
     storageOptions: {
       url,
-      poolSize: 1,
+      poolSize: IN_PROCESS_POOL,
       idleTimeoutMs: 5_000,
-      stream: () => new EmbeddedStream(thread, waitTurn),
+      stream: () => new EmbeddedStream(thread, enter, ++connections),
       notifyChanges: false,
     },
     threadCpuUsage: () => thread.request("cpuUsage"),
@@ -131,6 +144,64 @@ const createDataDir = (dataDir: string) =>
       else reject(new Error(`creating the embedded database failed: ${JSON.stringify(message)}`));
     });
   });
+
+/**
+ * One turn of the gate for all the in-process connections: the first to connect asks for it, the others join
+ * it while it lasts, and it ends when the last of them has closed (each after its own wind-down on the
+ * thread: a transaction it left open rolled back). So a TCP client still has the session to itself, and the
+ * gate's `deallocate all` between turns still comes when no pg connection is left that counted on what was
+ * prepared; `session` is a new object each turn, for what the connections share in it meanwhile.
+ */
+class SharedTurn {
+  #open = 0;
+  #done: (() => void) | undefined;
+  #session: object = {};
+  readonly #waiting: Array<Turn> = [];
+  #asked = false;
+
+  constructor(private readonly waitTurn: (turn: Turn) => void) {}
+
+  enter(turn: Turn): void {
+    if (this.#done !== undefined) {
+      this.#admit(turn);
+      return;
+    }
+    this.#waiting.push(turn);
+    if (this.#asked) return;
+    this.#asked = true;
+    this.waitTurn({
+      // Never given up as a whole: a connection that gave up is skipped when the turn comes.
+      cancelled: () => false,
+      admit: (done) => {
+        this.#asked = false;
+        this.#done = done;
+        this.#session = {};
+        // Held while admitting, so that a connection that leaves at once does not end the turn under the others.
+        this.#open++;
+        for (const waiting of this.#waiting.splice(0)) if (!waiting.cancelled()) this.#admit(waiting);
+        this.#leave();
+      },
+    });
+  }
+
+  #admit(turn: Turn) {
+    this.#open++;
+    let left = false;
+    turn.admit(() => {
+      if (left) return;
+      left = true;
+      this.#leave();
+    }, this.#session);
+  }
+
+  #leave() {
+    this.#open--;
+    if (this.#open > 0) return;
+    const done = this.#done;
+    this.#done = undefined;
+    done?.();
+  }
+}
 
 interface Gate extends Server {
   /** Every client socket the gate holds (waiting or connected), to close them on stop. */

@@ -7,7 +7,7 @@
  * - `currentStatementObserver`: the fiber ref through which a caller observes the statements a run sends
  *   (tracing: a span per statement).
  * - `startEmbeddedPostgres(dataDir)` runs PGlite behind a loopback socket for single-process installs
- *   (use its `storageOptions`: one connection).
+ *   (use its `storageOptions`: in-process connections sharing its one session).
  *
  * The schema (constraints, cascades, indexes) lives in the database; `ENTITIES` is its MikroORM mapping, the
  * one description of each table: `MIGRATIONS` (the committed migrations that produce it) are generated from

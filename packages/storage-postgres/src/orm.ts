@@ -72,7 +72,8 @@ const MIGRATION_LOCK_KEY = 4_207_001_117;
  * Applies the pending migrations and answers their names. With `exclusive`, the run holds an advisory
  * lock on a connection of its own, so that instances starting together migrate one after the other (the
  * later ones find nothing left to do) instead of racing on `create table`. That needs a second pooled
- * connection, so it is off for the embedded server (pool of one, single process anyway).
+ * connection, so it is off with a pool of one. (The embedded server's in-process connections share one
+ * session, where the lock excludes nothing and waits for nothing: harmless there, one process migrates it.)
  */
 export const runMigrations = async (orm: MikroORM, exclusive: boolean): Promise<ReadonlyArray<string>> => {
   const up = async () => (await orm.migrator.up()).map((m) => m.name);

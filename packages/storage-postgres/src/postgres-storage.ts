@@ -210,9 +210,11 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
 
   /**
    * Sends `sql` in the transaction on `conn`, with what waits for the next round trip ahead of it in one
-   * simple query: BEGIN, deferred statements (an advisory lock, a savepoint, the audit event). BEGIN with
-   * nothing else waiting goes alone (a transaction's first read keeps its parameters). A statement whose
-   * parameters cannot be written into its text goes alone after the others.
+   * simple query: BEGIN, deferred statements (an advisory lock, a savepoint, the audit event). BEGIN goes
+   * alone only ahead of a named statement (`prepared`: its plan is kept per connection, which a simple query
+   * cannot use); a transaction's first plain read carries it (one round trip less: on the embedded store each
+   * is a message to the database's thread and back). A statement whose parameters cannot be written into its
+   * text goes alone after the others.
    */
   const sendInTx = (conn: Conn, sql: string, params: ReadonlyArray<unknown> = [], prepared = false) =>
     Effect.flatMap(clientOf(conn), (client) => {
@@ -221,7 +223,7 @@ export const makePostgresStorage = async (options: PostgresStorageOptions): Prom
       conn.begun = true;
       const name = nameIf(prepared, sql);
       if (ahead.length === 0) return send(client, sql, params, undefined, name);
-      const inlined = ahead.length === 1 && ahead[0] === BEGIN ? undefined : inlineParams(sql, params);
+      const inlined = prepared && ahead.length === 1 && ahead[0] === BEGIN ? undefined : inlineParams(sql, params);
       return inlined === undefined
         ? Effect.zipRight(Effect.orDie(joined(client, ahead)), send(client, sql, params, undefined, name))
         : joined(client, [...ahead, { sql: inlined, text: sql }]);

@@ -133,7 +133,7 @@ for (const target of targets)
       expect(many.statements).toHaveLength(1);
     });
 
-    it("inside a transaction the same reads add only BEGIN and COMMIT", async () => {
+    it("inside a transaction the same reads add only BEGIN (in their round trip) and COMMIT", async () => {
       sent.length = 0;
       counting = true;
       try {
@@ -141,6 +141,9 @@ for (const target of targets)
       } finally {
         counting = false;
       }
-      expect(sent.map((sql) => sql.trim().split(/\s+/)[0]?.toLowerCase())).toEqual(["begin", "select", "commit"]);
+      // BEGIN travels with the transaction's first read (its parameters written in): two round trips.
+      expect(sent).toHaveLength(2);
+      expect(sent[0]).toMatch(/^begin;\s*select /);
+      expect(sent[1]).toMatch(/^commit/);
     });
   });

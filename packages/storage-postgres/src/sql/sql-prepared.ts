@@ -9,18 +9,29 @@ import { statementName } from "./statement-name.js";
 // use the protocol's named statements: planned once per connection while PostgreSQL keeps the generic plan,
 // instead of on every round trip (the server insert's planning was ~1.5 ms of its ~4 ms: docs/performance.md).
 
-/** The names each connection's session has prepared by SQL (they last as long as the session). */
-const prepared = new WeakMap<pg.PoolClient, Set<string>>();
+/** The names each session has prepared by SQL (they last as long as the session). */
+const prepared = new WeakMap<object, Set<string>>();
 
 /**
- * `parts` with the `prepare` of each `execute` that `client` has not prepared yet just ahead of it (counted
- * as prepared from now on: see `forgetMissing`); the names `client` has prepared; the names `parts` execute.
+ * The session `client` runs in: its own, or the embedded database's one PGlite session its in-process
+ * connections share (their stream names it: embedded-stream.ts), so that one connection's `prepare` serves the
+ * others and none prepares a name twice.
+ */
+const sessionOf = (client: pg.PoolClient): object =>
+  (client as unknown as { readonly connection?: { readonly stream?: { readonly session?: object } } }).connection
+    ?.stream?.session ?? client;
+
+/**
+ * `parts` with the `prepare` of each `execute` that `client`'s session has not prepared yet just ahead of it
+ * (counted as prepared from now on: see `forgetMissing`); the names the session has prepared; the names `parts`
+ * execute.
  */
 export const withPrepares = (client: pg.PoolClient, parts: ReadonlyArray<Part>) => {
-  let known = prepared.get(client);
+  const session = sessionOf(client);
+  let known = prepared.get(session);
   if (known === undefined) {
     known = new Set();
-    prepared.set(client, known);
+    prepared.set(session, known);
   }
   const sent: Array<Part> = [];
   const executed: Array<string> = [];
@@ -56,16 +67,19 @@ export const executePart = (sql: string, params: ReadonlyArray<unknown>, expecte
   };
 };
 
-/** Whether a round trip failed because a statement it executed was not prepared (SQLSTATE 26000). */
-const missedPrepared = (cause: Cause.Cause<unknown>) =>
-  [...Cause.defects(cause)].some(
-    (defect) => typeof defect === "object" && defect !== null && (defect as { code?: unknown }).code === "26000",
-  );
+/** The SQLSTATE of a defect of `cause` among `codes`, if any. */
+const stateOf = (cause: Cause.Cause<unknown>, codes: ReadonlyArray<string>) =>
+  [...Cause.defects(cause)]
+    .map((defect) => (typeof defect === "object" && defect !== null ? (defect as { code?: unknown }).code : undefined))
+    .find((code): code is string => typeof code === "string" && codes.includes(code));
 
 /**
  * A round trip executing `names` on a connection whose `known` names were counted as prepared when their
- * `prepare` was sent: if that round trip stopped before its `prepare` ran, an `execute` meets no statement;
- * the names are forgotten (prepared again next time) and the transaction runs again (a transient conflict).
+ * `prepare` was sent: if that round trip stopped before its `prepare` ran, an `execute` meets no statement
+ * (26000); the names are forgotten (prepared again next time) and the transaction runs again (a transient
+ * conflict). On a shared session a `prepare` may also meet the name prepared already (42P05: another
+ * connection's `prepare` ran after this one's `execute` had failed and made it forget): it is there, so the
+ * transaction runs again without preparing it.
  */
 export const forgetMissing = <A, E>(
   roundTrip: Effect.Effect<A, E>,
@@ -73,7 +87,8 @@ export const forgetMissing = <A, E>(
   names: ReadonlyArray<string>,
 ): Effect.Effect<A, E> =>
   Effect.catchAllCause(roundTrip, (cause) => {
-    if (!missedPrepared(cause)) return Effect.failCause(cause);
-    for (const name of names) known.delete(name);
-    return Effect.die(new TransientConflict({ reason: "a statement prepared by SQL was missing" }));
+    const state = stateOf(cause, ["26000", "42P05"]);
+    if (state === undefined) return Effect.failCause(cause);
+    if (state === "26000") for (const name of names) known.delete(name);
+    return Effect.die(new TransientConflict({ reason: "a statement prepared by SQL was missing or there already" }));
   });

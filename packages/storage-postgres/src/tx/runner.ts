@@ -22,8 +22,8 @@ export interface Runner {
    * queued anything, it runs outside it, on a pooled connection of its own. Under READ COMMITTED each
    * statement reads its own snapshot, inside a transaction or not, and the transaction has written nothing
    * yet: the rows are the same. The transaction then takes its connection at its first lock or write, so a
-   * server create holds one for a single round trip (the embedded store has one connection: docs/decisions.md,
-   * "postwrite").
+   * server create holds one for a single round trip (the embedded store runs one transaction at a time:
+   * docs/decisions.md, "postwrite").
    */
   readonly readAhead: (
     sql: string,

@@ -17,6 +17,7 @@ export const variableOperations: Operations<
   // updateVariable cannot report a clash, so tenant, name and creation time stay as stored.
   const update = updateRow(variables, ["tenant", "name", "createdAt"]);
   const select = `select ${variables.json("v")} as r from variables v`;
+  const findOne = `${select} where v.id = $1`;
 
   return (ctx) => ({
     insertVariable: (row) =>
@@ -25,9 +26,18 @@ export const variableOperations: Operations<
           .rows(insert.sql, insert.params(row))
           .pipe(Effect.asVoid, Effect.catchTag("ConstraintBreach", uniqueBreach(row.name))),
       ),
-    updateVariable: (row) => Effect.asVoid(ctx.rows(update.sql, update.params(row))),
+    // Nothing reads its answer and it changes no unique column: it travels with the next statement, usually
+    // COMMIT (PATCH /variables/{id} is then two round trips: the read ahead, then BEGIN, this, the audit event
+    // and COMMIT).
+    updateVariable: (row) => ctx.runner.deferred(update.sql, update.params(row)),
     deleteVariable: (id) => Effect.asVoid(ctx.rows("delete from variables where id = $1", [id])),
-    findVariable: (id) => ctx.one(`${select} where v.id = $1`, [id], variables.decode),
+    // The first statement of PATCH /variables/{id}: a lock-free read, run ahead of the transaction (on a
+    // pooled connection of its own, Runner.readAhead), so that the write holds its connection, and on the
+    // embedded store the session, for its last round trip only.
+    findVariable: (id) =>
+      Effect.map(ctx.readAhead(findOne, [id], true), (rows) =>
+        rows[0] === undefined ? undefined : variables.decode(rows[0].r),
+      ),
     findVariablesByName: (tenant, names) =>
       ctx.many(`${select} where v.tenant = $1 and v.name = any($2::text[])`, [tenant, [...names]], variables.decode),
     listVariables: (tenant) =>
