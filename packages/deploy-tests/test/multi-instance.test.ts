@@ -200,7 +200,7 @@ describe.runIf(serverUrl && redisUrl)("three instances on one PostgreSQL and Red
       // A kill while requests are in flight on it: wait until some of the load has been answered.
       await probes(200);
       await victim.kill();
-      proxy.remove("c");
+      await proxy.remove("c");
     })();
     const result = await load(killAfterSomeTraffic);
     process.stdout.write(
@@ -226,7 +226,7 @@ describe.runIf(serverUrl && redisUrl)("three instances on one PostgreSQL and Red
       for (const name of ["a", "b", "c"]) {
         // As Kubernetes does: the endpoint leaves the Service first (preStop), then SIGTERM drains in-flight
         // requests; the new instance takes traffic once /readyz answers 200.
-        proxy.remove(name);
+        await proxy.remove(name);
         expect(await instances.get(name)!.stop()).toBe(0);
         await start(name);
       }

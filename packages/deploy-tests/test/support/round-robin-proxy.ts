@@ -5,7 +5,9 @@ import type { AddressInfo } from "node:net";
 // It does what the real deployment relies on and nothing more:
 // - round robin over the instances currently "in rotation" (the endpoints of ready pods);
 // - an instance is taken out of rotation before it is stopped (Kubernetes removes a terminating pod's
-//   endpoint while its preStop hook waits, before SIGTERM: docs/deployment.md, "Rolling updates");
+//   endpoint while its preStop hook waits, before SIGTERM: docs/deployment.md, "Rolling updates"); the wait
+//   here is `remove`'s promise: it settles when the requests already sent to that instance have settled, so
+//   no connection the proxy opened before the removal meets a closing listener (the preStop sleep's job);
 // - a request whose connection was refused or reset before any answer came is tried on the next instance,
 //   for any method when the refusal happened before the request was written (nothing reached the service),
 //   and otherwise only for idempotent methods (as ingress-nginx `proxy_next_upstream error` does).
@@ -16,8 +18,11 @@ export interface RoundRobinProxy {
   readonly url: string;
   /** Puts `upstream` (a base URL) into rotation under `name`, replacing what was there under that name. */
   readonly add: (name: string, upstream: string) => void;
-  /** Takes `name` out of rotation: no new request goes to it. */
-  readonly remove: (name: string) => void;
+  /**
+   * Takes `name` out of rotation: no new request goes to it. Settles when every request already forwarded to
+   * it has settled (the preStop wait of a real deployment).
+   */
+  readonly remove: (name: string) => Promise<void>;
   /** Requests answered 502 because no instance could take them. */
   readonly failures: () => number;
   /** Requests tried again on another instance. */
@@ -61,6 +66,16 @@ export const startRoundRobinProxy = async (): Promise<RoundRobinProxy> => {
   let next = 0;
   let failures = 0;
   let retries = 0;
+  /** Forwards in flight, per upstream: what `remove` waits for. */
+  const inFlight = new Map<string, Set<Promise<unknown>>>();
+  const tracked = <T>(upstream: string, attempt: Promise<T>): Promise<T> => {
+    const set = inFlight.get(upstream) ?? new Set<Promise<unknown>>();
+    inFlight.set(upstream, set);
+    set.add(attempt);
+    const forget = () => void set.delete(attempt);
+    attempt.then(forget, forget);
+    return attempt;
+  };
   const server: Server = createServer(async (incoming, outgoing) => {
     const chunks: Array<Buffer> = [];
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
@@ -71,7 +86,7 @@ export const startRoundRobinProxy = async (): Promise<RoundRobinProxy> => {
       const upstream = upstreams[next++ % Math.max(upstreams.length, 1)];
       if (upstream === undefined) break;
       try {
-        const answer = await forward(upstream, incoming, body);
+        const answer = await tracked(upstream, forward(upstream, incoming, body));
         const { connection: _c, "keep-alive": _k, "transfer-encoding": _t, ...headers } = answer.headers;
         outgoing.writeHead(answer.status, { ...headers, "content-length": String(answer.body.length) });
         outgoing.end(answer.body);
@@ -91,7 +106,12 @@ export const startRoundRobinProxy = async (): Promise<RoundRobinProxy> => {
   return {
     url: `http://127.0.0.1:${port}`,
     add: (name, upstream) => void rotation.set(name, upstream),
-    remove: (name) => void rotation.delete(name),
+    remove: async (name) => {
+      const upstream = rotation.get(name);
+      rotation.delete(name);
+      if (upstream === undefined) return;
+      await Promise.allSettled([...(inFlight.get(upstream) ?? [])]);
+    },
     failures: () => failures,
     retries: () => retries,
     close: () =>
