@@ -17,6 +17,7 @@ import { type RunningService, startService } from "../src/service.js";
 import { type Client, clientFor } from "./support/harness.js";
 import { type Loopback, listenOnLoopback } from "./support/loopback.js";
 import { createProvider, createServer, createToken, createTool } from "./support/records.js";
+import { modernMcpRequest } from "./support/modern-mcp-request.js";
 
 // The MCP gate's memo (mcp-runtime/src/auth/gate.ts) on the store the service ships with by default:
 // embedded PostgreSQL (PGlite), opened as open-storage.ts opens it. Its change stamp is its own commits' (one
@@ -59,32 +60,8 @@ describe("the MCP gate's memo on the embedded store", () => {
   const request = async (serverId: string, token: string, method: "tools/list" | "tools/call", name?: string) => {
     const cache = store.readCache!;
     const [hits, misses] = [cache.hits, cache.misses];
-    const response = await fetch(`${service.url}/mcp/${serverId}`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${token}`,
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": method,
-        ...(name === undefined ? {} : { "Mcp-Name": name }),
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method,
-        params: {
-          ...(name === undefined ? {} : { name, arguments: {} }),
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
-            "io.modelcontextprotocol/clientCapabilities": {},
-          },
-        },
-      }),
-    });
-    const text = await response.text();
-    return { status: response.status, text, fromMemo: cache.hits === hits && cache.misses === misses };
+    const { status, text } = await modernMcpRequest(service.url, serverId, token, method, name);
+    return { status, text, fromMemo: cache.hits === hits && cache.misses === misses };
   };
   const list = (serverId: string, token: string) => request(serverId, token, "tools/list");
   const call = (serverId: string, token: string, tool: string) => request(serverId, token, "tools/call", tool);

@@ -16,6 +16,7 @@ import { type RunningService, startService } from "../src/service.js";
 import { type Client, clientFor } from "./support/harness.js";
 import { listenOnLoopback } from "./support/loopback.js";
 import { createProvider, createServer, createToken, createTool } from "./support/records.js";
+import { modernMcpRequest } from "./support/modern-mcp-request.js";
 
 // Two instances of the service on one PostgreSQL database, each with the point-read cache on (as the
 // service runs it: storage/open-storage.ts) but with entries that would live ten minutes, so that only the
@@ -95,39 +96,13 @@ describe.runIf(serverUrl)("caches of two instances sharing one PostgreSQL databa
   });
 
   /** One 2026-07-28 JSON-RPC request `method` through `service` (`name`: the tool a tools/call names). */
-  const requestThrough = async (
+  const requestThrough = (
     service: RunningService,
     serverId: string,
     serverToken: string,
     method: "tools/list" | "tools/call",
     name?: string,
-  ) => {
-    const response = await fetch(`${service.url}/mcp/${serverId}`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${serverToken}`,
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": method,
-        ...(name === undefined ? {} : { "Mcp-Name": name }),
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method,
-        params: {
-          ...(name === undefined ? {} : { name, arguments: {} }),
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
-            "io.modelcontextprotocol/clientCapabilities": {},
-          },
-        },
-      }),
-    });
-    return { status: response.status, text: await response.text() };
-  };
+  ) => modernMcpRequest(service.url, serverId, serverToken, method, name);
   const toolsListedBy = (service: RunningService, serverId: string, serverToken: string) =>
     requestThrough(service, serverId, serverToken, "tools/list");
   const toolCalledBy = (service: RunningService, serverId: string, serverToken: string, tool: string) =>

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { type DatabaseConfig, redactedUrl } from "../config/database-config.js";
 import { collectAllGarbage } from "../launcher/memory-reducing-collection.js";
 import { createEmbeddedDatabase } from "./create-embedded-database.js";
+import type { ReadCacheCounters } from "../operations/cache-metrics.js";
 
 /** An open store: its layer, a readiness probe and how to release it. */
 export interface OpenedStorage {
@@ -14,9 +15,7 @@ export interface OpenedStorage {
   readonly ready: () => Promise<boolean>;
   readonly close: () => Promise<void>;
   /** The point-read cache's counters, when the store keeps one (metrics). */
-  readonly readCacheCounters: () =>
-    | { readonly hits: number; readonly misses: number; readonly size: number }
-    | undefined;
+  readonly readCacheCounters: () => ReadCacheCounters | undefined;
 }
 
 /** Where the embedded database keeps its files inside DATA_DIR. */
