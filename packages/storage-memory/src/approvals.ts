@@ -46,5 +46,6 @@ export const memoryApprovals = (tables: Tables): ApprovalStore => {
         for (const row of gone) approvals.delete(row.id);
         return gone.map((row) => row.status);
       }),
+    hasExpiredApprovals: (at) => Effect.sync(() => [...approvals.values()].some((r) => r.expiresAt <= at)),
   };
 };

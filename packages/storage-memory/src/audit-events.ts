@@ -15,7 +15,7 @@ const matches = (search: AuditSearch) => (row: AuditEventRow) =>
 /** The audit operations of a transaction over `tables`. */
 export const memoryAuditEvents = (
   tables: Tables,
-): Pick<StorageTx, "insertAuditEvent" | "searchAuditEvents" | "pruneAuditEvents"> => ({
+): Pick<StorageTx, "insertAuditEvent" | "searchAuditEvents" | "pruneAuditEvents" | "hasAuditEventsBefore"> => ({
   insertAuditEvent: (row) =>
     Effect.sync(() => {
       tables.auditEvents = [...tables.auditEvents, structuredClone(row)];
@@ -39,4 +39,6 @@ export const memoryAuditEvents = (
       if (doomed.size > 0) tables.auditEvents = tables.auditEvents.filter((row) => !doomed.has(row));
       return doomed.size;
     }),
+  hasAuditEventsBefore: (before) =>
+    Effect.sync(() => tables.auditEvents.some((row) => row.at.getTime() < before.getTime())),
 });

@@ -150,12 +150,14 @@ export const APPROVAL_SWEEP_BATCH = 1_000;
 /**
  * Deletes the approvals (every tenant's) whose 10 minutes are over, in batches; answers what went. An expired
  * approval can serve nothing (a decision or a retry treats it as absent), so none is kept; each is counted
- * once, by the instance whose sweep deleted it.
+ * once, by the instance whose sweep deleted it. A sweep with nothing to delete only reads: a committed
+ * transaction, even an empty one, moves every instance's read caches on (the store's change stamp).
  */
 export const sweepExpiredApprovals = (batch: number = APPROVAL_SWEEP_BATCH) =>
   Effect.gen(function* () {
     const at = yield* now;
     let swept: ExpiredApprovals = { undecided: 0, unused: 0, deleted: 0 };
+    if (!(yield* read((tx) => tx.hasExpiredApprovals(at)))) return swept;
     for (;;) {
       const statuses = yield* transact((tx) => tx.deleteExpiredApprovals(at, batch));
       swept = {

@@ -222,6 +222,8 @@ export interface AuditStore {
   readonly searchAuditEvents: (search: AuditSearch) => Op<AuditPage>;
   /** Deletes up to `limit` events (of any tenant) older than `before`, oldest first; answers how many. */
   readonly pruneAuditEvents: (before: Date, limit: number) => Op<number>;
+  /** Whether any event (of any tenant) is older than `before` (reads, changes nothing). */
+  readonly hasAuditEventsBefore: (before: Date) => Op<boolean>;
 }
 
 /** Server revisions (docs/api-rules.md §21), deleted with their server. */
@@ -309,6 +311,8 @@ export interface ApprovalStore {
   readonly listApprovals: (tenant: string, status: ApprovalStatus, after: Date) => Op<ReadonlyArray<ApprovalRow>>;
   /** Deletes at most `limit` approvals (every tenant's) that expired at or before `at`; answers their statuses. */
   readonly deleteExpiredApprovals: (at: Date, limit: number) => Op<ReadonlyArray<ApprovalStatus>>;
+  /** Whether any approval (of any tenant) expired at or before `at` (reads, changes nothing). */
+  readonly hasExpiredApprovals: (at: Date) => Op<boolean>;
 }
 
 /** Tasks following long-running upstream operations (docs/api-rules.md §22), shared by the instances. */

@@ -55,9 +55,14 @@ export const approvalCases = (h: Harness) =>
       await h.run((tx) => tx.insertApproval(approval(1)));
       await h.run((tx) => tx.insertApproval(approval(2, { status: "APPROVED", expiresAt: at(602) })));
       await h.run((tx) => tx.insertApproval(approval(3, { expiresAt: at(900) })));
+      expect(await h.read((tx) => tx.hasExpiredApprovals(at(600)))).toBe(false);
       expect(await h.run((tx) => tx.deleteExpiredApprovals(at(600), 10))).toEqual([]);
+      expect(await h.read((tx) => tx.hasExpiredApprovals(at(601)))).toBe(true);
       expect(await h.run((tx) => tx.deleteExpiredApprovals(at(602), 1))).toEqual(["PENDING"]);
+      expect(await h.read((tx) => tx.hasExpiredApprovals(at(602)))).toBe(true);
       expect(await h.run((tx) => tx.deleteExpiredApprovals(at(602), 10))).toEqual(["APPROVED"]);
+      expect(await h.read((tx) => tx.hasExpiredApprovals(at(602)))).toBe(false);
+      expect(await h.read((tx) => tx.hasExpiredApprovals(at(900)))).toBe(true);
       expect(await h.read((tx) => tx.findApproval(approval(3).id))).toEqual(approval(3, { expiresAt: at(900) }));
     });
 

@@ -86,9 +86,12 @@ export const auditEventCases = (h: Harness) =>
 
     it("prunes the oldest events before a time, of every tenant, at most `limit` per call", async () => {
       await insert([event(1), event(2, { tenant: TENANT_B }), event(3), event(4), event(5)]);
+      expect(await h.read((tx) => tx.hasAuditEventsBefore(at(1)))).toBe(false);
+      expect(await h.read((tx) => tx.hasAuditEventsBefore(at(4)))).toBe(true);
       expect(await h.run((tx) => tx.pruneAuditEvents(at(4), 2))).toBe(2);
       expect((await search()).items.map((e) => e.versionBefore)).toEqual([5, 4, 3]);
       expect(await h.run((tx) => tx.pruneAuditEvents(at(4), 2))).toBe(1);
+      expect(await h.read((tx) => tx.hasAuditEventsBefore(at(4)))).toBe(false);
       expect(await h.run((tx) => tx.pruneAuditEvents(at(4), 2))).toBe(0);
       expect((await search()).items.map((e) => e.versionBefore)).toEqual([5, 4]);
       expect((await h.read((tx) => tx.searchAuditEvents({ tenant: TENANT_B, limit: 10 }))).items).toEqual([]);

@@ -14,6 +14,7 @@ export const approvalOperations: Operations<
   | "listCallApprovals"
   | "listApprovals"
   | "deleteExpiredApprovals"
+  | "hasExpiredApprovals"
 > = (tables) => {
   const { approvals } = tables;
   const insert = insertRow(approvals);
@@ -55,6 +56,12 @@ export const approvalOperations: Operations<
           [at.toISOString(), limit],
         ),
         (rows) => rows.map((row) => (row as { status: ApprovalStatus }).status),
+      ),
+    // A plain read, so a sweep with nothing to delete commits nothing and notifies no instance's read cache.
+    hasExpiredApprovals: (at) =>
+      Effect.map(
+        ctx.rows("select 1 from tool_approvals where expires_at <= $1::timestamptz limit 1", [at.toISOString()]),
+        (rows) => rows.length > 0,
       ),
   });
 };

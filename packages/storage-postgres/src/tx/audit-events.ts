@@ -6,9 +6,9 @@ import type { Operations } from "./operations.js";
 // The audit trail (schema/audit-event-entity.ts): insert in the transaction of the change, keyset pages
 // newest first with the match count in the same statement, and pruning by age in bounded batches.
 
-export const auditEventOperations: Operations<"insertAuditEvent" | "searchAuditEvents" | "pruneAuditEvents"> = (
-  tables,
-) => {
+export const auditEventOperations: Operations<
+  "insertAuditEvent" | "searchAuditEvents" | "pruneAuditEvents" | "hasAuditEventsBefore"
+> = (tables) => {
   const { auditEvents } = tables;
   const insert = insertRow(auditEvents);
 
@@ -55,6 +55,12 @@ export const auditEventOperations: Operations<"insertAuditEvent" | "searchAuditE
           [before.toISOString(), Math.max(0, Math.floor(limit))],
         ),
         (result) => result.length,
+      ),
+    // A plain read (audit_events_at_index), so a prune with nothing to delete commits and notifies nothing.
+    hasAuditEventsBefore: (before) =>
+      Effect.map(
+        ctx.rows("select 1 from audit_events where at < $1::timestamptz limit 1", [before.toISOString()]),
+        (result) => result.length > 0,
       ),
   });
 };
