@@ -5,8 +5,8 @@ import { isId } from "@mcpsm/domain/schemas";
 import type { Storage } from "@mcpsm/domain/storage";
 import type { SecretCipher } from "@mcpsm/domain/use-cases";
 import { Effect, Exit } from "effect";
-import { type CompiledServer, type CompiledTool, compileServer } from "./compiled-server.js";
-import { CompiledToolTable } from "./compiled-tool-table.js";
+import { type CompiledServer, type CompiledTool, compileServer, type ToolSet } from "./compiled-server.js";
+import { InternTable } from "./intern-table.js";
 import type { EffectRunner } from "@mcpsm/upstream-http";
 
 /** A compiled server, undefined when it does not exist; fails with the store's outage, dies with a defect. */
@@ -18,14 +18,33 @@ export const DEFAULT_COMPILED_CACHE_BYTES = 128 * 1024 * 1024;
 /** Loads (a read of a server's graph, then its compile) run at once at most; more wait their turn. */
 export const MAX_CONCURRENT_LOADS = 4;
 
-/** The estimated bytes of a compiled server without its tools (shared, counted by the tool table). */
+/** The estimated bytes of a compiled server without its tools and tool set (shared, counted by their tables). */
 const ownBytesOf = (compiled: CompiledServer): number =>
-  // The record, its lookup maps and lists (a slot per tool, prompt and resource), and the prompts'
-  // and resources' rows (~3× their JSON). Measured: 5.7 KB of heap per server of 50 shared tools.
+  // The record, its lookup maps and lists (a slot per prompt and resource), and the prompts' and resources'
+  // rows (~3× their JSON).
   2_048 +
-  64 * (compiled.tools.size + compiled.prompts.size + compiled.resources.size) +
+  64 * (compiled.prompts.size + compiled.resources.size) +
   3 * (JSON.stringify(compiled.promptList).length + JSON.stringify([...compiled.prompts.values()]).length) +
   3 * JSON.stringify(compiled.resourceList).length;
+
+/**
+ * An estimate of the memory a compiled tool holds: its served definition and its stored row, as JSON
+ * characters, times what a parsed JSON object costs over its text (~3×, measured on V8 for schema-shaped
+ * objects), plus the fixed cost of the records themselves.
+ */
+const toolBytesOf = (tool: CompiledTool): number => {
+  const { row, definition } = tool;
+  const chars =
+    JSON.stringify(definition).length +
+    JSON.stringify(row.pathArgsJSONSchema ?? null).length +
+    JSON.stringify(row.queryArgsJSONSchema ?? null).length +
+    JSON.stringify(row.reqBodyJSONSchema ?? null).length +
+    JSON.stringify(row.respBodyJSONSchema ?? null).length;
+  return 1_024 + 3 * chars;
+};
+
+/** A tool set's lookup map and list: a slot in each per tool (its search index, once built, is not counted). */
+const toolSetBytesOf = (set: ToolSet): number => 512 + 64 * set.tools.size;
 
 interface Slot {
   readonly compiled: CompiledServer;
@@ -48,7 +67,7 @@ interface SharedAnswer {
  * from the store (a point read of the server and its providers) and recompiles only when it moved, so a
  * change made through any instance is served by every instance on its next request. Bounded by memory: an
  * estimate of each server's own bytes plus those of the distinct tools the kept servers serve (interned,
- * compiled-tool-table.ts) and of the distinct answers they keep (`share`) stays within `budgetBytes`, least
+ * intern-table.ts), of their distinct tool sets and of the distinct answers they keep (`share`) stays within `budgetBytes`, least
  * recently used out. Concurrent loads of one server share one read and one compile, and at most
  * MAX_CONCURRENT_LOADS loads run at once (a restart's first requests to many servers queue rather than read
  * every graph together). Failures are returned as they are (an outage stays Unavailable, a bug stays a
@@ -57,7 +76,8 @@ interface SharedAnswer {
 export class CompiledServerCache {
   private readonly entries = new Map<string, Slot>();
   private readonly loading = new Map<string, Promise<CacheLookup>>();
-  private readonly tools = new CompiledToolTable();
+  private readonly tools = new InternTable<CompiledTool>(toolBytesOf);
+  private readonly toolSets = new InternTable<ToolSet>(toolSetBytesOf);
   private readonly answers = new Map<string, SharedAnswer>();
   /** The bytes of the shared answers held by at least one kept server, each counted once. */
   private sharedBytes = 0;
@@ -188,18 +208,27 @@ export class CompiledServerCache {
               return undefined;
             }
             const interned: Array<CompiledTool> = [];
+            const internedSets: Array<ToolSet> = [];
             try {
-              const compiled = compileServer(view, (key, make) => {
-                const tool = this.tools.intern(key, make);
-                interned.push(tool);
-                return tool;
+              const compiled = compileServer(view, {
+                tool: (key, make) => {
+                  const tool = this.tools.intern(key, make);
+                  interned.push(tool);
+                  return tool;
+                },
+                toolSet: (key, make) => {
+                  const set = this.toolSets.intern(key, make);
+                  internedSets.push(set);
+                  return set;
+                },
               });
               this.compiles++;
               this.keep(serverId, compiled);
               return compiled;
             } finally {
-              // A compile that failed half way leaves no tool nobody holds.
+              // A compile that failed half way leaves nothing that nobody holds.
               this.tools.dropUnheld(interned);
+              this.toolSets.dropUnheld(internedSets);
             }
           }),
         ),
@@ -231,6 +260,7 @@ export class CompiledServerCache {
   private keep(serverId: string, compiled: CompiledServer): void {
     // Held before the former copy lets go: the tools both serve stay interned.
     for (const tool of compiled.tools.values()) this.tools.hold(tool);
+    this.toolSets.hold(compiled.toolSet);
     this.remove(serverId);
     const slot: Slot = { compiled, bytes: ownBytesOf(compiled), shared: undefined };
     this.entries.set(serverId, slot);
@@ -244,6 +274,7 @@ export class CompiledServerCache {
     this.entries.delete(serverId);
     this.ownBytes -= slot.bytes;
     for (const tool of slot.compiled.tools.values()) this.tools.release(tool);
+    this.toolSets.release(slot.compiled.toolSet);
     for (const answer of slot.shared ?? []) {
       if (--answer.holders > 0) continue;
       this.sharedBytes -= answer.bytes.length;
@@ -262,14 +293,19 @@ export class CompiledServerCache {
     return this.entries.size;
   }
 
-  /** The estimated bytes kept: the servers' own, their distinct tools' and their distinct shared answers'. */
+  /** The estimated bytes kept: the servers' own, their distinct tools', tool sets' and shared answers'. */
   get bytes(): number {
-    return this.ownBytes + this.tools.heldBytes + this.sharedBytes;
+    return this.ownBytes + this.tools.heldBytes + this.toolSets.heldBytes + this.sharedBytes;
   }
 
   /** How many distinct shared answers the kept servers hold. */
   get sharedCount(): number {
     return this.answers.size;
+  }
+
+  /** How many distinct tool sets the kept servers serve (one for every server serving the same tools alike). */
+  get toolSetCount(): number {
+    return this.toolSets.size;
   }
 
   /** How many distinct compiled tools the kept servers serve. */

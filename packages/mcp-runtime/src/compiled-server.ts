@@ -61,14 +61,24 @@ export interface CompiledServer {
   readonly tools: ReadonlyMap<string, CompiledTool>;
   /** Dynamic tool discovery (docs/api-rules.md §14): tools/list shows searchTools, getToolDefinition and useTool. */
   readonly discovery: boolean;
-  /** The search index over `tools`: built on first use, then shared by every request of this revision. */
+  /** The search index over `tools`: built on first use, then shared by every server of the same `toolSet`. */
   readonly toolIndex: () => ToolIndex;
+  /** Where `tools`, `toolList` and `toolIndex` come from: shared by every server that serves the same tools alike. */
+  readonly toolSet: ToolSet;
   readonly promptList: ReadonlyArray<Prompt>;
   readonly prompts: ReadonlyMap<string, PromptRow>;
   readonly resourceList: ReadonlyArray<Resource>;
   readonly resources: ReadonlyMap<string, CompiledResource>;
   /** `serverInfo` as `server/discover` / `initialize` announce it. */
   readonly serverInfo: Implementation;
+}
+
+/** A server's tools as requests look them up: by name, in list order, and by search. */
+export interface ToolSet {
+  readonly tools: ReadonlyMap<string, CompiledTool>;
+  readonly toolList: ReadonlyArray<Tool>;
+  /** Built on first use, then kept with the set. */
+  readonly toolIndex: () => ToolIndex;
 }
 
 export interface CompiledResource {
@@ -115,12 +125,29 @@ const serverInfoOf = (view: McpServerView): Implementation => {
 };
 
 /**
- * Where a compile gets a tool: the one already compiled for `key` (compiled-tool-table.ts), else `make`'s.
- * `key` names everything a compiled tool is made from, so equal keys make equal tools.
+ * Where a compile gets what other servers may have compiled alike (intern-table.ts): a tool, the one already
+ * compiled for `key`, else `make`'s (`key` names everything a compiled tool is made from, so equal keys make
+ * equal tools); a tool set, likewise, keyed by the names and tool keys it holds in order.
  */
-export type InternTool = (key: string, make: () => CompiledTool) => CompiledTool;
+export interface Interning {
+  readonly tool: (key: string, make: () => CompiledTool) => CompiledTool;
+  readonly toolSet: (key: string, make: () => ToolSet) => ToolSet;
+}
 
-const compileAlone: InternTool = (_key, make) => make();
+const compileAlone: Interning = { tool: (_key, make) => make(), toolSet: (_key, make) => make() };
+
+/** The tool set of `tools` (in list order). */
+const toolSetOf = (tools: ReadonlyMap<string, CompiledTool>): ToolSet => {
+  let index: ToolIndex | undefined;
+  return {
+    tools,
+    toolList: [...tools.values()].map((tool) => tool.definition),
+    toolIndex: () => {
+      index ??= buildToolIndex(tools.values());
+      return index;
+    },
+  };
+};
 
 /**
  * What a compiled tool is made from: the tool's version (its id and last change), its provider's version
@@ -136,19 +163,24 @@ const toolKey = (stored: ToolRow, provider: ProviderRow, settings: ServerToolSet
 
 /**
  * Compiles a server view. Names that repeat (possible for prompts of different providers) keep the first.
- * Tools come from `intern` (shared with other servers serving the same tool alike); by default each is its own.
+ * Tools and the tool set come from `intern` (shared with other servers serving the same tools alike); by
+ * default each is its own.
  */
-export const compileServer = (view: McpServerView, intern: InternTool = compileAlone): CompiledServer => {
-  const tools = new Map<string, CompiledTool>();
+export const compileServer = (view: McpServerView, intern: Interning = compileAlone): CompiledServer => {
+  // What the tool set is made of, in order: each served name with what its tool is made from.
+  const chosen: Array<{ readonly name: string; readonly key: string; readonly make: () => CompiledTool }> = [];
+  const names = new Set<string>();
   for (const stored of view.tools) {
     const provider = view.providersById.get(stored.providerId);
     const settings = toolSettingsOf(view.server, stored.id);
     const name = settings.alias === "" ? stored.name : settings.alias;
-    if (provider === undefined || tools.has(name)) continue;
+    if (provider === undefined || names.has(name)) continue;
+    names.add(name);
     const approval = approvalNeeded(view.server.approvalPolicy ?? "NONE", settings.approval, stored.method);
-    tools.set(
+    chosen.push({
       name,
-      intern(toolKey(stored, provider, settings, approval), () => {
+      key: toolKey(stored, provider, settings, approval),
+      make: () => {
         const offered = offeredTool(stored, settings);
         return {
           row:
@@ -161,9 +193,18 @@ export const compileServer = (view: McpServerView, intern: InternTool = compileA
           approval,
           readsVariables: readsVariablesOf(stored, provider),
         };
-      }),
-    );
+      },
+    });
   }
+  const toolSet = intern.toolSet(
+    chosen.map(({ name, key }) => `${name.length}:${name}\u0000${key}`).join("\u0001"),
+    () => {
+      const tools = new Map<string, CompiledTool>();
+      for (const { name, key, make } of chosen) tools.set(name, intern.tool(key, make));
+      return toolSetOf(tools);
+    },
+  );
+  const { tools } = toolSet;
   const credentials = credentialHeadersOf(tools.values());
   const prompts = new Map<string, PromptRow>();
   for (const row of view.prompts) if (!prompts.has(row.name)) prompts.set(row.name, row);
@@ -175,7 +216,6 @@ export const compileServer = (view: McpServerView, intern: InternTool = compileA
         provider: view.providersById.get(row.providerId),
         credentialHeaders: credentials.get(row.providerId) ?? [],
       });
-  let index: ToolIndex | undefined;
   return {
     id: view.server.id,
     tenant: view.server.tenant,
@@ -187,13 +227,11 @@ export const compileServer = (view: McpServerView, intern: InternTool = compileA
     forwardRequestHeaders: view.server.requestHeadersProxyEnabled,
     maxResultTokens: view.server.maxResultTokens,
     listTtlMs: listTtlMsOf(view, Date.now()),
-    toolList: [...tools.values()].map((tool) => tool.definition),
+    toolList: toolSet.toolList,
     tools,
     discovery: view.server.dynamicToolDiscoveryEnabled,
-    toolIndex: () => {
-      index ??= buildToolIndex(tools.values());
-      return index;
-    },
+    toolIndex: toolSet.toolIndex,
+    toolSet,
     promptList: [...prompts.values()].map(promptEntry),
     prompts,
     resourceList: [...resources.values()].map((resource) => resourceEntry(resource.row)),

@@ -62,7 +62,7 @@ const requiredOf = (tool: CompiledTool): Array<string> => {
   return out;
 };
 
-// A compiled tool is shared by every server serving it alike (compiled-tool-table.ts): what search sees of it
+// A compiled tool is shared by every server serving it alike (intern-table.ts): what search sees of it
 // is made once for all of them.
 const searchable = new WeakMap<CompiledTool, SearchableTool>();
 

@@ -73,6 +73,13 @@ describe("compiled tools shared between servers", () => {
     expect(third.tools.get("createItem")).toBe(first.tools.get("createItem"));
     expect(cache.toolCount).toBe(toolCount + 1);
     expect(cache.compiles).toBe(3);
+    // Servers of the same tools share one tool set: its lookup map, list and search index.
+    expect(second.toolSet).toBe(first.toolSet);
+    expect(second.tools).toBe(first.tools);
+    expect(second.toolList).toBe(first.toolList);
+    expect(second.toolIndex()).toBe(first.toolIndex());
+    expect(third.toolSet).not.toBe(first.toolSet);
+    expect(cache.toolSetCount).toBe(2);
 
     await fixture.m.updateTool(fixture.provider.id, fixture.tools.getItem.id, { description: "Reads one, shared" });
     const [after, afterSecond, afterThird] = [
@@ -87,6 +94,9 @@ describe("compiled tools shared between servers", () => {
     expect(after.tools.get("getItem")).not.toBe(first.tools.get("getItem"));
     // The former tools went with the servers that served them: as many distinct tools as before.
     expect(cache.toolCount).toBe(toolCount + 1);
+    expect(afterSecond.toolSet).toBe(after.toolSet);
+    expect(after.toolSet).not.toBe(first.toolSet);
+    expect(cache.toolSetCount).toBe(2);
     expect(cache.compiles).toBe(6);
   });
 });
