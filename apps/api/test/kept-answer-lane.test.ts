@@ -36,11 +36,15 @@ afterEach(async () => {
   for (const world of worlds.splice(0)) await world.api.close();
 });
 
-const start = async (lane: boolean, rule = { points: 1_000, burst: 0, windowSeconds: 60 }): Promise<World> => {
+const start = async (
+  lane: boolean,
+  rule = { points: 1_000, burst: 0, windowSeconds: 60 },
+  tenantRule = rule,
+): Promise<World> => {
   const logger = pino({ level: "silent" });
   const calls = { verify: 0, useCase: 0 };
   const drawn = { address: 0, tenant: 0 };
-  const limiter = createRateLimiter({ enabled: true, keyPrefix: "lane", address: rule, tenant: rule }, logger);
+  const limiter = createRateLimiter({ enabled: true, keyPrefix: "lane", address: rule, tenant: tenantRule }, logger);
   const counted: RateLimiter = {
     ...(limiter as RateLimiter),
     consume: (scope, key) => {
@@ -138,5 +142,22 @@ describe("the kept-answer lane", () => {
     // The refused request was drawn by the lane and handed over: the stack used that decision.
     expect(withLane.drawn).toEqual(stackOnly.drawn);
     expect(withLane.drawn).toEqual({ address: 4, tenant: 3 });
+  });
+
+  it("shows whichever budget is lower, as the stack does", async () => {
+    const low = { points: 5, burst: 0, windowSeconds: 60 };
+    const high = { points: 50, burst: 0, windowSeconds: 30 };
+    for (const [address, tenant] of [
+      [low, high],
+      [high, low],
+    ] as const) {
+      const [withLane, stackOnly] = [await start(true, address, tenant), await start(false, address, tenant)];
+      for (const world of [withLane, stackOnly]) await get(world, "owner"); // keeps it
+      const [fromLane, fromStack] = [await get(withLane, "owner"), await get(stackOnly, "owner")];
+      expect(fromLane).toEqual({ ...fromStack, requestId: fromLane.requestId });
+      // The lower budget's, whichever limit it is.
+      expect(fromLane.headers).toContainEqual(["ratelimit-policy", "5;w=60"]);
+      expect(withLane.calls.verify).toBe(1);
+    }
   });
 });

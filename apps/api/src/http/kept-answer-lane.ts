@@ -5,12 +5,13 @@ import type Koa from "koa";
 import type { Logger } from "pino";
 import type { AccessTokenVerifier } from "../auth/access-token-verifier.js";
 import { noteDrawnBudget } from "../security/drawn-budgets.js";
-import { addressOf, setSecurityHeaders, showAddressBudget, showTenantBudget } from "../security/http-guards.js";
-import type { RateLimitDecision, RateLimiter } from "../security/rate-limit.js";
-import { type KeptAnswers, keptAnswerFor, writeSerialised } from "./operation-middleware.js";
-import { assignRequestId } from "./request-id.js";
+import { addressOf, SECURITY_HEADERS } from "../security/http-guards.js";
+import { type RateLimitDecision, type RateLimiter, rateLimitHeaders } from "../security/rate-limit.js";
+import { JSON_TYPE, type KeptAnswers, keptAnswerFor } from "./operation-middleware.js";
+import { requestIdOf } from "./request-id.js";
 import { logRequest } from "./request-log.js";
 import type { Route } from "./route-table.js";
+import type { SerialisedAnswer } from "./serialised-answers.js";
 
 // A kept answer (GET /servers/{id} from the bytes kept on its cached graph) written without the middleware
 // stack: a Koa context, but no chain of a dozen middleware frames, router dispatch and Koa's response
@@ -31,6 +32,32 @@ export interface KeptAnswerLaneDeps {
   /** Paths the stack hands to a Node endpoint (MCP runtime, OAuth server) before any route. */
   readonly nodePaths: (path: string) => boolean;
 }
+
+/**
+ * The headers the stack sends with a kept answer, in the order it sets them (the request frame, the address
+ * budget, the tenant budget when it is the lower, the operation's own), as one array for `writeHead`: Node
+ * then stores no per-header record and lower-cases no name.
+ */
+const answerHeaders = (
+  requestId: string,
+  address: RateLimitDecision | undefined,
+  tenant: RateLimitDecision | undefined,
+  kept: SerialisedAnswer,
+): Array<string> => {
+  const headers = ["X-Request-Id", requestId];
+  for (const [name, value] of SECURITY_HEADERS) headers.push(name, value);
+  // `showAddressBudget`, then `showTenantBudget` (the same names: the lower budget's values in their places).
+  const shown =
+    address === undefined || (tenant !== undefined && tenant.remaining <= address.remaining) ? tenant : address;
+  if (shown !== undefined) {
+    const budget = rateLimitHeaders(shown);
+    for (const name in budget) headers.push(name, budget[name] as string);
+  }
+  // `writeSerialised`, then Koa's body setter (the length of a Buffer body).
+  if (kept.etag !== undefined) headers.push("ETag", kept.etag);
+  headers.push("Content-Type", JSON_TYPE, "Content-Length", String(kept.body.length));
+  return headers;
+};
 
 /** A route whose answers are kept, and where it is mounted. */
 export interface KeptRoute {
@@ -112,14 +139,11 @@ export const withKeptAnswerLane = (
       // The budgets were awaited: the answer is looked up again (a change may have dropped it meanwhile).
       const kept = keptAnswerFor(lane.kept, actor, params).answer;
       if (kept === undefined) return toStack();
-      // In the stack's order: the request frame, the address budget, the operation middleware.
-      assignRequestId(ctx);
-      setSecurityHeaders(ctx);
-      if (address !== undefined) showAddressBudget(ctx, address);
-      if (tenant !== undefined) showTenantBudget(ctx, tenant);
+      const requestId = requestIdOf(req);
+      ctx.state.requestId = requestId;
       ctx.state.tenant = actor.tenant;
       ctx._matchedRoute = lane.route.path;
-      writeSerialised(ctx, kept);
+      res.writeHead(200, answerHeaders(requestId, address, tenant, kept));
       logRequest(deps.logger, ctx, started);
       deps.observe(ctx, startMs);
       res.end(kept.body);

@@ -92,7 +92,7 @@ export const writeSerialised = (ctx: Context, answer: SerialisedAnswer) => {
 };
 
 /** The Content-Type Koa gives `ctx.type = "application/json"` (mime-types adds the charset). */
-const JSON_TYPE = "application/json; charset=utf-8";
+export const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
  * Runs one management operation in the order of checks of docs/api-rules.md §3: authentication (401) → the tenant's rate

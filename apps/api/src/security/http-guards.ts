@@ -16,7 +16,8 @@ export const setSecurityHeaders = (ctx: Parameters<Middleware>[0]): void => {
   for (const [name, value] of SECURITY_HEADERS) ctx.res.setHeader(name, value);
 };
 
-const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
+/** The headers every answer carries (`setSecurityHeaders`), in the order they are set. */
+export const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ["X-Content-Type-Options", "nosniff"],
   ["Cache-Control", "no-store"],
   ["X-Frame-Options", "DENY"],
