@@ -89,6 +89,16 @@ const backendPids = () =>
     .filter(Boolean)
     .map(Number);
 const cpuOf = (pids) => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+/**
+ * The CPU seconds `pidsOf()` use from now on: the processes there at the end, each counted from its reading now
+ * (or from 0 when it started meanwhile). PostgreSQL backends come and go with the pool's connections; summing
+ * the processes of the start and of the end separately made a backend that exited count as negative time. One
+ * that exits before the end is not counted at all (its time is lost with it).
+ */
+const cpuFrom = (pidsOf) => {
+  const start = new Map(pidsOf().map((pid) => [pid, cpuSeconds(pid)]));
+  return () => pidsOf().reduce((sum, pid) => sum + cpuSeconds(pid) - (start.get(pid) ?? 0), 0);
+};
 
 // The cache counters of the service's /metrics (cache-metrics.ts); empty when its build has none.
 let metricsUrl;
@@ -172,13 +182,11 @@ const drive = async (port, make, { seconds, connections, check }) => {
 const measure = async (label, port, make, check, { pids, connections = CONNS, seconds = SECONDS }) => {
   await drive(port, make, { seconds: Math.min(3, seconds), connections, check }); // warm-up
   const countersBefore = await cacheCounters();
-  const before = Object.fromEntries(Object.entries(pids).map(([k, f]) => [k, cpuOf(f())]));
+  const used = Object.fromEntries(Object.entries(pids).map(([k, f]) => [k, cpuFrom(f)]));
   const t0 = Date.now();
   const r = await drive(port, make, { seconds, connections, check });
   const elapsed = (Date.now() - t0) / 1000;
-  const cpu = Object.fromEntries(
-    Object.entries(pids).map(([k, f]) => [k, ((cpuOf(f()) - before[k]) * 1000) / Math.max(1, r.ok)]),
-  );
+  const cpu = Object.fromEntries(Object.entries(used).map(([k, since]) => [k, (since() * 1000) / Math.max(1, r.ok)]));
   const countersAfter = await cacheCounters();
   const missesPerCall = Object.fromEntries(
     Object.keys(countersBefore).map((k) => [
@@ -391,7 +399,7 @@ try {
   if (targets.length > 1) {
     // Every server's first call (its compile: what a restart costs), 16 at a time, before the rows.
     const countersBefore = await cacheCounters();
-    const pgBefore = cpuOf(backendPids());
+    const pgUsed = cpuFrom(backendPids);
     const cpuBefore = cpuOf([service.pid]);
     const started = performance.now();
     let k = 0;
@@ -426,7 +434,7 @@ try {
       .map((key) => `${key} ${((countersAfter[key] - countersBefore[key]) / targets.length).toFixed(2)}`)
       .join(", ");
     console.error(
-      `first call of each of ${targets.length} servers: ${((performance.now() - started) / 1000).toFixed(1)} s, service ${(((cpuOf([service.pid]) - cpuBefore) * 1000) / targets.length).toFixed(2)} ms CPU a server, PostgreSQL ${(((cpuOf(backendPids()) - pgBefore) * 1000) / targets.length).toFixed(2)} ms; RSS ${rssMiB(service.pid).toFixed(0)} MiB${counted === "" ? "" : `; per server: ${counted}`}`,
+      `first call of each of ${targets.length} servers: ${((performance.now() - started) / 1000).toFixed(1)} s, service ${(((cpuOf([service.pid]) - cpuBefore) * 1000) / targets.length).toFixed(2)} ms CPU a server, PostgreSQL ${((pgUsed() * 1000) / targets.length).toFixed(2)} ms; RSS ${rssMiB(service.pid).toFixed(0)} MiB${counted === "" ? "" : `; per server: ${counted}`}`,
     );
   }
   const get = () => ({
