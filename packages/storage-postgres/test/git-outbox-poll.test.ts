@@ -3,7 +3,7 @@ import { gitConnection, server } from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "../src/index.js";
-import { commitHeard, migratedStorage, targets, untilServing } from "./support/targets.js";
+import { commitHeard, migratedStorage, statementRecorder, targets, untilServing } from "./support/targets.js";
 
 // The git outbox worker polls every second (packages/git-sync). A committed transaction tells every
 // instance's point-read cache to drop what it holds, so the poll's check for due entries must be a plain
@@ -12,8 +12,7 @@ import { commitHeard, migratedStorage, targets, untilServing } from "./support/t
 for (const target of targets)
   describe(`an idle git outbox poll (${target.name})`, () => {
     let handle: PostgresStorage & { readonly dispose: () => Promise<void> };
-    let counting = false;
-    const sent: Array<string> = [];
+    const statements = statementRecorder();
     const conn = gitConnection(1);
     const synced = server(1, { gitConnectionId: conn.id, gitRepoFullName: "team/mcp-config" });
     const base = Date.UTC(2030, 0, 1);
@@ -30,9 +29,7 @@ for (const target of targets)
     beforeAll(async () => {
       handle = await migratedStorage(await target.create(), {
         readCache: { maxAgeMs: 600_000, listen: target.name !== "pglite" },
-        onStatement: (sql) => {
-          if (counting) sent.push(sql);
-        },
+        onStatement: statements.onStatement,
       });
       await untilServing(handle);
       await run((tx) => tx.insertGitConnection(conn));
@@ -46,16 +43,10 @@ for (const target of targets)
 
     /** The check the worker runs, and what it sent and did to the cache's generation. */
     const check = async (seconds: number) => {
-      const cache = handle.readCache!;
-      const generation = cache.current;
-      sent.length = 0;
-      counting = true;
-      try {
-        const due = await Effect.runPromise(handle.storage.read((tx) => tx.hasDueGitSyncs(claim(seconds))));
-        return { due, sent: [...sent], moved: cache.current !== generation };
-      } finally {
-        counting = false;
-      }
+      const { result: due, ...rest } = await statements.during(handle, () =>
+        Effect.runPromise(handle.storage.read((tx) => tx.hasDueGitSyncs(claim(seconds)))),
+      );
+      return { due, ...rest };
     };
 
     it("finds nothing due with one read: no commit, no notification, the cache kept", async () => {

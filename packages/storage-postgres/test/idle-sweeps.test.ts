@@ -4,7 +4,7 @@ import { server } from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "../src/index.js";
-import { commitHeard, migratedStorage, targets, untilServing } from "./support/targets.js";
+import { commitHeard, migratedStorage, statementRecorder, targets, untilServing } from "./support/targets.js";
 
 // The service sweeps expired approvals every minute and prunes old audit events every hour, on every
 // instance. A committed transaction, even one that deleted nothing, tells every instance's point-read cache
@@ -15,17 +15,14 @@ import { commitHeard, migratedStorage, targets, untilServing } from "./support/t
 for (const target of targets)
   describe(`a periodic sweep with nothing to delete (${target.name})`, () => {
     let handle: PostgresStorage & { readonly dispose: () => Promise<void> };
-    let counting = false;
-    const sent: Array<string> = [];
+    const statements = statementRecorder();
     const s1 = server(1);
     const run = <A>(work: (tx: StorageTx) => Effect.Effect<A, unknown>) => commitHeard(handle, target.name, work);
 
     beforeAll(async () => {
       handle = await migratedStorage(await target.create(), {
         readCache: { maxAgeMs: 600_000, listen: target.name !== "pglite" },
-        onStatement: (sql) => {
-          if (counting) sent.push(sql);
-        },
+        onStatement: statements.onStatement,
       });
       await untilServing(handle);
       await run((tx) => tx.insertServer(s1));
@@ -33,18 +30,8 @@ for (const target of targets)
     afterAll(() => handle?.dispose());
 
     /** Runs a sweep use case; answers its result, what it sent and whether the cache's generation moved. */
-    const sweep = async <A>(work: Effect.Effect<A, unknown, Storage>) => {
-      const cache = handle.readCache!;
-      const generation = cache.current;
-      sent.length = 0;
-      counting = true;
-      try {
-        const result = await Effect.runPromise(Effect.provideService(work, Storage, handle.storage));
-        return { result, sent: [...sent], moved: cache.current !== generation };
-      } finally {
-        counting = false;
-      }
-    };
+    const sweep = <A>(work: Effect.Effect<A, unknown, Storage>) =>
+      statements.during(handle, () => Effect.runPromise(Effect.provideService(work, Storage, handle.storage)));
 
     it("an approval sweep reads once: no commit, no notification, the cache kept", async () => {
       const idle = await sweep(sweepExpiredApprovals());

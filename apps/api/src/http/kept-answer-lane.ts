@@ -5,7 +5,7 @@ import type Koa from "koa";
 import type { Logger } from "pino";
 import type { AccessTokenVerifier } from "../auth/access-token-verifier.js";
 import { noteDrawnBudget } from "../security/drawn-budgets.js";
-import { addressOf, SECURITY_HEADERS } from "../security/http-guards.js";
+import { addressOf, SECURITY_HEADERS, shownBudget } from "../security/http-guards.js";
 import { type RateLimitDecision, type RateLimiter, rateLimitHeaders } from "../security/rate-limit.js";
 import { JSON_TYPE, type KeptAnswers, keptAnswerFor } from "./operation-middleware.js";
 import { requestIdOf } from "./request-id.js";
@@ -47,8 +47,7 @@ const answerHeaders = (
   const headers = ["X-Request-Id", requestId];
   for (const [name, value] of SECURITY_HEADERS) headers.push(name, value);
   // `showAddressBudget`, then `showTenantBudget` (the same names: the lower budget's values in their places).
-  const shown =
-    address === undefined || (tenant !== undefined && tenant.remaining <= address.remaining) ? tenant : address;
+  const shown = shownBudget(address, tenant);
   if (shown !== undefined) {
     const budget = rateLimitHeaders(shown);
     for (const name in budget) headers.push(name, budget[name] as string);

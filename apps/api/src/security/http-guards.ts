@@ -88,10 +88,17 @@ export const showAddressBudget = (ctx: Parameters<Middleware>[0], decision: Rate
   setHeaders(ctx, rateLimitHeaders(decision));
 };
 
+/** The budget an answer's RateLimit-* headers show: the tenant's when it is the lower (or the only) one. */
+export const shownBudget = (
+  address: RateLimitDecision | undefined,
+  tenant: RateLimitDecision | undefined,
+): RateLimitDecision | undefined =>
+  address === undefined || (tenant !== undefined && tenant.remaining <= address.remaining) ? tenant : address;
+
 /** Shows an allowed request's tenant budget in its RateLimit-* headers when it is the lower of the two. */
 export const showTenantBudget = (ctx: Parameters<Middleware>[0], decision: RateLimitDecision): void => {
-  const shown = ctx.state.rateLimit as RateLimitDecision | undefined;
-  if (shown === undefined || decision.remaining <= shown.remaining) setHeaders(ctx, rateLimitHeaders(decision));
+  const address = ctx.state.rateLimit as RateLimitDecision | undefined;
+  if (shownBudget(address, decision) === decision) setHeaders(ctx, rateLimitHeaders(decision));
 };
 
 /** The per-tenant limit, once the caller is known; the headers then show whichever budget is lower. */

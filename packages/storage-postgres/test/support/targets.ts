@@ -115,3 +115,31 @@ export const migratedStorage = async (
     },
   };
 };
+
+/**
+ * The statements a storage sends while a piece of work runs: give `onStatement` to the storage's options, then
+ * `during(handle, work)` answers the work's result, the statements it sent and whether the point-read cache's
+ * generation moved (a commit, or a notification heard, drops every cached read).
+ */
+export const statementRecorder = () => {
+  let recording = false;
+  const sent: Array<string> = [];
+  return {
+    onStatement: (sql: string) => {
+      if (recording) sent.push(sql);
+    },
+    during: async <A>(handle: PostgresStorage, work: () => Promise<A>) => {
+      const cache = handle.readCache;
+      if (cache === undefined) throw new Error("the storage has no read cache");
+      const generation = cache.current;
+      sent.length = 0;
+      recording = true;
+      try {
+        const result = await work();
+        return { result, sent: [...sent], moved: cache.current !== generation };
+      } finally {
+        recording = false;
+      }
+    },
+  };
+};
