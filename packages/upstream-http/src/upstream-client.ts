@@ -1,6 +1,7 @@
 import { Data, Either } from "effect";
+import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
-import { errors, request } from "undici";
+import { errors } from "undici";
 import { refusedIn } from "./network-policy.js";
 
 // One untrusted upstream HTTP exchange: a deadline over the whole exchange, a cap on the body read, and
@@ -66,33 +67,109 @@ const STATUS_TEXT: Record<number, string> = {
 const firstHeader = (value: string | string[] | undefined): string =>
   Array.isArray(value) ? (value[0] ?? "") : (value ?? "");
 
-/** Reads at most `cap` bytes of a body, then stops reading (and closes the stream). */
-const readCapped = async (
-  body: Dispatcher.ResponseData["body"],
-  cap: number,
-  onChunk: ((chunk: Buffer) => void) | undefined,
-) => {
-  const chunks: Array<Buffer> = [];
-  let size = 0;
-  let truncated = false;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    onChunk?.(buf);
-    if (size + buf.length > cap) {
-      chunks.push(buf.subarray(0, cap - size));
-      size = cap;
-      truncated = true;
-      body.destroy();
-      break;
-    }
-    chunks.push(buf);
-    size += buf.length;
+/** What one HTTP exchange gave: its status and headers, and its body read up to a cap. */
+interface Exchanged {
+  readonly statusCode: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+  readonly truncated: boolean;
+}
+
+/** Of a redirect, no more than this is read (and nothing kept) before the connection is let go. */
+const REDIRECT_BODY_CAP = 64 * 1024;
+
+/**
+ * One exchange as undici's dispatch handler: the body collected in place, no stream or async iterator between
+ * the socket and the buffer (undici's `request` cost twice the CPU per call, docs/performance.md). It settles
+ * once: with the answer at its end or at the cap (the rest is not read: the connection is closed), or with
+ * the first error or `abort`.
+ */
+class CappedExchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private abortedWith: Error | undefined;
+  private settled = false;
+  private statusCode = 0;
+  private headers: IncomingHttpHeaders = {};
+  private readonly chunks: Array<Buffer> = [];
+  private size = 0;
+  private cap: number;
+  private keep = true;
+  private onChunk: ((chunk: Buffer) => void) | undefined;
+
+  constructor(
+    cap: number,
+    private readonly onEventStream: ((chunk: Buffer) => void) | undefined,
+    private readonly resolve: (answer: Exchanged) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.cap = cap;
   }
-  return { body: Buffer.concat(chunks, size), truncated };
-};
+
+  /** Ends the exchange with `reason`: now when it is under way, else as soon as undici starts it. */
+  abort(reason: Error): void {
+    if (this.abortedWith !== undefined) return;
+    this.abortedWith = reason;
+    this.controller?.abort(reason);
+    this.fail(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.abortedWith !== undefined) controller.abort(this.abortedWith);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    this.statusCode = statusCode;
+    this.headers = headers;
+    if (statusCode >= 300 && statusCode < 400 && firstHeader(headers.location) !== "") {
+      // A redirect's body is drained a little for the connection's sake, never kept.
+      this.cap = REDIRECT_BODY_CAP;
+      this.keep = false;
+    } else if (
+      this.onEventStream !== undefined &&
+      firstHeader(headers["content-type"]).toLowerCase().startsWith("text/event-stream")
+    )
+      this.onChunk = this.onEventStream;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.onChunk?.(chunk);
+    if (this.size + chunk.length > this.cap) {
+      if (this.keep) this.chunks.push(chunk.subarray(0, this.cap - this.size));
+      this.size = this.cap;
+      this.finish(true);
+      controller.abort(new Error("upstream answer over the size cap: not read further"));
+      return;
+    }
+    if (this.keep) this.chunks.push(chunk);
+    this.size += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.finish(false);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    this.fail(error);
+  }
+
+  private finish(truncated: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    const body = this.keep ? Buffer.concat(this.chunks, this.size) : Buffer.alloc(0);
+    this.resolve({ statusCode: this.statusCode, headers: this.headers, body, truncated });
+  }
+
+  private fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(error);
+  }
+}
 
 /** Where a `202 Accepted` says its operation can be watched (Azure's `Operation-Location` first). */
-const acceptedHeaders = (headers: Dispatcher.ResponseData["headers"]) => ({
+const acceptedHeaders = (headers: IncomingHttpHeaders) => ({
   location: firstHeader(headers["operation-location"]) || firstHeader(headers.location),
   retryAfter: firstHeader(headers["retry-after"]),
 });
@@ -103,35 +180,48 @@ export const callUpstream = async (
   call: UpstreamCall,
   limits: UpstreamLimits,
 ): Promise<UpstreamOutcome> => {
-  // One controller and one timer per exchange (AbortSignal.timeout and AbortSignal.any cost several times more).
-  const controller = new AbortController();
+  // The hop under way: the deadline and the caller's cancellation end it.
+  let current: CappedExchange | undefined;
+  let stoppedWith: Error | undefined;
+  const stop = (reason: Error) => {
+    stoppedWith ??= reason;
+    current?.abort(reason);
+  };
+  // One timer per exchange (AbortSignal.timeout and AbortSignal.any cost several times more).
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort(new DOMException("upstream deadline", "TimeoutError"));
+    stop(new DOMException("upstream deadline", "TimeoutError"));
   }, limits.timeoutMs);
   const outer = call.signal;
-  const onAbort = () => controller.abort(outer?.reason);
-  if (outer?.aborted) controller.abort(outer.reason);
+  const onAbort = () => stop(abortReason(outer));
+  if (outer?.aborted) onAbort();
   else outer?.addEventListener("abort", onAbort, { once: true });
-  const signal = controller.signal;
   let url = call.url;
   let method = call.method;
   let body = call.body;
+  const headers = call.headers.flat();
   try {
     for (let hop = 0; ; hop++) {
-      const response = await request(url, {
-        dispatcher,
-        method: method as Dispatcher.HttpMethod,
-        headers: call.headers.flat(),
-        ...(body !== undefined ? { body } : {}),
-        signal,
-        headersTimeout: limits.timeoutMs,
-        bodyTimeout: limits.timeoutMs,
+      const response = await new Promise<Exchanged>((resolve, reject) => {
+        const exchange = new CappedExchange(limits.maxResponseBytes, call.onEventStream, resolve, reject);
+        current = exchange;
+        if (stoppedWith !== undefined) return exchange.abort(stoppedWith);
+        dispatcher.dispatch(
+          {
+            origin: url.origin,
+            path: `${url.pathname}${url.search}`,
+            method: method as Dispatcher.HttpMethod,
+            headers,
+            body: body ?? null,
+            headersTimeout: limits.timeoutMs,
+            bodyTimeout: limits.timeoutMs,
+          },
+          exchange,
+        );
       });
       const location = firstHeader(response.headers.location);
       if (response.statusCode >= 300 && response.statusCode < 400 && location !== "") {
-        await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
         let next: URL;
         try {
           next = new URL(location, url);
@@ -159,20 +249,12 @@ export const callUpstream = async (
         url = next;
         continue;
       }
-      const contentType = firstHeader(response.headers["content-type"]);
-      const onChunk =
-        call.onEventStream !== undefined && contentType.toLowerCase().startsWith("text/event-stream")
-          ? call.onEventStream
-          : undefined;
-      const read =
-        method === "HEAD"
-          ? { body: Buffer.alloc(0), truncated: false }
-          : await readCapped(response.body, limits.maxResponseBytes, onChunk);
       return Either.right({
         status: response.statusCode,
         statusText: STATUS_TEXT[response.statusCode] ?? "",
-        contentType,
-        ...read,
+        contentType: firstHeader(response.headers["content-type"]),
+        body: response.body,
+        truncated: response.truncated,
         url,
         ...(response.statusCode === 202 ? { accepted: acceptedHeaders(response.headers) } : {}),
       });
@@ -197,3 +279,7 @@ export const callUpstream = async (
     outer?.removeEventListener("abort", onAbort);
   }
 };
+
+/** Why a signal aborted, as an Error (what undici aborts a request with). */
+const abortReason = (signal: AbortSignal | undefined): Error =>
+  signal?.reason instanceof Error ? signal.reason : new DOMException("the request was cancelled", "AbortError");
