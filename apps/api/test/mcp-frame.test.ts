@@ -33,14 +33,19 @@ afterEach(async () => {
   for (const world of worlds.splice(0)) await world.api.close();
 });
 
-/** The stub runtime: notes a tools/list (or fails when asked to), then answers with the request's path. */
-const handleNode: NonNullable<AppDeps["mcp"]>["handleNode"] = async (req, res) => {
+/**
+ * The stub runtime: notes a tools/list (or fails when asked to), then answers with the request's path, the
+ * frame's headers first (as McpRuntime.handleNode sends them).
+ */
+const handleNode: NonNullable<AppDeps["mcp"]>["handleNode"] = async (req, res, frame) => {
   if (req.headers["x-fail"] === "1") throw new Error("escaped the runtime");
   await mcpRequestNoting.operation(
     { method: "tools/list", serverId: "srv" },
     async () => undefined,
     () => undefined,
   );
+  for (let i = 0; frame !== undefined && i < frame.length; i += 2)
+    res.setHeader(frame[i] as string, frame[i + 1] as string);
   res.writeHead(200, { "content-type": "application/json", "ratelimit-remaining": "7" });
   res.end(JSON.stringify({ url: req.url }));
 };

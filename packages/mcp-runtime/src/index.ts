@@ -64,6 +64,7 @@ export {
   rpcFailure,
   toolFailure,
 } from "./error-mapping.js";
+export type { FrameHeaders } from "./exchange/frame-headers.js";
 export { createMcpRuntime, type McpRuntime, type McpRuntimeOptions, type TenantRateDecision } from "./runtime.js";
 export {
   type DiscoveryAnswer,

@@ -32,6 +32,7 @@ import type { McpCallLog } from "./calls/call-log.js";
 import { buildMcpServer } from "./mcp-server.js";
 import { longRunningOf } from "./long-running/long-running-of.js";
 import { fastLane } from "./exchange/fast-lane.js";
+import { type FrameHeaders, setFrameHeaders } from "./exchange/frame-headers.js";
 import type { McpAuthentication } from "./auth/mcp-authentication.js";
 import {
   type EffectRunner,
@@ -95,8 +96,13 @@ export interface McpRuntime {
   readonly matches: (path: string) => boolean;
   /** Web-standard face. */
   readonly fetch: (request: Request) => Promise<Response>;
-  /** Node face for `(req, res)` servers and frameworks (Koa: `ctx.respond = false`). */
-  readonly handleNode: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /**
+   * Node face for `(req, res)` servers and frameworks (Koa: `ctx.respond = false`). `frame`: headers the host
+   * gives every answer (request id, security headers, …) as a flat name/value list, sent before the runtime's
+   * own (a name the runtime also sends takes the runtime's value in the frame's place), as Node would send them
+   * had the host set them with `setHeader` first; the fast lane writes both in one `writeHead`.
+   */
+  readonly handleNode: (req: IncomingMessage, res: ServerResponse, frame?: FrameHeaders) => Promise<void>;
   readonly cache: CompiledServerCache;
   /** How many requests the fast lane answered without the SDK path (tests and metrics). */
   readonly fastLaneAnswers: () => number;
@@ -349,7 +355,13 @@ export const createMcpRuntime = (options: McpRuntimeOptions): McpRuntime => {
   return {
     matches: isMcpPath,
     fetch,
-    handleNode: options.fastLane === false ? slowNode : fastNode.handle,
+    handleNode:
+      options.fastLane === false
+        ? (req, res, frame) => {
+            setFrameHeaders(res, frame);
+            return slowNode(req, res);
+          }
+        : fastNode.handle,
     fastLaneAnswers: fastNode.answered,
     gateReplays: gate.replays,
     gateAdmissions: gate.admissions,

@@ -1,12 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ref } from "./support/fixture.js";
-import { postToBoth, useLanePair } from "./support/lane-pair.js";
+import { HOST_FRAME, postToBoth, useLanePair } from "./support/lane-pair.js";
 
 // The fast lane for 2025-11-25, the era Claude Desktop, Claude Code, Cursor and VS Code speak: its tools/list
 // and tools/call answers are one SSE event. Every request below goes to a runtime with the lane and to one
 // without it (same store, same upstream); the raw answers (status, header lines, body) must be equal.
 
-const pair = useLanePair();
+// Handed the headers of a host's request frame, as the service hands them (the lane merges them into its
+// one writeHead; the SDK path has them set first).
+const pair = useLanePair(HOST_FRAME);
 let guarded: { server: { id: string }; token: { value: string } };
 
 beforeAll(async () => {

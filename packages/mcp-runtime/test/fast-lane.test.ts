@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { postToBoth, useLanePair } from "./support/lane-pair.js";
+import { HOST_FRAME, postToBoth, useLanePair } from "./support/lane-pair.js";
 
 // The fast lane answers the common 2026-07-28 tools/list and tools/call POSTs without the SDK's per-exchange
 // machinery. Whatever it answers must be byte for byte what the SDK path answers: every request below is sent
 // to a runtime with the lane and to one without it (same store, same upstream), and the two answers compared.
 
-const pair = useLanePair();
+// Handed the headers of a host's request frame, as the service hands them (the lane merges them into its
+// one writeHead; the SDK path has them set first).
+const pair = useLanePair(HOST_FRAME);
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -5,8 +5,9 @@ import type Koa from "koa";
 import type { Logger } from "pino";
 import type { AccessTokenVerifier } from "../auth/access-token-verifier.js";
 import { noteDrawnBudget } from "../security/drawn-budgets.js";
-import { addressOf, SECURITY_HEADERS, shownBudget } from "../security/http-guards.js";
-import { type RateLimitDecision, type RateLimiter, rateLimitHeaders } from "../security/rate-limit.js";
+import { addressOf, shownBudget } from "../security/http-guards.js";
+import type { RateLimitDecision, RateLimiter } from "../security/rate-limit.js";
+import { frameHeaders } from "./frame-headers.js";
 import { JSON_TYPE, type KeptAnswers, keptAnswerFor } from "./operation-middleware.js";
 import { requestIdOf } from "./request-id.js";
 import { logRequest } from "./request-log.js";
@@ -44,14 +45,8 @@ const answerHeaders = (
   tenant: RateLimitDecision | undefined,
   kept: SerialisedAnswer,
 ): Array<string> => {
-  const headers = ["X-Request-Id", requestId];
-  for (const [name, value] of SECURITY_HEADERS) headers.push(name, value);
   // `showAddressBudget`, then `showTenantBudget` (the same names: the lower budget's values in their places).
-  const shown = shownBudget(address, tenant);
-  if (shown !== undefined) {
-    const budget = rateLimitHeaders(shown);
-    for (const name in budget) headers.push(name, budget[name] as string);
-  }
+  const headers = frameHeaders(requestId, shownBudget(address, tenant));
   // `writeSerialised`, then Koa's body setter (the length of a Buffer body).
   if (kept.etag !== undefined) headers.push("ETag", kept.etag);
   headers.push("Content-Type", JSON_TYPE, "Content-Length", String(kept.body.length));

@@ -2,10 +2,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type Koa from "koa";
 import type { Logger } from "pino";
 import { noteDrawnBudget } from "../security/drawn-budgets.js";
-import { addressOf, setSecurityHeaders, showAddressBudget } from "../security/http-guards.js";
+import { addressOf } from "../security/http-guards.js";
 import type { RateLimitDecision, RateLimiter } from "../security/rate-limit.js";
+import { frameHeaders } from "./frame-headers.js";
 import { withMcpRequestNote } from "./mcp-request-note.js";
-import { assignRequestId } from "./request-id.js";
+import { requestIdOf } from "./request-id.js";
 import { logRequest } from "./request-log.js";
 
 // A request to a server's MCP endpoint (`/mcp/{serverId}`) handed to the MCP runtime without the Koa
@@ -24,8 +25,11 @@ export interface McpFrameDeps {
   readonly observe: (ctx: Koa.Context, startMs: number) => void;
   /** True for the paths the MCP runtime answers. */
   readonly matches: (path: string) => boolean;
-  /** The runtime's Node handler. */
-  readonly handleNode: (req: IncomingMessage, res: ServerResponse) => unknown;
+  /**
+   * The runtime's Node handler. `frame`: the headers the stack would have set before handing over (request id,
+   * security headers, address budget), for the runtime to send first with its answer (McpRuntime.handleNode).
+   */
+  readonly handleNode: (req: IncomingMessage, res: ServerResponse, frame: ReadonlyArray<string>) => unknown;
 }
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -53,15 +57,17 @@ export const withMcpFrame = (app: Koa, stack: NodeHandler, deps: McpFrameDeps): 
         return stack(req, res);
       }
     }
-    // In the stack's order: the request frame, then the address budget, then the hand-over.
+    // In the stack's order: the request frame, then the address budget, then the hand-over. Their headers go
+    // to the runtime, which sends them with its answer (one writeHead on the fast lane).
     res.statusCode = 404;
-    assignRequestId(ctx);
-    setSecurityHeaders(ctx);
-    if (address !== undefined) showAddressBudget(ctx, address);
+    const requestId = requestIdOf(req);
+    ctx.state.requestId = requestId;
+    if (address !== undefined) ctx.state.rateLimit = address;
+    const frame = frameHeaders(requestId, address);
     ctx.state.routeTemplate = ROUTE_TEMPLATE;
     ctx.respond = false;
     try {
-      ctx.state.mcpNote = await withMcpRequestNote(async () => deps.handleNode(req, res));
+      ctx.state.mcpNote = await withMcpRequestNote(async () => deps.handleNode(req, res, frame));
     } catch (error) {
       // The runtime answers its own failures; should one escape anyway, the connection is closed rather than
       // left waiting (Koa no longer writes a response the runtime took).

@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import type { McpAuthentication } from "../auth/mcp-authentication.js";
 import type { CompiledServer, CompiledTool } from "../compiled-server.js";
 import type { TenantRateDecision } from "../runtime.js";
+import { type FrameHeaders, setFrameHeaders, withFrameHeaders } from "./frame-headers.js";
 import { takesTaskOrProgress } from "../long-running/sdk-path.js";
 import {
   type Era,
@@ -240,35 +241,50 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
   /** A kept tools/list answer to the request `id`: its encoded head and the id, written as one body. */
   const answerKept = (
     res: ServerResponse,
+    frame: FrameHeaders | undefined,
     head: readonly [Buffer, Buffer],
     id: string | number,
     budget: TenantRateDecision | undefined,
     era: Era,
   ) => {
     answered++;
-    writeJoined(res, wireHeaders(era, budget?.headers), head, resultTail(id, era));
+    writeJoined(res, withFrameHeaders(frame, wireHeaders(era, budget?.headers)), head, resultTail(id, era));
   };
 
-  const answer = (res: ServerResponse, body: string, budget: TenantRateDecision | undefined, era: Era) => {
+  const answer = (
+    res: ServerResponse,
+    frame: FrameHeaders | undefined,
+    body: string,
+    budget: TenantRateDecision | undefined,
+    era: Era,
+  ) => {
     answered++;
-    res.writeHead(200, wireHeaders(era, budget?.headers));
+    res.writeHead(200, withFrameHeaders(frame, wireHeaders(era, budget?.headers)));
     if (era === "modern") return void res.end(body);
     // Written, then ended: a stream of unknown length, chunked as the SDK's is.
     res.write(sseEvent(body));
     res.end();
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, frame?: FrameHeaders): Promise<void> => {
     try {
-      await serve(req, res);
+      await serve(req, res, frame);
     } catch (error) {
       // Nothing is written before the lane's last step, so the answer is still the runtime's to give.
-      if (!res.headersSent && !res.destroyed) await writeResponse(res, parts.defect(error, req.url ?? ""));
-      else res.destroy();
+      if (!res.headersSent && !res.destroyed) {
+        setFrameHeaders(res, frame);
+        await writeResponse(res, parts.defect(error, req.url ?? ""));
+      } else res.destroy();
     }
   };
 
-  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /** The frame's headers set on the response, then what answers other than the lane's own write it. */
+  const elsewhere = (res: ServerResponse, frame: FrameHeaders | undefined) => {
+    setFrameHeaders(res, frame);
+    return res;
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse, frame: FrameHeaders | undefined): Promise<void> => {
     const h = req.headers;
     const version = h["mcp-protocol-version"];
     const era: Era | undefined = version === MODERN ? "modern" : version === LEGACY ? "legacy" : undefined;
@@ -289,15 +305,15 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
       !(length > 0 && length <= MAX_BODY_BYTES) ||
       !parts.hostAllowed(h.host)
     )
-      return parts.slow(req, res);
+      return parts.slow(req, elsewhere(res, frame));
     const serverId = route[1] as string;
     let body: Buffer;
     try {
       body = await readBody(req, length);
     } catch (error) {
-      return parts.slow(replay(req, error instanceof Error ? error : new Error(String(error))), res);
+      return parts.slow(replay(req, error instanceof Error ? error : new Error(String(error))), elsewhere(res, frame));
     }
-    const slow = () => parts.slow(replay(req, body), res);
+    const slow = () => parts.slow(replay(req, body), elsewhere(res, frame));
     let message: unknown;
     try {
       message = JSON.parse(body.toString("utf8"));
@@ -336,9 +352,10 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
       const result = await learnt(admitted, req, message.params as Json | undefined, era);
       if (result === false) return slow();
       const budget = await parts.charge(compiled.tenant);
-      if (budget !== undefined && !budget.allowed) return writeResponse(res, parts.refusal(serverId, budget));
+      if (budget !== undefined && !budget.allowed)
+        return writeResponse(elsewhere(res, frame), parts.refusal(serverId, budget));
       await parts.observeList(compiled.id);
-      return answerKept(res, result, id, budget, era);
+      return answerKept(res, frame, result, id, budget, era);
     }
 
     const name = params.name;
@@ -358,7 +375,8 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
     const prepared = await parts.prepare(admitted, tool);
     if (prepared === undefined) return slow();
     const budget = await parts.charge(compiled.tenant);
-    if (budget !== undefined && !budget.allowed) return writeResponse(res, parts.refusal(serverId, budget));
+    if (budget !== undefined && !budget.allowed)
+      return writeResponse(elsewhere(res, frame), parts.refusal(serverId, budget));
     // The client closing its request cancels the call, as it does on the SDK path.
     const abort = new AbortController();
     const onClose = () => {
@@ -368,16 +386,17 @@ export const fastLane = (parts: FastLaneParts): FastLane => {
     const outcome = await parts.callTool(admitted, tool, args, id, abort.signal, prepared, era);
     res.off("close", onClose);
     if (abort.signal.aborted) return;
-    if (outcome.kind === "error") return answer(res, errorMessage(id, outcome, era), budget, era);
+    if (outcome.kind === "error") return answer(res, frame, errorMessage(id, outcome, era), budget, era);
     const encoded = encodeToolResult(outcome.result, compiled.serverInfo, era);
     if (encoded === undefined)
       return answer(
         res,
+        frame,
         errorMessage(id, { kind: "error", code: -32603, message: "internal error: unexpected tool result shape" }, era),
         budget,
         era,
       );
-    return answer(res, resultMessage(encoded, id), budget, era);
+    return answer(res, frame, resultMessage(encoded, id), budget, era);
   };
   return { handle, answered: () => answered };
 };

@@ -110,7 +110,7 @@ export const resultTail = (id: string | number, era: Era) => `${JSON.stringify(i
  */
 export const writeJoined = (
   res: ServerResponse,
-  headers: Readonly<Record<string, string>>,
+  headers: Record<string, string> | Array<string>,
   head: Buffer | readonly [Buffer, Buffer],
   tail: string,
 ) => {

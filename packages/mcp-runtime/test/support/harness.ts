@@ -12,6 +12,7 @@ import { Effect, Layer, ManagedRuntime } from "effect";
 import {
   createMcpRuntime,
   defaultMcpSettings,
+  type FrameHeaders,
   type McpRuntime,
   type McpRuntimeOptions,
   type McpSettings,
@@ -47,14 +48,18 @@ export interface RunningMcp {
   readonly close: () => Promise<void>;
 }
 
-/** The MCP runtime on its own node:http server at 127.0.0.1. */
+/**
+ * The MCP runtime on its own node:http server at 127.0.0.1; `frame`: the headers a host's request frame gives
+ * every answer (McpRuntime.handleNode).
+ */
 export const startMcp = async (
   services: Services,
   settings: Partial<McpSettings>,
   extra: Partial<McpRuntimeOptions> = {},
+  frame?: FrameHeaders,
 ): Promise<RunningMcp> => {
   let runtime: McpRuntime | undefined;
-  const server: Server = createServer((req, res) => void runtime?.handleNode(req, res));
+  const server: Server = createServer((req, res) => void runtime?.handleNode(req, res, frame));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   runtime = createMcpRuntime({ runner: services, settings: defaultMcpSettings(settings), listenUrl: url, ...extra });

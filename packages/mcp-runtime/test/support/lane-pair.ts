@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import type { TenantRateDecision } from "../../src/index.js";
+import type { FrameHeaders, TenantRateDecision } from "../../src/index.js";
 import { buildFixture } from "./fixture.js";
 import { makeServices, type RunningMcp, type Services, startMcp } from "./harness.js";
 import { send } from "./raw-exchange.js";
@@ -28,8 +28,31 @@ export interface LanePair {
 
 const SETTINGS = { upstreamAllowedNetworks: ["127.0.0.0/8"], upstreamTimeoutMs: 400, upstreamMaxResponseBytes: 4096 };
 
-/** Starts a LanePair before the file's tests and closes it after them; its fields are read once it started. */
-export const useLanePair = (): LanePair => {
+/**
+ * Headers as the service's request frame gives them (apps/api http/frame-headers.ts): mixed-case names, some
+ * of which the answers also send (Cache-Control, the RateLimit-* of the tenant budget), which then take the
+ * frame's place with the answer's name and value.
+ */
+export const HOST_FRAME: FrameHeaders = [
+  "X-Request-Id",
+  "req-1",
+  "X-Content-Type-Options",
+  "nosniff",
+  "Cache-Control",
+  "no-store",
+  "RateLimit-Limit",
+  "3000",
+  "RateLimit-Remaining",
+  "2999",
+  "RateLimit-Reset",
+  "60",
+];
+
+/**
+ * Starts a LanePair before the file's tests and closes it after them; its fields are read once it started.
+ * `frame`: headers both runtimes are handed with every request, as a host's request frame hands them.
+ */
+export const useLanePair = (frame?: FrameHeaders): LanePair => {
   const rateLimit: SteeredRateLimit = { refused: new Set(), down: false };
   const tenantRateLimit = async (tenant: string): Promise<TenantRateDecision> => {
     if (rateLimit.down) throw new Error("the rate limiter's store is down");
@@ -49,8 +72,8 @@ export const useLanePair = (): LanePair => {
   beforeAll(async () => {
     pair.services = makeServices();
     pair.upstream = await startUpstream();
-    pair.fast = await startMcp(pair.services, SETTINGS, { tenantRateLimit });
-    pair.slow = await startMcp(pair.services, SETTINGS, { tenantRateLimit, fastLane: false });
+    pair.fast = await startMcp(pair.services, SETTINGS, { tenantRateLimit }, frame);
+    pair.slow = await startMcp(pair.services, SETTINGS, { tenantRateLimit, fastLane: false }, frame);
     pair.fixture = await buildFixture(pair.services, pair.upstream);
   });
   afterAll(async () => {
