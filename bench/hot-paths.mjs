@@ -37,7 +37,8 @@
 // server_resources and server_prompts, under new ids, and a token each whose hash is stored as the API
 // stores it; no revision history rows, which no MCP request reads): seconds instead of minutes of POSTs.
 // Each row also prints what the caches missed per call (the service's /metrics, when its build has them:
-// compiles, gate memo misses, point-read misses); METRICS_PORT (default: a free port) moves the listener,
+// compiles, gate memo misses, point-read misses), and the end of the run what the service keeps and V8's heap
+// (used of total) and external memory beside its RSS; METRICS_PORT (default: a free port) moves the listener,
 // METRICS_PORT=0 turns it off.
 // STORE=embedded: the service on its default store, embedded PostgreSQL (PGlite) under its DATA_DIR
 // (DATABASE_URL unset, as ../shared/perf/run.sh starts the embedded rows); the database's thread is in the
@@ -123,7 +124,9 @@ const gauges = async () => {
   try {
     const text = await (await fetch(metricsUrl)).text();
     const read = (name) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
-    return `kept: ${read("mcpsm_mcp_compiled_servers")} compiled servers (${(read("mcpsm_mcp_compiled_cache_bytes") / 2 ** 20).toFixed(1)} MiB estimated), ${read("mcpsm_mcp_compiled_tools")} tools, ${read("mcpsm_mcp_shared_answers")} shared answers, ${read("mcpsm_read_cache_entries")} point reads`;
+    const mib = (name) => (read(name) / 2 ** 20).toFixed(1);
+    // Where the RSS is: V8's heap (used of total) and the memory outside it that V8 knows of (buffers).
+    return `kept: ${read("mcpsm_mcp_compiled_servers")} compiled servers (${(read("mcpsm_mcp_compiled_cache_bytes") / 2 ** 20).toFixed(1)} MiB estimated), ${read("mcpsm_mcp_compiled_tools")} tools, ${read("mcpsm_mcp_shared_answers")} shared answers, ${read("mcpsm_read_cache_entries")} point reads; V8 heap ${mib("nodejs_heap_size_used_bytes")} of ${mib("nodejs_heap_size_total_bytes")} MiB, external ${mib("nodejs_external_memory_bytes")} MiB`;
   } catch {
     return "";
   }
