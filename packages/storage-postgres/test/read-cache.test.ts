@@ -1,5 +1,15 @@
 import type { ReadTx, StorageTx } from "@mcpsm/domain/storage";
-import { server, serverId, TENANT_A, variable, variableId } from "@mcpsm/storage-contract";
+import {
+  provider,
+  providerId,
+  server,
+  serverId,
+  TENANT_A,
+  tool,
+  toolId,
+  variable,
+  variableId,
+} from "@mcpsm/storage-contract";
 import { Effect } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "../src/index.js";
@@ -181,6 +191,31 @@ describe("PointReadCache", () => {
     expect(cache.size).toBe(1);
     expect(cache.lookup("huge").found).toBe(true);
   });
+
+  it("shares a row of the current generation between readers only while its content is the same", () => {
+    const cache = new PointReadCache({ trusted: true, maxAgeMs: 600_000 });
+    const first = tool(1, providerId(1));
+    expect(cache.shared("tool", first.id, first, cache.current)).toBe(first);
+    // An equal row read later is answered with the one already held; one of another kind is not.
+    expect(cache.shared("tool", first.id, structuredClone(first), cache.current)).toBe(first);
+    const other = structuredClone(first);
+    expect(cache.shared("prompt", first.id, other, cache.current)).toBe(other);
+    // Other content under the same id (read after a change the cache has not heard yet): never the older row.
+    const edited = { ...structuredClone(first), description: "edited" };
+    expect(cache.shared("tool", first.id, edited, cache.current)).toBe(edited);
+    expect(cache.shared("tool", first.id, structuredClone(edited), cache.current)).toBe(edited);
+    // A read that overlapped a change shares nothing, and a change starts over.
+    const stale = cache.current;
+    cache.changed();
+    const again = structuredClone(edited);
+    expect(cache.shared("tool", first.id, again, stale)).toBe(again);
+    const fresh = structuredClone(edited);
+    expect(cache.shared("tool", first.id, fresh, cache.current)).toBe(fresh);
+    // Untrusted, nothing is shared.
+    cache.setTrusted(false);
+    const unheard = structuredClone(edited);
+    expect(cache.shared("tool", first.id, unheard, cache.current)).toBe(unheard);
+  });
 });
 
 for (const target of targets)
@@ -215,6 +250,39 @@ for (const target of targets)
     };
 
     const commit = <A>(work: (tx: StorageTx) => Effect.Effect<A, unknown>) => commitHeard(handle, target.name, work);
+
+    it("the graphs of servers that chose the same tools hold one copy of their rows, until a tool changes", async () => {
+      await commit((tx) =>
+        Effect.gen(function* () {
+          yield* tx.insertProvider(provider(7));
+          for (const n of [71, 72]) yield* tx.insertTool(tool(n, providerId(7)));
+          for (const n of [71, 72])
+            yield* tx.insertServer(
+              server(n, { providers: [{ providerId: providerId(7), toolIds: [toolId(71), toolId(72)] }] }),
+            );
+        }),
+      );
+      const graphOf = async (n: number) => {
+        const graph = (await read((tx) => tx.findServerGraph(serverId(n)))).result;
+        if (graph === undefined) throw new Error(`no graph of server ${n}`);
+        return graph;
+      };
+      const [a, b] = [await graphOf(71), await graphOf(72)];
+      expect(a).not.toBe(b);
+      expect(b.providers[0]).toBe(a.providers[0]);
+      expect(b.tools.map((row) => row.id)).toEqual([toolId(71), toolId(72)]);
+      for (const [i, row] of b.tools.entries()) expect(row).toBe(a.tools[i]);
+      // What a reader gets is what the cache keeps (cachedServerGraph peeks at the same object).
+      expect(handle.storage.cachedServerGraph?.(serverId(72))).toBe(b);
+
+      const edited = { ...tool(71, providerId(7)), description: "edited", updatedAt: new Date(Date.UTC(2024, 1, 1)) };
+      await commit((tx) => tx.updateTool(edited));
+      const [c, d] = [await graphOf(71), await graphOf(72)];
+      const editedOf = (graph: typeof c) => graph.tools.find((row) => row.id === toolId(71));
+      expect(editedOf(c)?.description).toBe("edited");
+      expect(editedOf(c)).not.toBe(editedOf(a));
+      expect(editedOf(d)).toBe(editedOf(c));
+    });
 
     it("a second read of a server, its graph, sends nothing; a committed change makes it read again", async () => {
       expect((await read((tx) => tx.findServerGraph(serverId(1)))).statements).toBe(1);

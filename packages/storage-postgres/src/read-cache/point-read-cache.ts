@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 // The answers of the hot point reads (a server and its graph, a provider, a server token by hash), kept
 // between requests. One rule makes it correct across instances sharing the database: every entry belongs to
 // the *generation* it was read in, and the generation moves on every change anyone commits, so an entry read
@@ -65,6 +66,9 @@ export class PointReadCache {
   private readonly now: () => number;
   /** The reads under way, by generation and key, that concurrent misses share (cached-point-reads.ts). */
   readonly readsInFlight = new Map<string, Promise<unknown>>();
+  /** Rows the entries of `rowsGeneration` share (`shared`), by kind and id. */
+  private readonly rows = new Map<string, unknown>();
+  private rowsGeneration = -1;
   /** Lookups answered from the cache, and lookups that read the database (tests, diagnostics). */
   hits = 0;
   misses = 0;
@@ -98,6 +102,26 @@ export class PointReadCache {
     this.entries.set(key, entry);
     this.hits++;
     return { found: true, value: entry.value };
+  }
+
+  /**
+   * `row` as an entry read in the current generation already holds it — the same kind, id and content — or else
+   * `row`, held from now on: the graphs of many servers hold the rows of the same tools, and one copy of each
+   * serves them all (rows are values, never changed in place). Only equal content is shared, so a row read
+   * later never turns into an older one; a change starts over. `generation`: the read's; a read that
+   * overlapped a change shares nothing (`store` does not keep it either).
+   */
+  shared<R>(kind: string, id: string, row: R, generation: number): R {
+    if (!this.trusted || generation !== this.generation) return row;
+    if (this.rowsGeneration !== this.generation || this.rows.size >= this.maxEntries) {
+      this.rows.clear();
+      this.rowsGeneration = this.generation;
+    }
+    const key = `${kind}:${id}`;
+    const held = this.rows.get(key);
+    if (held !== undefined && isDeepStrictEqual(held, row)) return held as R;
+    this.rows.set(key, row);
+    return row;
   }
 
   /**
@@ -190,6 +214,7 @@ export class PointReadCache {
   changed(): void {
     this.generation++;
     this.entries.clear();
+    this.rows.clear();
     this.weight = 0;
   }
 
