@@ -195,26 +195,26 @@ describe("PointReadCache", () => {
   it("shares a row of the current generation between readers only while its content is the same", () => {
     const cache = new PointReadCache({ trusted: true, maxAgeMs: 600_000 });
     const first = tool(1, providerId(1));
-    expect(cache.shared("tool", first.id, first, cache.current)).toBe(first);
+    expect(cache.shared("tool", first, cache.current)).toBe(first);
     // An equal row read later is answered with the one already held; one of another kind is not.
-    expect(cache.shared("tool", first.id, structuredClone(first), cache.current)).toBe(first);
+    expect(cache.shared("tool", structuredClone(first), cache.current)).toBe(first);
     const other = structuredClone(first);
-    expect(cache.shared("prompt", first.id, other, cache.current)).toBe(other);
+    expect(cache.shared("prompt", other, cache.current)).toBe(other);
     // Other content under the same id (read after a change the cache has not heard yet): never the older row.
     const edited = { ...structuredClone(first), description: "edited" };
-    expect(cache.shared("tool", first.id, edited, cache.current)).toBe(edited);
-    expect(cache.shared("tool", first.id, structuredClone(edited), cache.current)).toBe(edited);
+    expect(cache.shared("tool", edited, cache.current)).toBe(edited);
+    expect(cache.shared("tool", structuredClone(edited), cache.current)).toBe(edited);
     // A read that overlapped a change shares nothing, and a change starts over.
     const stale = cache.current;
     cache.changed();
     const again = structuredClone(edited);
-    expect(cache.shared("tool", first.id, again, stale)).toBe(again);
+    expect(cache.shared("tool", again, stale)).toBe(again);
     const fresh = structuredClone(edited);
-    expect(cache.shared("tool", first.id, fresh, cache.current)).toBe(fresh);
+    expect(cache.shared("tool", fresh, cache.current)).toBe(fresh);
     // Untrusted, nothing is shared.
     cache.setTrusted(false);
     const unheard = structuredClone(edited);
-    expect(cache.shared("tool", first.id, unheard, cache.current)).toBe(unheard);
+    expect(cache.shared("tool", unheard, cache.current)).toBe(unheard);
   });
 });
 

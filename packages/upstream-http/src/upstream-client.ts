@@ -75,6 +75,10 @@ interface Exchanged {
   readonly truncated: boolean;
 }
 
+/** Where a 3xx answer sends the caller; "" for any other answer (a 3xx without a Location is an answer). */
+const redirectLocation = (statusCode: number, headers: IncomingHttpHeaders): string =>
+  statusCode >= 300 && statusCode < 400 ? firstHeader(headers.location) : "";
+
 /** Of a redirect, no more than this is read (and nothing kept) before the connection is let go. */
 const REDIRECT_BODY_CAP = 64 * 1024;
 
@@ -121,7 +125,7 @@ class CappedExchange implements Dispatcher.DispatchHandler {
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     this.statusCode = statusCode;
     this.headers = headers;
-    if (statusCode >= 300 && statusCode < 400 && firstHeader(headers.location) !== "") {
+    if (redirectLocation(statusCode, headers) !== "") {
       // A redirect's body is drained a little for the connection's sake, never kept.
       this.cap = REDIRECT_BODY_CAP;
       this.keep = false;
@@ -220,8 +224,8 @@ export const callUpstream = async (
           exchange,
         );
       });
-      const location = firstHeader(response.headers.location);
-      if (response.statusCode >= 300 && response.statusCode < 400 && location !== "") {
+      const location = redirectLocation(response.statusCode, response.headers);
+      if (location !== "") {
         let next: URL;
         try {
           next = new URL(location, url);

@@ -67,16 +67,20 @@ const graphWeight = (graph: ServerGraph | undefined): number =>
  */
 const sharedRows =
   (cache: PointReadCache) =>
-  (graph: ServerGraph | undefined, generation: number): ServerGraph | undefined =>
-    graph === undefined
-      ? graph
-      : {
-          ...graph,
-          providers: graph.providers.map((row) => cache.shared("provider", row.id, row, generation)),
-          tools: graph.tools.map((row) => cache.shared("tool", row.id, row, generation)),
-          resources: graph.resources.map((row) => cache.shared("resource", row.id, row, generation)),
-          prompts: graph.prompts.map((row) => cache.shared("prompt", row.id, row, generation)),
-        };
+  (graph: ServerGraph | undefined, generation: number): ServerGraph | undefined => {
+    if (graph === undefined) return graph;
+    const share =
+      (kind: string) =>
+      <R extends { readonly id: string }>(row: R) =>
+        cache.shared(kind, row, generation);
+    return {
+      ...graph,
+      providers: graph.providers.map(share("provider")),
+      tools: graph.tools.map(share("tool")),
+      resources: graph.resources.map(share("resource")),
+      prompts: graph.prompts.map(share("prompt")),
+    };
+  };
 
 /** Only what exists is kept: made-up ids and tokens must not push real entries out. */
 const found = (value: unknown) => value !== undefined;

@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from "node:util";
 // The answers of the hot point reads (a server and its graph, a provider, a server token by hash), kept
 // between requests. One rule makes it correct across instances sharing the database: every entry belongs to
 // the *generation* it was read in, and the generation moves on every change anyone commits, so an entry read
@@ -15,6 +14,7 @@ import { isDeepStrictEqual } from "node:util";
 // A cache whose instance is the database's only writer (`soleWriter`: the embedded database, which one process
 // owns) needs no echo: every change is one of its own commits, each of which moves the generation as it
 // returns. It vouches for itself: an entry of the current generation is served whatever its age.
+import { isDeepStrictEqual } from "node:util";
 
 /** How long an entry may be served, how many are kept. */
 export interface PointReadCacheOptions {
@@ -111,13 +111,13 @@ export class PointReadCache {
    * later never turns into an older one; a change starts over. `generation`: the read's; a read that
    * overlapped a change shares nothing (`store` does not keep it either).
    */
-  shared<R>(kind: string, id: string, row: R, generation: number): R {
+  shared<R extends { readonly id: string }>(kind: string, row: R, generation: number): R {
     if (!this.trusted || generation !== this.generation) return row;
     if (this.rowsGeneration !== this.generation || this.rows.size >= this.maxEntries) {
       this.rows.clear();
       this.rowsGeneration = this.generation;
     }
-    const key = `${kind}:${id}`;
+    const key = `${kind}:${row.id}`;
     const held = this.rows.get(key);
     if (held !== undefined && isDeepStrictEqual(held, row)) return held as R;
     this.rows.set(key, row);
